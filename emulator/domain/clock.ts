@@ -1,0 +1,32 @@
+/**
+ * The emulator's clock. Every time-dependent rule (boot durations, billing, expiries) reads `now()`, so tests
+ * move time forward with `advance()` instead of sleeping. A `frozen` clock only moves when told; a running one
+ * follows wall time plus whatever was advanced.
+ */
+export class Clock {
+  private offsetMs = 0;
+  private readonly frozenAt?: number;
+
+  constructor(mode: "running" | "frozen" = "running", startMs = Date.UTC(2026, 0, 1)) {
+    if (mode === "frozen") this.frozenAt = startMs;
+  }
+
+  /** Milliseconds since the epoch. */
+  now(): number {
+    return (this.frozenAt ?? Date.now()) + this.offsetMs;
+  }
+
+  /** Seconds since the epoch, as the wire reports dates. */
+  nowSeconds(): number {
+    return this.now() / 1000;
+  }
+
+  advance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`cannot advance the clock by ${ms} ms`);
+    this.offsetMs += ms;
+  }
+
+  get frozen(): boolean {
+    return this.frozenAt !== undefined;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * A refusal by the service's rules. The domain says what went wrong in the service's own words (an `error` code
+ * and a `msg`); the HTTP layer turns `kind` into a status.
+ */
+export type ErrorKind =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "gone"
+  | "rate_limited"
+  | "unavailable";
+
+export class ServiceError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (code: string, msg: string, extra?: Record<string, unknown>) =>
+  new ServiceError("bad_request", code, msg, extra);
+export const notFound = (code: string, msg: string) => new ServiceError("not_found", code, msg);
+export const forbidden = (code: string, msg: string) => new ServiceError("forbidden", code, msg);
+export const unauthorized = (code: string, msg: string) => new ServiceError("unauthorized", code, msg);

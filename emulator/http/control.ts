@@ -1,0 +1,61 @@
+import { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { describeIssues } from "../../sdk/client";
+import { badRequest, notFound } from "../domain/errors";
+import { instanceView } from "../domain/instances";
+import { Marketplace } from "../domain/marketplace";
+
+/**
+ * The emulator control API, under `/_emulator/` and never under `/api/v0/`: it is not part of the service,
+ * it lets tests and developers look inside and turn the knobs. It needs no key; serve it on loopback only,
+ * or switch it off (`--no-control`).
+ */
+export const ControlSettings = z
+  .object({
+    contention: z.number().min(0).max(1).optional(),
+    lifecycle: z.object({ provisioningMs: z.number().min(0).optional(), loadingMs: z.number().min(0).optional() }).strict().optional(),
+  })
+  .strict();
+
+const Advance = z.object({ ms: z.number().min(0) }).strict();
+const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
+
+function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (!parsed.success) throw badRequest("invalid_args", describeIssues(parsed.error));
+  return parsed.data;
+}
+
+export function registerControl(app: FastifyInstance, market: Marketplace): void {
+  app.get("/_emulator/state", async () => {
+    market.instances.settle();
+    const now = market.clock.now();
+    return {
+      now,
+      contention: market.contention,
+      lifecycle: market.lifecycle,
+      stats: market.stats,
+      offers_on_market: market.searchOffers({ limit: 1_000_000 }).length,
+      instances: market.instances.all().map((i) => ({ ...instanceView(i, now, market.lifecycle), owner_id: i.ownerId })),
+    };
+  });
+
+  app.put("/_emulator/settings", async (request) => {
+    const settings = parse(ControlSettings, request.body);
+    if (settings.contention !== undefined) market.contention = settings.contention;
+    if (settings.lifecycle) market.lifecycle = { ...market.lifecycle, ...settings.lifecycle };
+    return { success: true, contention: market.contention, lifecycle: market.lifecycle };
+  });
+
+  app.post("/_emulator/clock/advance", async (request) => {
+    market.clock.advance(parse(Advance, request.body).ms);
+    return { success: true, now: market.clock.now() };
+  });
+
+  app.post("/_emulator/instances/:id/fail", async (request) => {
+    const { status, msg } = parse(Fail, request.body);
+    const id = Number((request.params as { id: string }).id);
+    if (!market.instances.fail(id, status, msg)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
+    return { success: true };
+  });
+}

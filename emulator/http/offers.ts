@@ -1,0 +1,14 @@
+import { FastifyInstance } from "fastify";
+import { OfferSearchRequest } from "../../sdk/schemas";
+import { Marketplace } from "../domain/marketplace";
+import { route } from "./routes";
+
+/** `POST /api/v0/bundles/`: offer search. */
+export function registerOffers(app: FastifyInstance, market: Marketplace): void {
+  route(app, market, {
+    method: "POST",
+    url: "/api/v0/bundles/",
+    body: OfferSearchRequest,
+    handler: ({ body }) => ({ offers: market.searchOffers(body) }),
+  });
+}

@@ -1,0 +1,62 @@
+import Fastify, { FastifyInstance } from "fastify";
+import { ErrorKind, ServiceError } from "../domain/errors";
+import { Marketplace } from "../domain/marketplace";
+import { registerControl } from "./control";
+import { registerInstances } from "./instances";
+import { registerOffers } from "./offers";
+import { registerUsers } from "./users";
+
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  gone: 410,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+export interface ServerOptions {
+  /** Serve the emulator control API under `/_emulator/` (clock, contention, state). Default true. */
+  controlApi?: boolean;
+}
+
+/** The HTTP face of the marketplace: parsing, status codes and body shapes; no market rules. */
+export function buildServer(market: Marketplace, options: ServerOptions = {}): FastifyInstance {
+  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
+
+  // Clients send `{}` or nothing on bodiless calls; malformed JSON is the client's error, never a 500.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
+    if (typeof text !== "string" || text.trim() === "") return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(new ServiceError("bad_request", "invalid_args", `Malformed JSON body: ${(error as Error).message}`), undefined);
+    }
+  });
+
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof ServiceError) {
+      reply.status(STATUS[error.kind]).type("application/json").send({ success: false, error: error.code, msg: error.message, ...error.extra });
+      return;
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) {
+      reply.status(status).type("application/json").send({ success: false, error: "invalid_args", msg: (error as Error).message });
+      return;
+    }
+    reply.status(500).type("application/json").send({ success: false, error: "server_error", msg: "Internal emulator error" });
+    console.error("emulator: unexpected error", error);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).type("application/json").send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${request.url.split("?")[0]}` });
+  });
+
+  registerOffers(app, market);
+  registerInstances(app, market);
+  registerUsers(app, market);
+  if (options.controlApi !== false) registerControl(app, market);
+  return app;
+}

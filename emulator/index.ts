@@ -1,0 +1,41 @@
+import { FastifyInstance } from "fastify";
+import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
+import { buildServer, ServerOptions } from "./http/server";
+
+export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
+export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
+export { Clock } from "./domain/clock";
+export { buildServer } from "./http/server";
+
+export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  host?: string;
+}
+
+export interface RunningEmulator {
+  /** Base URL, e.g. http://127.0.0.1:43121 (paths start with /api/v0/). */
+  url: string;
+  /** The seeded user's API key. */
+  apiKey: string;
+  marketplace: Marketplace;
+  server: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Starts the emulator over HTTP on loopback. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const marketplace = new Marketplace(options);
+  const server = buildServer(marketplace, options);
+  const host = options.host ?? "127.0.0.1";
+  await server.listen({ port: options.port ?? 0, host });
+  const address = server.server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    url: `http://${host}:${port}`,
+    apiKey: marketplace.seededKey,
+    marketplace,
+    server,
+    close: () => server.close(),
+  };
+}

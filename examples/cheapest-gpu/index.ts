@@ -1,0 +1,25 @@
+import * as pulumi from "@pulumi/pulumi";
+import { Instance } from "gpu-rental/provider";
+
+// The cheapest offer with the GPU model asked for. Stack config (all optional) tunes it:
+//   pulumi config set gpuModel "RTX 4090"; pulumi config set image ...; pulumi config set label ...
+const config = new pulumi.Config();
+
+const trainer = new Instance("trainer", {
+  gpuModel: config.get("gpuModel") ?? "RTX 4090",
+  filters: { reliability: { gte: 0.95 }, verified: { eq: true } },
+  maxPricePerHour: config.getNumber("maxPricePerHour"),
+  image: config.get("image") ?? "pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime",
+  label: config.get("label") ?? "gpu-rental-demo",
+  runtype: "ssh_direct",
+  disk: 32,
+});
+
+export const instanceId = trainer.instanceId;
+export const status = trainer.status;
+export const gpuName = trainer.gpuName;
+export const numGpus = trainer.numGpus;
+export const pricePerHour = trainer.pricePerHour;
+export const sshHost = trainer.sshHost;
+export const sshPort = trainer.sshPort;
+export const sshCommand = pulumi.interpolate`ssh -p ${trainer.sshPort} root@${trainer.sshHost}`;

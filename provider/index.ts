@@ -1,0 +1,2 @@
+export { Instance } from "./instance";
+export type { InstanceArgs } from "./instance";

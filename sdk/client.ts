@@ -1,0 +1,230 @@
+import axios, { AxiosInstance, AxiosResponse } from "axios";
+import pRetry from "p-retry";
+import { z } from "zod";
+import { Connection, resolveConnection } from "./connection";
+import {
+  ErrorBody,
+  CreateInstanceRequest,
+  CreateInstanceResponse,
+  FieldFilter,
+  Instance,
+  InstanceListResponse,
+  InstanceResponse,
+  Offer,
+  OfferSearchResponse,
+  OfferType,
+  Order,
+  SuccessResponse,
+  UpdateInstanceRequest,
+  User,
+} from "./schemas";
+import {
+  BadRequestError,
+  GpuRentalError,
+  NetworkError,
+  RateLimitedError,
+  RequestInfo,
+  ResponseValidationError,
+  errorForStatus,
+  isTransient,
+} from "./errors";
+
+export interface RetryEvent {
+  request: RequestInfo;
+  attempt: number;
+  retriesLeft: number;
+  error: GpuRentalError;
+}
+
+export interface ClientOptions extends Partial<Connection> {
+  /** Further tries of a request that failed transiently (429, 5xx, connection reset). Default 5. */
+  retries?: number;
+  /** First backoff delay; it grows ×1.5 per try, as the live service's own clients do. Default 150 ms. */
+  minRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Per-request timeout. Default 30 s. */
+  timeoutMs?: number;
+  onRetry?: (event: RetryEvent) => void;
+}
+
+/** An offer search: field filters plus the reserved keys of `POST /api/v0/bundles/`. */
+export interface OfferQuery {
+  filters?: Record<string, FieldFilter>;
+  order?: Order;
+  type?: OfferType;
+  limit?: number;
+  /** GB wanted on the disk; offers too small are left out. */
+  allocatedStorage?: number;
+}
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+interface Call<S extends z.ZodType> {
+  method: Method;
+  path: string;
+  schema: S;
+  body?: unknown;
+  /**
+   * Whether a request that may have reached the service can be sent again safely. Instance creation is not:
+   * after a 5xx or a reset its outcome is unknown, so only refusals that prove nothing happened are retried.
+   */
+  idempotent?: boolean;
+}
+
+/** A typed client of the GPU marketplace API. Every response is validated against the wire schemas. */
+export class GpuRentalClient {
+  readonly apiUrl: string;
+  private readonly http: AxiosInstance;
+  private readonly options: ClientOptions;
+
+  constructor(options: ClientOptions = {}) {
+    const connection = resolveConnection(options);
+    this.options = options;
+    this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
+    this.http = axios.create({
+      baseURL: this.apiUrl,
+      timeout: options.timeoutMs ?? 30_000,
+      headers: { Authorization: `Bearer ${connection.apiKey}`, Accept: "application/json" },
+      // Statuses are mapped to typed errors below, not thrown by axios (whose errors carry the key in headers).
+      validateStatus: () => true,
+      // Never follow proxies from the environment to a loopback emulator.
+      proxy: false,
+    });
+  }
+
+  async searchOffers(query: OfferQuery = {}): Promise<Offer[]> {
+    const body: Record<string, unknown> = { ...query.filters };
+    if (query.order) body.order = query.order;
+    if (query.type) body.type = query.type;
+    if (query.limit !== undefined) body.limit = query.limit;
+    if (query.allocatedStorage !== undefined) body.allocated_storage = query.allocatedStorage;
+    const res = await this.call({ method: "POST", path: "/api/v0/bundles/", body, schema: OfferSearchResponse });
+    return res.offers;
+  }
+
+  /** Accepts an offer (`PUT /api/v0/asks/{offer_id}/`). Throws OfferUnavailableError when it is gone. */
+  async createInstance(offerId: number, request: CreateInstanceRequest): Promise<CreateInstanceResponse> {
+    const body = parseRequest(CreateInstanceRequest, request, "instance creation");
+    return this.call({
+      method: "PUT",
+      path: `/api/v0/asks/${offerId}/`,
+      body,
+      schema: CreateInstanceResponse,
+      idempotent: false,
+    });
+  }
+
+  async listInstances(): Promise<Instance[]> {
+    const res = await this.call({ method: "GET", path: "/api/v0/instances/", schema: InstanceListResponse });
+    return res.instances;
+  }
+
+  /** The instance, or null when it does not exist (or is not yours). */
+  async getInstance(id: number): Promise<Instance | null> {
+    const res = await this.call({ method: "GET", path: `/api/v0/instances/${id}/`, schema: InstanceResponse });
+    return res.instances;
+  }
+
+  async updateInstance(id: number, change: UpdateInstanceRequest): Promise<void> {
+    const body = parseRequest(UpdateInstanceRequest, change, "instance update");
+    await this.call({ method: "PUT", path: `/api/v0/instances/${id}/`, body, schema: SuccessResponse });
+  }
+
+  async destroyInstance(id: number): Promise<void> {
+    await this.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
+  }
+
+  async currentUser(): Promise<User> {
+    return this.call({ method: "GET", path: "/api/v0/users/current/", schema: User });
+  }
+
+  private async call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>> {
+    const request: RequestInfo = { method: call.method, path: call.path };
+    const retryable = (error: unknown) =>
+      call.idempotent === false ? error instanceof RateLimitedError : isTransient(error);
+    return pRetry(
+      async () => {
+        try {
+          return await this.send(call, request);
+        } catch (error) {
+          if (retryable(error)) throw error;
+          throw new pRetry.AbortError(error as Error);
+        }
+      },
+      {
+        retries: this.options.retries ?? 5,
+        minTimeout: this.options.minRetryDelayMs ?? 150,
+        maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
+        factor: 1.5,
+        onFailedAttempt: async (failure) => {
+          const error = failure as unknown as GpuRentalError;
+          if (failure.retriesLeft > 0) {
+            this.options.onRetry?.({ request, attempt: failure.attemptNumber, retriesLeft: failure.retriesLeft, error });
+          }
+          // p-retry waits its own backoff afterwards; honour a longer Retry-After from the server first.
+          if (error instanceof RateLimitedError && error.retryAfterMs && failure.retriesLeft > 0) {
+            await new Promise((resolve) => setTimeout(resolve, Math.min(error.retryAfterMs!, 60_000)));
+          }
+        },
+      },
+    );
+  }
+
+  private async send<S extends z.ZodType>(call: Call<S>, request: RequestInfo): Promise<z.infer<S>> {
+    let res: AxiosResponse;
+    try {
+      res = await this.http.request({ method: call.method, url: call.path, data: call.body });
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "network";
+      throw new NetworkError(
+        `${call.method} ${call.path} failed: no response from ${this.apiUrl} (${code}). Is the service reachable?`,
+        undefined,
+        code,
+        undefined,
+        request,
+      );
+    }
+    if (res.status < 200 || res.status >= 300) throw toServiceError(res, request);
+    const parsed = call.schema.safeParse(res.data);
+    if (!parsed.success) {
+      throw new ResponseValidationError(
+        `${call.method} ${call.path}: the response does not match the API schema: ${describeIssues(parsed.error)}`,
+        res.status,
+        undefined,
+        undefined,
+        request,
+      );
+    }
+    return parsed.data;
+  }
+}
+
+function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {
+  const body = ErrorBody.safeParse(res.data);
+  const code = body.success ? body.data.error : undefined;
+  const msg = body.success ? body.data.msg : typeof res.data === "string" ? res.data.slice(0, 200) : undefined;
+  const ErrorType = errorForStatus(res.status, code);
+  const message = `${request.method} ${request.path} failed with ${res.status}${code ? ` ${code}` : ""}: ${msg ?? "no message"}`;
+  const error = new ErrorType(message, res.status, code, msg, request);
+  if (error instanceof RateLimitedError) {
+    const seconds = Number(res.headers["retry-after"]);
+    if (Number.isFinite(seconds) && seconds > 0) error.retryAfterMs = seconds * 1000;
+  }
+  return error;
+}
+
+/** Validates a request before it is sent, so a bad input fails here with a clear message and nothing is created. */
+function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new BadRequestError(`Invalid ${what} request: ${describeIssues(parsed.error)}`, undefined, "invalid_args");
+  }
+  return parsed.data;
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
+    .join("; ");
+}

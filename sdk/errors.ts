@@ -1,0 +1,74 @@
+/**
+ * Typed errors of the SDK. Every error of the service carries its HTTP status, the service's `error` code and
+ * its `msg`, plus the request that failed, so a user sees what failed, why, and what to do.
+ */
+export interface RequestInfo {
+  method: string;
+  path: string;
+}
+
+export class GpuRentalError extends Error {
+  override name = "GpuRentalError";
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+    readonly serviceMessage?: string,
+    readonly request?: RequestInfo,
+  ) {
+    super(message);
+  }
+}
+
+/** 400: the request was refused as invalid (`invalid_args`, `invalid_price`, `bad_request`, ...). */
+export class BadRequestError extends GpuRentalError {
+  override name = "BadRequestError";
+}
+/** 401/403: the key is missing, unknown, revoked, or lacks the permission. */
+export class UnauthorizedError extends GpuRentalError {
+  override name = "UnauthorizedError";
+}
+/** 404 that is not about an offer. */
+export class NotFoundError extends GpuRentalError {
+  override name = "NotFoundError";
+}
+/** 404/410 `no_such_ask`: the offer does not exist or was rented by someone else first. */
+export class OfferUnavailableError extends GpuRentalError {
+  override name = "OfferUnavailableError";
+}
+/** 429: too many requests; `retryAfterMs` is the server's `Retry-After`, when it sent one. */
+export class RateLimitedError extends GpuRentalError {
+  override name = "RateLimitedError";
+  retryAfterMs?: number;
+}
+/** 5xx. */
+export class ServerError extends GpuRentalError {
+  override name = "ServerError";
+}
+/** The connection failed or was reset before a response arrived. */
+export class NetworkError extends GpuRentalError {
+  override name = "NetworkError";
+}
+/** The service answered 2xx with a body that does not match the wire schema. */
+export class ResponseValidationError extends GpuRentalError {
+  override name = "ResponseValidationError";
+}
+/** The SDK was not told where the service is or which key to use. */
+export class ConfigurationError extends GpuRentalError {
+  override name = "ConfigurationError";
+}
+
+/** Errors worth another try of the same request: they say nothing about the request itself. */
+export function isTransient(error: unknown): boolean {
+  return error instanceof RateLimitedError || error instanceof ServerError || error instanceof NetworkError;
+}
+
+export function errorForStatus(status: number, code: string | undefined): typeof GpuRentalError {
+  if (code === "no_such_ask") return OfferUnavailableError;
+  if (status === 400 || status === 422) return BadRequestError;
+  if (status === 401 || status === 403) return UnauthorizedError;
+  if (status === 404 || status === 410) return NotFoundError;
+  if (status === 429) return RateLimitedError;
+  if (status >= 500) return ServerError;
+  return GpuRentalError;
+}

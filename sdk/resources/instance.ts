@@ -1,0 +1,265 @@
+import { GpuRentalClient } from "../client";
+import { describeIssues } from "../client";
+import { z } from "zod";
+import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
+import { OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
+import { waitForStatus, WaitOptions } from "../workflows/wait";
+import { GpuRentalError } from "../errors";
+
+/**
+ * The desired state of one rented instance, as the Pulumi `Instance` resource declares it. The search criteria
+ * (or `offerId`) are the resource's identity: which offer happened to be rented is an output, so a changed market
+ * or a refresh never replaces a running instance.
+ */
+export const InstanceSpec = z
+  .object({
+    offerId: z.number().int().optional(),
+    /** Criteria sugar: `filters.gpu_name = {eq: gpuModel}`. */
+    gpuModel: z.string().min(1).optional(),
+    /** Criteria sugar: `filters.num_gpus = {eq: gpuCount}`. */
+    gpuCount: z.number().int().positive().optional(),
+    filters: z.record(z.string(), FieldFilter).optional(),
+    order: Order.optional(),
+    offerType: OfferType.optional(),
+    maxPricePerHour: z.number().positive().optional(),
+    image: z.string().min(1),
+    label: z.string().optional(),
+    disk: z.number().positive().optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    onstart: z.string().optional(),
+    runtype: Runtype.optional(),
+    targetState: TargetState.optional(),
+  })
+  .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
+    message: "give either offerId or search criteria (gpuModel, gpuCount, filters, order), not both",
+    path: ["offerId"],
+  });
+export type InstanceSpec = z.infer<typeof InstanceSpec>;
+
+/** What a created instance reports back (Pulumi outputs). Nulls, never undefined: gRPC cannot carry undefined. */
+export interface InstanceOutputs {
+  instanceId: number;
+  status: string | null;
+  sshHost: string | null;
+  sshPort: number | null;
+  rentedOfferId: number;
+  machineId: number | null;
+  gpuName: string | null;
+  numGpus: number | null;
+  pricePerHour: number | null;
+  geolocation: string | null;
+  instanceApiKey: string | null;
+}
+
+/** Inputs changed in place by `PUT /api/v0/instances/{id}/`; every other input needs a new instance. */
+export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
+const SPEC_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour", "image",
+  "label", "disk", "env", "onstart", "runtype", "targetState"] as const;
+type SpecKey = (typeof SPEC_KEYS)[number];
+
+/** Defaults applied before comparing, so writing a default explicitly is not a change. */
+const DEFAULTS: Partial<Record<SpecKey, unknown>> = {
+  disk: 8,
+  runtype: "ssh_direct",
+  targetState: "running",
+  offerType: "on-demand",
+  label: "",
+  order: [["dph_total", "asc"]],
+  env: {},
+};
+
+export interface SpecDiff {
+  changes: boolean;
+  replaces: string[];
+  updates: string[];
+  /** A pinned offer can be rented only once: the old instance must give it back before the new one takes it. */
+  deleteBeforeReplace: boolean;
+}
+
+/**
+ * Compares the declared spec of an existing instance with a new one. `unknown` marks a value not known yet
+ * (during preview): it counts as a change.
+ */
+export function diffInstanceSpec(olds: Record<string, unknown>, news: Record<string, unknown>, unknown?: unknown): SpecDiff {
+  const changed = SPEC_KEYS.filter((key) => {
+    const next = news[key];
+    if (unknown !== undefined && next === unknown) return true;
+    return !sameValue(withDefault(key, olds[key]), withDefault(key, next));
+  });
+  const updates = changed.filter((key) => (UPDATABLE_INPUTS as readonly string[]).includes(key));
+  const replaces = changed.filter((key) => !updates.includes(key));
+  const pinned = news.offerId !== undefined && news.offerId !== null && news.offerId === olds.offerId;
+  return { changes: changed.length > 0, replaces, updates, deleteBeforeReplace: pinned && replaces.length > 0 };
+}
+
+/** Validates a spec; the messages name the input and the problem. */
+export function checkInstanceSpec(spec: unknown): { spec?: InstanceSpec; failures: { property: string; reason: string }[] } {
+  const parsed = InstanceSpec.safeParse(spec);
+  if (parsed.success) return { spec: parsed.data, failures: [] };
+  return {
+    failures: parsed.error.issues.map((issue) => ({
+      property: String(issue.path[0] ?? ""),
+      reason: describeIssues(new z.ZodError([issue])),
+    })),
+  };
+}
+
+export function criteriaOf(spec: InstanceSpec): OfferCriteria {
+  const filters: Record<string, FieldFilter> = { ...spec.filters };
+  if (spec.gpuModel) filters.gpu_name = { ...filters.gpu_name, eq: spec.gpuModel };
+  if (spec.gpuCount) filters.num_gpus = { ...filters.num_gpus, eq: spec.gpuCount };
+  const runtype = spec.runtype ?? "ssh_direct";
+  // Direct SSH or Jupyter needs at least one directly reachable port on the machine.
+  if (runtype.endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
+  return {
+    offerId: spec.offerId,
+    filters: spec.offerId !== undefined ? undefined : filters,
+    order: spec.order,
+    type: spec.offerType,
+    maxPricePerHour: spec.maxPricePerHour,
+  };
+}
+
+export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
+  return {
+    image: spec.image,
+    label: spec.label,
+    disk: spec.disk ?? 8,
+    runtype: spec.runtype ?? "ssh_direct",
+    target_state: spec.targetState ?? "running",
+    env: spec.env,
+    onstart: spec.onstart,
+  };
+}
+
+export interface ResourceOptions {
+  client?: GpuRentalClient;
+  rent?: RentOptions;
+  wait?: WaitOptions;
+}
+
+/**
+ * Creates the instance a spec declares and waits until it is in its target state. If it never gets there, the
+ * instance is destroyed again before the error is raised: nothing is left half-created (or billed).
+ */
+export async function createInstanceFromSpec(
+  input: unknown,
+  options: ResourceOptions = {},
+): Promise<{ id: string; outs: InstanceSpec & InstanceOutputs }> {
+  const spec = requireSpec(input);
+  const client = options.client ?? new GpuRentalClient();
+  const rented = await rentInstance(client, criteriaOf(spec), creationRequestOf(spec), options.rent);
+  let instance: Instance;
+  try {
+    instance = await waitForStatus(client, rented.instanceId, spec.targetState ?? "running", options.wait);
+  } catch (error) {
+    await client.destroyInstance(rented.instanceId).catch(() => undefined);
+    throw error;
+  }
+  const outs = { ...spec, ...outputsOf(instance, rented.offer.id), instanceApiKey: rented.instanceApiKey ?? null };
+  return { id: String(rented.instanceId), outs };
+}
+
+/** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */
+export async function readInstanceState(
+  id: string,
+  props: Record<string, unknown>,
+  options: ResourceOptions = {},
+): Promise<(Record<string, unknown> & InstanceOutputs) | null> {
+  const client = options.client ?? new GpuRentalClient();
+  const instance = await client.getInstance(Number(id));
+  if (!instance) return null;
+  const rentedOfferId = typeof props.rentedOfferId === "number" ? props.rentedOfferId : -1;
+  const observed: Record<string, unknown> = { label: instance.label ?? "" };
+  if (instance.cur_state === "stopped" || instance.cur_state === "running") observed.targetState = instance.cur_state;
+  return {
+    ...props,
+    ...observed,
+    ...outputsOf(instance, rentedOfferId),
+    instanceApiKey: (props.instanceApiKey as string | null | undefined) ?? null,
+  };
+}
+
+/** Applies the in-place changes (label, target state) and returns the new outputs. */
+export async function updateInstanceFromSpec(
+  id: string,
+  olds: Record<string, unknown>,
+  input: unknown,
+  options: ResourceOptions = {},
+): Promise<Record<string, unknown>> {
+  const spec = requireSpec(input);
+  const diff = diffInstanceSpec(olds, spec as Record<string, unknown>);
+  if (diff.replaces.length) {
+    throw new GpuRentalError(`Instance ${id}: ${diff.replaces.join(", ")} cannot change in place (the engine should replace it).`);
+  }
+  const client = options.client ?? new GpuRentalClient();
+  const change: { label?: string; state?: "running" | "stopped" } = {};
+  if (diff.updates.includes("label")) change.label = spec.label ?? "";
+  if (diff.updates.includes("targetState")) change.state = spec.targetState ?? "running";
+  if (change.label !== undefined || change.state !== undefined) await client.updateInstance(Number(id), change);
+  const instance = change.state
+    ? await waitForStatus(client, Number(id), change.state, options.wait)
+    : await client.getInstance(Number(id));
+  if (!instance) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+  const rentedOfferId = typeof olds.rentedOfferId === "number" ? olds.rentedOfferId : -1;
+  return { ...olds, ...spec, ...outputsOf(instance, rentedOfferId), instanceApiKey: (olds.instanceApiKey as string) ?? null };
+}
+
+/** Destroys the instance; one already gone counts as destroyed. */
+export async function destroyInstanceById(id: string, options: ResourceOptions = {}): Promise<void> {
+  const client = options.client ?? new GpuRentalClient();
+  if (await client.getInstance(Number(id))) await client.destroyInstance(Number(id));
+}
+
+function outputsOf(instance: Instance, rentedOfferId: number): Omit<InstanceOutputs, "instanceApiKey"> {
+  return {
+    instanceId: instance.id,
+    status: instance.actual_status,
+    sshHost: instance.ssh_host ?? null,
+    sshPort: instance.ssh_port ?? null,
+    rentedOfferId,
+    machineId: instance.machine_id ?? null,
+    gpuName: instance.gpu_name ?? null,
+    numGpus: instance.num_gpus ?? null,
+    pricePerHour: instance.dph_total ?? null,
+    geolocation: instance.geolocation ?? null,
+  };
+}
+
+function requireSpec(input: unknown): InstanceSpec {
+  const { spec, failures } = checkInstanceSpec(input);
+  if (!spec) throw new GpuRentalError(`Invalid Instance: ${failures.map((f) => f.reason).join("; ")}`);
+  return spec;
+}
+
+function withDefault(key: SpecKey, value: unknown): unknown {
+  return value === undefined || value === null ? DEFAULTS[key] : value;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+/** Sorts object keys, so `{a, b}` and `{b, a}` compare equal. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+/**
+ * The provider's `check`: validates known inputs and names each bad one. Inputs still unknown (preview) are
+ * checked when they are known.
+ */
+export function checkInstanceInputs(
+  news: Record<string, unknown>,
+  unknown?: unknown,
+): { inputs: Record<string, unknown>; failures: { property: string; reason: string }[] } {
+  const known = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== unknown && v !== null));
+  const hasUnknown = Object.keys(known).length !== Object.keys(news).filter((k) => news[k] !== null).length;
+  const spec = Object.fromEntries(Object.entries(known).filter(([k]) => (SPEC_KEYS as readonly string[]).includes(k)));
+  const { failures } = checkInstanceSpec(spec);
+  return { inputs: news, failures: hasUnknown ? failures.filter((f) => f.property in spec) : failures };
+}

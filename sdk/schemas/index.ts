@@ -1,0 +1,5 @@
+export * from "./filters";
+export * from "./offers";
+export * from "./instances";
+export * from "./users";
+export * from "./errors";

@@ -1,0 +1,109 @@
+import { z } from "zod";
+
+/** Statuses the spec names; the SDK still accepts any string, so a new status never breaks a client. */
+export const KNOWN_STATUSES = ["loading", "running", "exited", "unknown", "offline"] as const;
+export type KnownStatus = (typeof KNOWN_STATUSES)[number];
+/** Statuses from which an instance never reaches `running`. */
+export const FAILED_STATUSES: readonly string[] = ["exited", "unknown", "offline"];
+
+export const Runtype = z.enum(["ssh_direct", "ssh_proxy", "ssh", "jupyter_direct", "jupyter_proxy", "jupyter", "args"]);
+export type Runtype = z.infer<typeof Runtype>;
+export const TargetState = z.enum(["running", "stopped"]);
+export type TargetState = z.infer<typeof TargetState>;
+
+export const VolumeInfo = z.object({
+  create_new: z.boolean(),
+  volume_id: z.number().int(),
+  size: z.number().positive().optional(),
+  mount_path: z.string().min(1),
+});
+
+/** The body of `PUT /api/v0/asks/{offer_id}/` (instance creation). */
+export const CreateInstanceRequest = z
+  .object({
+    image: z.string().min(1).optional(),
+    template_hash_id: z.string().min(1).optional(),
+    label: z.string().optional(),
+    disk: z.number().positive().optional(),
+    runtype: Runtype.optional(),
+    target_state: TargetState.optional(),
+    price: z.number().positive().optional(),
+    env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    onstart: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    args_str: z.string().optional(),
+    use_jupyter_lab: z.boolean().optional(),
+    jupyter_dir: z.string().optional(),
+    python_utf8: z.boolean().optional(),
+    lang_utf8: z.boolean().optional(),
+    image_login: z.string().optional(),
+    cancel_unavail: z.boolean().optional(),
+    vm: z.boolean().optional(),
+    volume_info: VolumeInfo.optional(),
+    client_id: z.string().optional(),
+    extra: z.string().optional(),
+    force: z.boolean().optional(),
+    user: z.string().optional(),
+  })
+  .strict()
+  .refine((b) => b.image !== undefined || b.template_hash_id !== undefined, {
+    message: "either image or template_hash_id is required",
+    path: ["image"],
+  });
+export type CreateInstanceRequest = z.infer<typeof CreateInstanceRequest>;
+
+export const CreateInstanceResponse = z.looseObject({
+  success: z.boolean(),
+  new_contract: z.number().int(),
+  instance_api_key: z.string().optional(),
+});
+export type CreateInstanceResponse = z.infer<typeof CreateInstanceResponse>;
+
+const PortBinding = z.array(z.looseObject({ HostIp: z.string().optional(), HostPort: z.string() }));
+
+/** An instance record. Fields beyond the spec's are those the live service sends. */
+export const Instance = z.looseObject({
+  id: z.number().int(),
+  actual_status: z.string().nullable(),
+  intended_status: z.string().nullable().optional(),
+  cur_state: z.string().nullable().optional(),
+  next_state: z.string().nullable().optional(),
+  label: z.string().nullable().optional(),
+  ssh_host: z.string().nullable().optional(),
+  ssh_port: z.number().int().nullable().optional(),
+  machine_id: z.number().int().nullable().optional(),
+  num_gpus: z.number().int().nullable().optional(),
+  gpu_name: z.string().nullable().optional(),
+  dph_total: z.number().nullable().optional(),
+  image_uuid: z.string().nullable().optional(),
+  template_hash_id: z.string().nullable().optional(),
+  start_date: z.number().nullable().optional(),
+  extra_env: z.array(z.tuple([z.string(), z.string()])).nullable().optional(),
+  onstart: z.string().nullable().optional(),
+  status_msg: z.string().nullable().optional(),
+  is_bid: z.boolean().nullable().optional(),
+  ports: z.record(z.string(), PortBinding).nullable().optional(),
+  disk_space: z.number().nullable().optional(),
+  geolocation: z.string().nullable().optional(),
+  reliability2: z.number().nullable().optional(),
+  public_ipaddr: z.string().nullable().optional(),
+  direct_port_start: z.number().nullable().optional(),
+  direct_port_end: z.number().nullable().optional(),
+});
+export type Instance = z.infer<typeof Instance>;
+
+export const InstanceListResponse = z.looseObject({
+  instances_found: z.number().int().optional(),
+  instances: z.array(Instance),
+});
+/** `GET /api/v0/instances/{id}/`: `instances` is one object, or null when the id is unknown or not yours. */
+export const InstanceResponse = z.looseObject({ instances: Instance.nullable() });
+
+/** `PUT /api/v0/instances/{id}/`: start/stop (`state`) and relabel (`label`). */
+export const UpdateInstanceRequest = z
+  .object({ state: TargetState.optional(), label: z.string().optional() })
+  .strict()
+  .refine((b) => b.state !== undefined || b.label !== undefined, { message: "state or label is required" });
+export type UpdateInstanceRequest = z.infer<typeof UpdateInstanceRequest>;
+
+export const SuccessResponse = z.looseObject({ success: z.boolean() });

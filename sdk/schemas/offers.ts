@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { FieldFilter, Order } from "./filters";
+
+const num = z.number().nullable().optional();
+
+/** An offer of the instance market, as `POST /api/v0/bundles/` returns it. Unknown extra fields are kept. */
+export const Offer = z.looseObject({
+  id: z.number().int(),
+  ask_contract_id: z.number().int().optional(),
+  gpu_name: z.string(),
+  num_gpus: z.number().int(),
+  dph_total: z.number(),
+  machine_id: num,
+  host_id: num,
+  gpu_ram: num,
+  gpu_total_ram: num,
+  cpu_cores: num,
+  cpu_cores_effective: num,
+  cpu_ram: num,
+  cpu_ghz: num,
+  disk_space: num,
+  disk_bw: num,
+  inet_up: num,
+  inet_down: num,
+  reliability: num,
+  reliability2: num,
+  dlperf: num,
+  dlperf_per_dphtotal: num,
+  score: num,
+  cuda_max_good: num,
+  driver_version: z.string().nullable().optional(),
+  pcie_bw: num,
+  direct_port_count: num,
+  geolocation: z.string().nullable().optional(),
+  verification: z.string().nullable().optional(),
+  verified: z.boolean().optional(),
+  hosting_type: num,
+  min_bid: num,
+  dph_base: num,
+  storage_cost: num,
+  rentable: z.boolean().optional(),
+  rented: z.boolean().optional(),
+  is_bid: z.boolean().optional(),
+  start_date: num,
+  end_date: num,
+  duration: num,
+});
+export type Offer = z.infer<typeof Offer>;
+
+export const OfferType = z.enum(["on-demand", "ondemand", "bid", "reserved"]);
+export type OfferType = z.infer<typeof OfferType>;
+
+/**
+ * The body of `POST /api/v0/bundles/`: the reserved keys below, and any other key is a field filter
+ * (`{"num_gpus": {"gte": 2}}`). Filters on fields the market does not know are ignored, as the live service does.
+ */
+export const OfferSearchRequest = z
+  .object({
+    order: Order.optional(),
+    type: OfferType.optional(),
+    limit: z.coerce.number().int().positive().optional(),
+    allocated_storage: z.coerce.number().nonnegative().optional(),
+  })
+  .catchall(z.union([FieldFilter, z.unknown()]));
+export type OfferSearchRequest = z.infer<typeof OfferSearchRequest>;
+
+export const OfferSearchResponse = z.looseObject({ offers: z.array(Offer) });

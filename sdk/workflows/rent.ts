@@ -1,0 +1,128 @@
+import { GpuRentalClient, OfferQuery } from "../client";
+import { GpuRentalError, OfferUnavailableError } from "../errors";
+import { CreateInstanceRequest, FieldFilter, Offer, OfferType, Order } from "../schemas";
+
+/** What to rent: one offer by id, or the best offers matching a search. */
+export interface OfferCriteria {
+  /** Rent exactly this offer; no search, no fallback to another offer. */
+  offerId?: number;
+  /** Field filters, as `POST /api/v0/bundles/` takes them (`{"gpu_name": {"eq": "RTX 4090"}}`). */
+  filters?: Record<string, FieldFilter>;
+  /** Preference order of candidates. Default: cheapest first, `[["dph_total", "asc"]]`. */
+  order?: Order;
+  /** Market: `on-demand` (default), `bid` (interruptible) or `reserved`. */
+  type?: OfferType;
+  /** Upper bound on `dph_total` ($/hour). */
+  maxPricePerHour?: number;
+  /** Candidates fetched per search. Default 20. */
+  candidatesPerSearch?: number;
+}
+
+export interface RentOptions {
+  /** Offers tried in all before giving up. Default 10. */
+  maxAttempts?: number;
+  /** Searches run in all (a new search when every candidate of the last one has vanished). Default 4. */
+  maxSearches?: number;
+  onAttempt?: (attempt: RentAttempt) => void;
+}
+
+export interface RentAttempt {
+  offerId: number;
+  outcome: "rented" | "vanished";
+  detail?: string;
+}
+
+export interface RentResult {
+  instanceId: number;
+  instanceApiKey?: string;
+  offer: Offer;
+  attempts: RentAttempt[];
+}
+
+/** No offer matches the criteria at all: nothing was tried. */
+export class NoMatchingOfferError extends GpuRentalError {
+  override name = "NoMatchingOfferError";
+}
+
+/** Every offer tried had vanished before it could be accepted; `attempts` lists them. */
+export class RentFailedError extends GpuRentalError {
+  override name = "RentFailedError";
+  constructor(
+    message: string,
+    readonly attempts: RentAttempt[],
+  ) {
+    super(message);
+  }
+}
+
+export const DEFAULT_ORDER: Order = [["dph_total", "asc"]];
+
+/** The offer search a set of criteria stands for. */
+export function offerQuery(criteria: OfferCriteria, exclude: Iterable<number> = []): OfferQuery {
+  const filters: Record<string, FieldFilter> = { rentable: { eq: true }, ...criteria.filters };
+  if (criteria.offerId !== undefined) filters.id = { eq: criteria.offerId };
+  if (criteria.maxPricePerHour !== undefined) {
+    filters.dph_total = { ...filters.dph_total, lte: criteria.maxPricePerHour };
+  }
+  const excluded = [...exclude];
+  if (excluded.length) filters.id = { ...filters.id, notin: excluded };
+  return {
+    filters,
+    order: criteria.order ?? DEFAULT_ORDER,
+    type: criteria.type ?? "on-demand",
+    limit: criteria.offerId !== undefined ? 1 : (criteria.candidatesPerSearch ?? 20),
+  };
+}
+
+/**
+ * Rents an instance: searches, accepts candidates in order, moves on when one has vanished between search and
+ * acceptance (another tenant took it), searches again when the list is used up, and gives up after a bounded
+ * number of attempts with an error that lists every offer it tried.
+ */
+export async function rentInstance(
+  client: GpuRentalClient,
+  criteria: OfferCriteria,
+  request: CreateInstanceRequest,
+  options: RentOptions = {},
+): Promise<RentResult> {
+  const maxAttempts = options.maxAttempts ?? 10;
+  const maxSearches = criteria.offerId !== undefined ? 1 : (options.maxSearches ?? 4);
+  const attempts: RentAttempt[] = [];
+  const record = (attempt: RentAttempt) => {
+    attempts.push(attempt);
+    options.onAttempt?.(attempt);
+  };
+
+  for (let search = 0; search < maxSearches && attempts.length < maxAttempts; search++) {
+    const candidates = await client.searchOffers(offerQuery(criteria, attempts.map((a) => a.offerId)));
+    if (candidates.length === 0) {
+      if (attempts.length === 0) throw noMatch(criteria);
+      break;
+    }
+    for (const offer of candidates) {
+      if (attempts.length >= maxAttempts) break;
+      try {
+        const created = await client.createInstance(offer.id, request);
+        record({ offerId: offer.id, outcome: "rented" });
+        return { instanceId: created.new_contract, instanceApiKey: created.instance_api_key, offer, attempts };
+      } catch (error) {
+        if (!(error instanceof OfferUnavailableError)) throw error;
+        record({ offerId: offer.id, outcome: "vanished", detail: error.serviceMessage });
+      }
+    }
+  }
+  const tried = attempts.map((a) => `${a.offerId} (${a.outcome}${a.detail ? `: ${a.detail}` : ""})`).join(", ");
+  throw new RentFailedError(
+    `Could not rent an instance: ${attempts.length} offer(s) vanished before they could be accepted: ${tried}. ` +
+      "The market is busy; try again, widen the criteria, or raise the attempt limit.",
+    attempts,
+  );
+}
+
+function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
+  const what =
+    criteria.offerId !== undefined
+      ? `Offer ${criteria.offerId} is not available (it does not exist, or it is rented)`
+      : `No offer matches ${JSON.stringify(offerQuery(criteria).filters)}`;
+  return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
+}
