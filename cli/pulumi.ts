@@ -22,7 +22,6 @@ export interface PulumiResult {
 
 /** The environment of every pulumi call of a workspace. */
 export function pulumiEnv(ws: PulumiWorkspace): NodeJS.ProcessEnv {
-  const pluginDir = path.dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [ws.projectDir] }));
   fs.mkdirSync(path.join(ws.stateDir, "backend"), { recursive: true });
   const passphraseFile = path.join(ws.stateDir, "passphrase");
   if (!fs.existsSync(passphraseFile)) {
@@ -31,7 +30,7 @@ export function pulumiEnv(ws: PulumiWorkspace): NodeJS.ProcessEnv {
   }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PATH: [ws.toolchainBin, pluginDir, process.env.PATH].join(path.delimiter),
+    PATH: [ws.toolchainBin, process.env.PATH].join(path.delimiter),
     PULUMI_HOME: path.join(ws.stateDir, "home"),
     PULUMI_BACKEND_URL: `file://${path.join(ws.stateDir, "backend")}`,
     PULUMI_CONFIG_PASSPHRASE_FILE: passphraseFile,

@@ -1,11 +1,14 @@
 import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
+import { Faults } from "./http/faults";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
 export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
+export { Faults } from "./http/faults";
+export type { FaultSpec } from "./http/faults";
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
@@ -19,6 +22,8 @@ export interface RunningEmulator {
   /** The seeded user's API key. */
   apiKey: string;
   marketplace: Marketplace;
+  /** Faults to inject into the wire (also reachable through the control API). */
+  faults: Faults;
   server: FastifyInstance;
   close(): Promise<void>;
 }
@@ -26,7 +31,8 @@ export interface RunningEmulator {
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const marketplace = new Marketplace(options);
-  const server = buildServer(marketplace, options);
+  const faults = new Faults();
+  const server = buildServer(marketplace, options, faults);
   const host = options.host ?? "127.0.0.1";
   await server.listen({ port: options.port ?? 0, host });
   const address = server.server.address();
@@ -35,6 +41,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     url: `http://${host}:${port}`,
     apiKey: marketplace.seededKey,
     marketplace,
+    faults,
     server,
     close: () => server.close(),
   };

@@ -4,6 +4,18 @@ import type { FieldFilter, OfferType, Runtype, TargetState } from "../sdk/schema
 /** The engine's marker for a value not known yet (preview). */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
+type Sdk = typeof import("../sdk");
+
+/**
+ * Loads the SDK from the program's folder, where the provider host runs: a plain `require` here would resolve
+ * from Pulumi's own module instead (the provider is re-loaded from its serialized text), which finds the SDK only
+ * when it sits in the same node_modules.
+ */
+function sdk(): Sdk {
+  const { createRequire } = require("node:module");
+  return createRequire(require("node:path").join(process.cwd(), "pulumi-program.js"))("gpu-rental/sdk");
+}
+
 /**
  * The dynamic provider of `Instance`. It is serialized into the stack and re-loaded in the provider host, so it
  * holds no state and no logic: each method loads the SDK (from the program's node_modules) and calls one
@@ -12,32 +24,32 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
  */
 class InstanceProvider implements pulumi.dynamic.ResourceProvider {
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    require("gpu-rental/sdk").configureFromStackConfig(req.config);
+    sdk().configureFromStackConfig(req.config);
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult> {
-    return require("gpu-rental/sdk").checkInstanceInputs(news, UNKNOWN);
+    return sdk().checkInstanceInputs(news, UNKNOWN);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
-    return require("gpu-rental/sdk").diffInstanceSpec(olds, news, UNKNOWN);
+    return sdk().diffInstanceSpec(olds, news, UNKNOWN);
   }
 
   async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {
-    return require("gpu-rental/sdk").createInstanceFromSpec(inputs);
+    return sdk().createInstanceFromSpec(inputs);
   }
 
   async read(id: string, props: any): Promise<pulumi.dynamic.ReadResult> {
-    const state = await require("gpu-rental/sdk").readInstanceState(id, props);
+    const state = await sdk().readInstanceState(id, props);
     return state ? { id, props: state } : {};
   }
 
   async update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult> {
-    return { outs: await require("gpu-rental/sdk").updateInstanceFromSpec(id, olds, news) };
+    return { outs: await sdk().updateInstanceFromSpec(id, olds, news) };
   }
 
   async delete(id: string): Promise<void> {
-    await require("gpu-rental/sdk").destroyInstanceById(id);
+    await sdk().destroyInstanceById(id);
   }
 }
 

@@ -5,8 +5,10 @@
 # 2. Otherwise both are built from Go modules into a cache outside the clone, keyed by version and by the
 #    sources of our wrapper modules, and reused on later runs.
 #
-# Progress goes to stderr; the last line on stdout is the folder holding both binaries.
-# The `pulumi-resource-pulumi-nodejs` plugin script comes with the npm package @pulumi/pulumi.
+# The official language host module is not obtainable from the module proxy here, so the host is our own
+# (tools/language-host, see its README). The engine wants `pulumi-resource-pulumi-nodejs` (the dynamic-provider
+# plugin script of the npm package @pulumi/pulumi) beside them: it is copied in from node_modules.
+# Progress goes to stderr; the last line on stdout is the folder holding all three.
 set -euo pipefail
 
 VERSION=3.248.0
@@ -27,18 +29,26 @@ key=$(cat "$here"/pulumi-cli/go.mod "$here"/pulumi-cli/go.sum "$here"/language-h
 cache_root=${GPU_RENTAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-rental}
 dir="$cache_root/pulumi-v$VERSION-$key"
 
+plugin_script="$here/../node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+add_plugin_script() { # the script resolves the provider host from the program's folder: one copy serves all
+  [ -f "$plugin_script" ] || { say "error: $plugin_script is missing: run npm ci first"; exit 1; }
+  cmp -s "$plugin_script" "$1/pulumi-resource-pulumi-nodejs" || install -m 755 "$plugin_script" "$1/"
+}
+
 if [ -x "$dir/bin/pulumi" ] && [ -x "$dir/bin/pulumi-language-nodejs" ]; then
   say "using cached pulumi v$VERSION ($dir/bin)"
+  add_plugin_script "$dir/bin"
   echo "$dir/bin"
   exit 0
 fi
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"
-say "waiting for the toolchain lock ($cache_root/.lock)"
+say "taking the toolchain lock ($cache_root/.lock)"
 flock 9
 if [ -x "$dir/bin/pulumi" ] && [ -x "$dir/bin/pulumi-language-nodejs" ]; then
   say "built meanwhile by another run: $dir/bin"
+  add_plugin_script "$dir/bin"
   echo "$dir/bin"
   exit 0
 fi
@@ -74,6 +84,7 @@ build() { # build <module dir> <package> <output> <label>
 build "$here/pulumi-cli" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$work/bin/pulumi" "pulumi CLI v$VERSION"
 build "$here/language-host" . "$work/bin/pulumi-language-nodejs" "Node language host"
 
+add_plugin_script "$work/bin"
 [ "$("$work/bin/pulumi" version)" = "v$VERSION" ] || { say "error: built pulumi reports $("$work/bin/pulumi" version)"; exit 1; }
 rm -rf "$dir"
 mv "$work" "$dir"

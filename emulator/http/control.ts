@@ -4,6 +4,7 @@ import { describeIssues } from "../../sdk/client";
 import { badRequest, notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
+import { Faults, FaultSpec } from "./faults";
 
 /**
  * The emulator control API, under `/_emulator/` and never under `/api/v0/`: it is not part of the service,
@@ -26,7 +27,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   return parsed.data;
 }
 
-export function registerControl(app: FastifyInstance, market: Marketplace): void {
+export function registerControl(app: FastifyInstance, market: Marketplace, faults: Faults): void {
   app.get("/_emulator/state", async () => {
     market.instances.settle();
     const now = market.clock.now();
@@ -34,7 +35,8 @@ export function registerControl(app: FastifyInstance, market: Marketplace): void
       now,
       contention: market.contention,
       lifecycle: market.lifecycle,
-      stats: market.stats,
+      stats: { ...market.stats, faultsInjected: faults.injected },
+      faults: faults.list(),
       offers_on_market: market.searchOffers({ limit: 1_000_000 }).length,
       instances: market.instances.all().map((i) => ({ ...instanceView(i, now, market.lifecycle), owner_id: i.ownerId })),
     };
@@ -56,6 +58,16 @@ export function registerControl(app: FastifyInstance, market: Marketplace): void
     const { status, msg } = parse(Fail, request.body);
     const id = Number((request.params as { id: string }).id);
     if (!market.instances.fail(id, status, msg)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
+    return { success: true };
+  });
+
+  app.post("/_emulator/faults", async (request) => {
+    faults.add(parse(FaultSpec, request.body));
+    return { success: true, faults: faults.list() };
+  });
+
+  app.delete("/_emulator/faults", async () => {
+    faults.clear();
     return { success: true };
   });
 }

@@ -2,6 +2,7 @@ import Fastify, { FastifyInstance } from "fastify";
 import { ErrorKind, ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { registerControl } from "./control";
+import { Faults, installFaults } from "./faults";
 import { registerInstances } from "./instances";
 import { registerOffers } from "./offers";
 import { registerUsers } from "./users";
@@ -22,7 +23,7 @@ export interface ServerOptions {
 }
 
 /** The HTTP face of the marketplace: parsing, status codes and body shapes; no market rules. */
-export function buildServer(market: Marketplace, options: ServerOptions = {}): FastifyInstance {
+export function buildServer(market: Marketplace, options: ServerOptions = {}, faults = new Faults()): FastifyInstance {
   const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
 
   // Clients send `{}` or nothing on bodiless calls; malformed JSON is the client's error, never a 500.
@@ -54,9 +55,10 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}): F
     reply.status(404).type("application/json").send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${request.url.split("?")[0]}` });
   });
 
+  installFaults(app, faults);
   registerOffers(app, market);
   registerInstances(app, market);
   registerUsers(app, market);
-  if (options.controlApi !== false) registerControl(app, market);
+  if (options.controlApi !== false) registerControl(app, market, faults);
   return app;
 }

@@ -1,0 +1,83 @@
+import { FastifyInstance } from "fastify";
+import { z } from "zod";
+
+/**
+ * Faults injected into the wire on purpose, so clients can be tested against a misbehaving service: an error
+ * status (429/500/502/503), added latency, a dropped connection, or a request that is carried out but whose
+ * response is lost. Each fault hits the next `times` requests that match its method and path prefix.
+ */
+export const FaultSpec = z
+  .object({
+    method: z.enum(["GET", "POST", "PUT", "DELETE"]).optional(),
+    /** Prefix of the request path, e.g. `/api/v0/asks/`. */
+    path: z.string().startsWith("/"),
+    kind: z.enum(["status", "latency", "drop", "lost_response"]),
+    status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]).optional(),
+    retryAfterSeconds: z.number().int().positive().optional(),
+    delayMs: z.number().int().min(0).max(60_000).optional(),
+    times: z.number().int().positive().default(1),
+  })
+  .strict()
+  .refine((f) => f.kind !== "status" || f.status !== undefined, { message: "a status fault needs status", path: ["status"] });
+export type FaultSpec = z.infer<typeof FaultSpec>;
+
+const STATUS_CODES: Record<number, string> = { 429: "rate_limited", 500: "server_error", 502: "bad_gateway", 503: "service_unavailable" };
+
+export class Faults {
+  private pending: FaultSpec[] = [];
+  injected = 0;
+
+  add(fault: FaultSpec): void {
+    this.pending.push({ ...fault });
+  }
+
+  clear(): void {
+    this.pending = [];
+  }
+
+  list(): FaultSpec[] {
+    return this.pending.map((f) => ({ ...f }));
+  }
+
+  /** The fault that hits this request, if any (and one hit fewer for it). */
+  take(method: string, path: string): FaultSpec | undefined {
+    const fault = this.pending.find((f) => (!f.method || f.method === method) && path.startsWith(f.path));
+    if (!fault) return undefined;
+    fault.times--;
+    if (fault.times <= 0) this.pending = this.pending.filter((f) => f !== fault);
+    this.injected++;
+    return fault;
+  }
+}
+
+/** Hooks the faults into the server: before routing, and (for lost responses) in place of the reply. */
+export function installFaults(app: FastifyInstance, faults: Faults): void {
+  const lost = new WeakSet<object>();
+  app.addHook("onRequest", async (request, reply) => {
+    const fault = faults.take(request.method, request.url.split("?")[0]);
+    if (!fault) return;
+    switch (fault.kind) {
+      case "latency":
+        await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
+        return;
+      case "drop":
+        request.raw.socket.destroy();
+        return reply.hijack();
+      case "lost_response":
+        lost.add(request);
+        return;
+      case "status":
+        if (fault.retryAfterSeconds) reply.header("Retry-After", String(fault.retryAfterSeconds));
+        return reply
+          .status(fault.status!)
+          .type("application/json")
+          .send({ success: false, error: STATUS_CODES[fault.status!], msg: `Injected fault: ${fault.status}` });
+    }
+  });
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (!lost.has(request)) return payload;
+    // The request was carried out; the client never hears of it.
+    request.raw.socket.destroy();
+    return payload;
+  });
+}
