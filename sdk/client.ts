@@ -59,7 +59,7 @@ export interface OfferQuery {
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-interface Call<S extends z.ZodType> {
+export interface Call<S extends z.ZodType> {
   method: Method;
   path: string;
   schema: S;
@@ -138,7 +138,11 @@ export class GpuRentalClient {
     return this.call({ method: "GET", path: "/api/v0/users/current/", schema: User });
   }
 
-  private async call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>> {
+  /**
+   * Sends one request: retries transient failures (when safe), maps error statuses to typed errors, and
+   * validates the response with `schema`. Every endpoint function of the SDK goes through here.
+   */
+  async call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>> {
     const request: RequestInfo = { method: call.method, path: call.path };
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError : isTransient(error);

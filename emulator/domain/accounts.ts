@@ -1,5 +1,13 @@
 import { Random } from "./random";
-import { unauthorized } from "./errors";
+import { forbidden, unauthorized } from "./errors";
+
+/**
+ * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
+ * lack; `user_write` and `instance_key` cover key management and 2FA. The endpoint-to-category table is in
+ * emulator/PERMISSIONS.md.
+ */
+export const PERMISSIONS = ["misc", "user_read", "user_write", "instance_read", "instance_write", "billing"] as const;
+export type Permission = (typeof PERMISSIONS)[number];
 
 export interface UserRecord {
   id: number;
@@ -88,6 +96,20 @@ export class Accounts {
 
   revokeKeyById(id: number): void {
     for (const record of this.keys.values()) if (record.id === id) this.revokeKey(record);
+  }
+
+  /**
+   * Whether the caller's key may use an endpoint of `permission`: full-access keys may use all; scoped keys
+   * the categories of their permission set; an instance API key only the routes that allow it.
+   */
+  authorize(principal: Principal, permission: Permission, instanceKeyAllowed: boolean): void {
+    const { key } = principal;
+    if (key.instanceId !== undefined) {
+      if (instanceKeyAllowed) return;
+      throw forbidden("permission_denied", "An instance API key may only start, stop or destroy its own instance.");
+    }
+    if (key.permissions === null || permission in key.permissions.api) return;
+    throw forbidden("permission_denied", `This API key lacks the ${permission} permission.`);
   }
 
   /** The caller of a request; 401 for a missing, unknown or revoked key. */

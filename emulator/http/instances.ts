@@ -1,6 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { CreateInstanceRequest, UpdateInstanceRequest } from "../../sdk/schemas";
-import { notFound } from "../domain/errors";
+import { Principal } from "../domain/accounts";
+import { forbidden, notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, route } from "./routes";
@@ -8,15 +9,20 @@ import { idParam, route } from "./routes";
 /** Instance creation (accepting an ask) and the instance endpoints. */
 export function registerInstances(app: FastifyInstance, market: Marketplace): void {
   const view = (instance: Parameters<typeof instanceView>[0]) => instanceView(instance, market.clock.now(), market.lifecycle);
-  const owned = (ownerId: number, id: number) => {
-    const instance = market.instances.find(ownerId, id);
+  /** The caller's instance; an instance API key reaches only its own. */
+  const owned = (principal: Principal, id: number) => {
+    const instance = market.instances.find(principal.user.id, id);
     if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
+    if (principal.key.instanceId !== undefined && principal.key.instanceId !== id) {
+      throw forbidden("permission_denied", "An instance API key may only start, stop or destroy its own instance.");
+    }
     return instance;
   };
 
   route(app, market, {
     method: "PUT",
     url: "/api/v0/asks/:offer_id/",
+    permission: "instance_write",
     body: CreateInstanceRequest,
     handler: ({ principal, body, params }) => {
       const { instance, apiKey } = market.acceptOffer(principal, idParam(params, "offer_id"), body);
@@ -27,6 +33,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/",
+    permission: "instance_read",
     handler: ({ principal }) => {
       const instances = market.instances.list(principal.user.id).map(view);
       return { instances_found: instances.length, instances };
@@ -36,6 +43,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/:id/",
+    permission: "instance_read",
     handler: ({ principal, params }) => {
       const instance = market.instances.find(principal.user.id, idParam(params, "id"));
       return { instances: instance ? view(instance) : null };
@@ -45,9 +53,15 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/instances/:id/",
+    permission: "instance_write",
+    instanceKey: true,
     body: UpdateInstanceRequest,
     handler: ({ principal, params, body }) => {
-      market.instances.update(owned(principal.user.id, idParam(params, "id")), body);
+      const instance = owned(principal, idParam(params, "id"));
+      if (principal.key.instanceId !== undefined && body.label !== undefined) {
+        throw forbidden("permission_denied", "An instance API key may start or stop its instance, not relabel it.");
+      }
+      market.instances.update(instance, body);
       return { success: true };
     },
   });
@@ -55,8 +69,10 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/instances/:id/",
+    permission: "instance_write",
+    instanceKey: true,
     handler: ({ principal, params }) => {
-      market.instances.destroy(owned(principal.user.id, idParam(params, "id")));
+      market.instances.destroy(owned(principal, idParam(params, "id")));
       return { success: true };
     },
   });

@@ -8,6 +8,7 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
   route(app, market, {
     method: "POST",
     url: "/api/v0/bundles/",
+    permission: "misc",
     body: OfferSearchRequest,
     handler: ({ body }) => ({ offers: market.searchOffers(body) }),
   });

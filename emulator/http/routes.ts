@@ -1,11 +1,12 @@
 import { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { describeIssues } from "../../sdk/client";
-import { Principal } from "../domain/accounts";
+import { Permission, Principal } from "../domain/accounts";
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 
 export interface RouteContext<B> {
+  /** The caller; undefined only on routes with `auth: "optional"` called without a key. */
   principal: Principal;
   body: B;
   params: Record<string, string>;
@@ -17,6 +18,15 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
   url: string;
   /** The request body's schema (from the SDK's wire schemas); absent for bodiless requests. */
   body?: S;
+  /**
+   * The permission category a scoped key needs (see emulator/PERMISSIONS.md). Full-access keys pass every
+   * check; instance API keys pass none unless `instanceKey` is set.
+   */
+  permission: Permission;
+  /** Whether an instance API key may call this route (its handler then checks that the instance is its own). */
+  instanceKey?: boolean;
+  /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
+  auth?: "required" | "optional";
   handler: (ctx: RouteContext<S extends z.ZodType ? z.infer<S> : undefined>) => unknown;
 }
 
@@ -30,10 +40,12 @@ export function route<S extends z.ZodType | undefined>(app: FastifyInstance, mar
     method: spec.method,
     url: spec.url,
     handler: async (request, reply) => {
-      const principal = market.accounts.authenticate(apiKeyOf(request));
+      const key = apiKeyOf(request);
+      const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
+      if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
       const body = spec.body ? parseBody(spec.body, request.body) : undefined;
       const result = await spec.handler({
-        principal,
+        principal: principal as Principal,
         body: body as never,
         params: request.params as Record<string, string>,
         query: request.query as Record<string, string | undefined>,

@@ -7,6 +7,7 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
   route(app, market, {
     method: "GET",
     url: "/api/v0/users/current/",
+    permission: "user_read",
     handler: ({ principal }) => {
       market.instances.settle();
       const { user, key } = principal;
