@@ -1,2 +1,2 @@
-export { Instance } from "./instance";
+export { Instance, InstanceProvider } from "./instance";
 export type { InstanceArgs } from "./instance";

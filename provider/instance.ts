@@ -22,7 +22,7 @@ function sdk(): Sdk {
  * function of it. The API key reaches the SDK through `configure` (stack config) or the environment, never
  * through resource inputs, so it is never written to state.
  */
-class InstanceProvider implements pulumi.dynamic.ResourceProvider {
+export class InstanceProvider implements pulumi.dynamic.ResourceProvider {
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
     sdk().configureFromStackConfig(req.config);
   }

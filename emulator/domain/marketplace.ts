@@ -36,6 +36,8 @@ export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 
 export class Marketplace {
   readonly clock: Clock;
   readonly random: Random;
+  /** Its own stream, so the contention a seed gives does not depend on what else drew random numbers. */
+  private readonly contentionRandom: Random;
   readonly accounts: Accounts;
   readonly market: Market;
   readonly instances: Instances;
@@ -48,6 +50,7 @@ export class Marketplace {
   constructor(options: MarketplaceOptions = {}) {
     this.clock = options.clock ?? new Clock();
     this.random = new Random(options.seed ?? 1);
+    this.contentionRandom = new Random((options.seed ?? 1) ^ 0x5eed);
     this.lifecycle = { ...DEFAULT_LIFECYCLE, ...options.lifecycle };
     this.contention = options.contention ?? 0;
     const now = () => this.clock.now();
@@ -83,7 +86,7 @@ export class Marketplace {
    */
   acceptOffer(principal: Principal, offerId: number, request: CreateInstanceRequest) {
     try {
-      if (this.contention > 0 && this.market.available(offerId) && this.random.chance(this.contention)) {
+      if (this.contention > 0 && this.market.available(offerId) && this.contentionRandom.chance(this.contention)) {
         this.market.take(offerId, { kind: "other_tenant" });
         this.stats.offersLostToContention++;
       }

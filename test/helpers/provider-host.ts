@@ -1,0 +1,118 @@
+import { ChildProcess, spawn } from "node:child_process";
+import * as path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as pulumi from "@pulumi/pulumi";
+
+const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const providerPb = require("@pulumi/pulumi/proto/provider_pb");
+const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+type Props = Record<string, unknown>;
+
+/**
+ * The real dynamic-provider host of @pulumi/pulumi (`cmd/dynamic-provider`), started as the engine starts it,
+ * and driven over gRPC with Pulumi's own generated clients. The provider goes in serialized, exactly as a
+ * program would store it in `__provider`, so serialization and loading faults show up here.
+ */
+export class ProviderHost {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly client: any,
+    readonly serializedProvider: string,
+  ) {}
+
+  static async start(provider: object, cwd = REPO_ROOT): Promise<ProviderHost> {
+    const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+    const script = require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
+    const child = spawn(process.execPath, [script, "127.0.0.1:1"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (d) => (stderr += d));
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d) => {
+        out += d;
+        const line = out.split("\n")[0];
+        if (out.includes("\n")) resolve(Number(line.trim()));
+      });
+      child.on("exit", (code) => reject(new Error(`provider host exited ${code}: ${stderr}`)));
+    });
+    const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    return new ProviderHost(child, client, serialized.text);
+  }
+
+  private call<T>(method: string, request: unknown): Promise<T> {
+    return new Promise((resolve, reject) =>
+      this.client[method](request, (error: Error | null, response: T) => (error ? reject(error) : resolve(response))),
+    );
+  }
+
+  private struct(props: Props) {
+    return Struct.fromJavaScript({ ...props, __provider: this.serializedProvider });
+  }
+
+  async configure(config: Record<string, string>): Promise<void> {
+    const req = new providerPb.ConfigureRequest();
+    req.setArgs(Struct.fromJavaScript(config));
+    await this.call("configure", req);
+  }
+
+  async check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }> {
+    const req = new providerPb.CheckRequest();
+    req.setUrn("urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:Instance::x");
+    req.setOlds(this.struct(olds));
+    req.setNews(this.struct(news));
+    const res: any = await this.call("check", req);
+    return {
+      inputs: res.getInputs().toJavaScript(),
+      failures: res.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  async diff(id: string, olds: Props, news: Props): Promise<{ changes: number; replaces: string[]; deleteBeforeReplace: boolean }> {
+    const req = new providerPb.DiffRequest();
+    req.setId(id);
+    req.setOlds(this.struct(olds));
+    req.setNews(this.struct(news));
+    const res: any = await this.call("diff", req);
+    return { changes: res.getChanges(), replaces: res.getReplacesList(), deleteBeforeReplace: res.getDeletebeforereplace() };
+  }
+
+  async create(props: Props): Promise<{ id: string; outs: Props }> {
+    const req = new providerPb.CreateRequest();
+    req.setUrn("urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:Instance::x");
+    req.setProperties(this.struct(props));
+    const res: any = await this.call("create", req);
+    return { id: res.getId(), outs: res.getProperties().toJavaScript() };
+  }
+
+  async read(id: string, props: Props): Promise<{ id: string; props: Props }> {
+    const req = new providerPb.ReadRequest();
+    req.setId(id);
+    req.setProperties(this.struct(props));
+    const res: any = await this.call("read", req);
+    return { id: res.getId(), props: res.getProperties()?.toJavaScript() ?? {} };
+  }
+
+  async update(id: string, olds: Props, news: Props): Promise<Props> {
+    const req = new providerPb.UpdateRequest();
+    req.setId(id);
+    req.setOlds(this.struct(olds));
+    req.setNews(this.struct(news));
+    const res: any = await this.call("update", req);
+    return res.getProperties().toJavaScript();
+  }
+
+  async delete(id: string, props: Props): Promise<void> {
+    const req = new providerPb.DeleteRequest();
+    req.setId(id);
+    req.setProperties(this.struct(props));
+    await this.call("delete", req);
+  }
+
+  stop(): void {
+    this.client.close();
+    this.child.kill();
+  }
+}

@@ -1,0 +1,72 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { pulumi, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
+import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
+
+/**
+ * A stack of the root Pulumi project (Pulumi.yaml at the repository root), run by the real `pulumi` CLI in a
+ * private home and file backend, configured against an emulator.
+ */
+export class TestStack {
+  readonly ws: PulumiWorkspace;
+  /** Everything the CLI printed, for the secret checks. */
+  readonly transcript: string[] = [];
+
+  constructor(
+    readonly name: string,
+    env: Record<string, string> = {},
+  ) {
+    this.ws = {
+      toolchainBin: ensureToolchain(),
+      projectDir: PACKAGE_ROOT,
+      stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)),
+      env,
+    };
+  }
+
+  async run(...args: string[]): Promise<PulumiResult> {
+    const result = await runPulumi(this.ws, [...args, "--stack", this.name]);
+    this.transcript.push(result.stdout, result.stderr);
+    return result;
+  }
+
+  /** Runs and requires success; returns stdout. */
+  async ok(...args: string[]): Promise<string> {
+    const result = await this.run(...args);
+    if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+    return result.stdout;
+  }
+
+  async init(config: Record<string, string>, secrets: Record<string, string>): Promise<void> {
+    await pulumi(this.ws, ["stack", "init", this.name]);
+    for (const [key, value] of Object.entries(config)) await this.ok("config", "set", key, value);
+    for (const [key, value] of Object.entries(secrets)) {
+      const result = await runPulumi(this.ws, ["config", "set", "--secret", key, "--stack", this.name], { input: value });
+      if (result.code !== 0) throw new Error(result.stderr);
+    }
+  }
+
+  async outputs(): Promise<Record<string, any>> {
+    return JSON.parse(await this.ok("stack", "output", "--json"));
+  }
+
+  /** Every file the backend and the stack config hold, as text. */
+  stateText(): string {
+    const files = [...walk(this.ws.stateDir), path.join(PACKAGE_ROOT, `Pulumi.${this.name}.yaml`)];
+    return files.filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).map((f) => fs.readFileSync(f, "utf8")).join("\n");
+  }
+
+  async remove(): Promise<void> {
+    await this.run("stack", "rm", "--yes", "--force");
+    fs.rmSync(this.ws.stateDir, { recursive: true, force: true });
+  }
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(full);
+    else yield full;
+  }
+}

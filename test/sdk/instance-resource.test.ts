@@ -1,0 +1,105 @@
+import {
+  checkInstanceInputs,
+  createInstanceFromSpec,
+  destroyInstanceById,
+  diffInstanceSpec,
+  readInstanceState,
+  updateInstanceFromSpec,
+} from "../../sdk";
+import { Clock } from "../../emulator";
+import { emulator, TestEmulator } from "../helpers/emulator";
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const base = { gpuModel: "RTX 4090", image: "pytorch/pytorch", label: "a" };
+
+describe("diffInstanceSpec", () => {
+  it("changes label and target state in place", () => {
+    expect(diffInstanceSpec(base, { ...base, label: "b", targetState: "stopped" })).toEqual({
+      changes: true,
+      updates: ["label", "targetState"],
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("replaces for anything the API cannot change on a live instance", () => {
+    for (const change of [{ image: "other" }, { disk: 64 }, { env: { A: "1" } }, { onstart: "x" }, { runtype: "jupyter_direct" },
+      { gpuModel: "H100 SXM" }, { gpuCount: 2 }, { filters: { reliability: { gte: 0.99 } } }, { maxPricePerHour: 1 }, { offerType: "bid" }]) {
+      const diff = diffInstanceSpec(base, { ...base, ...change });
+      expect(diff.replaces).toEqual(Object.keys(change));
+      expect(diff.updates).toEqual([]);
+    }
+  });
+
+  it("sees no change in writing a default explicitly, in key order, or in outputs", () => {
+    const olds = { ...base, instanceId: 5, sshHost: "h", rentedOfferId: 10001, env: { A: "1", B: "2" } };
+    const news = { ...base, disk: 8, runtype: "ssh_direct", targetState: "running", env: { B: "2", A: "1" } };
+    expect(diffInstanceSpec(olds, news)).toMatchObject({ changes: false, replaces: [], updates: [] });
+  });
+
+  it("counts an unknown value (preview) as a change", () => {
+    expect(diffInstanceSpec(base, { ...base, image: UNKNOWN }, UNKNOWN).replaces).toEqual(["image"]);
+  });
+
+  it("deletes before replacing a pinned offer, which can be rented only once", () => {
+    const pinned = { offerId: 10001, image: "a" };
+    expect(diffInstanceSpec(pinned, { ...pinned, image: "b" }).deleteBeforeReplace).toBe(true);
+  });
+});
+
+describe("checkInstanceInputs", () => {
+  it("names each bad input", () => {
+    const { failures } = checkInstanceInputs({ image: "", disk: -1, runtype: "telnet" });
+    expect(failures.map((f) => f.property).sort()).toEqual(["disk", "image", "runtype"]);
+  });
+
+  it("refuses offerId together with search criteria", () => {
+    expect(checkInstanceInputs({ offerId: 1, gpuModel: "x", image: "i" }).failures[0]).toMatchObject({ property: "offerId" });
+  });
+
+  it("leaves unknown inputs to be checked when they are known", () => {
+    expect(checkInstanceInputs({ image: UNKNOWN, disk: 16 }, UNKNOWN).failures).toEqual([]);
+  });
+});
+
+describe("instance resource over HTTP", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    // A running clock with short boot phases: the SDK's own polling sees the lifecycle through.
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 40 } });
+  });
+  afterAll(() => emu.close());
+  const options = () => ({ client: emu.client(), wait: { pollMs: 10 } });
+
+  it("creates, reads, updates in place and destroys", async () => {
+    const { id, outs } = await createInstanceFromSpec(base, options());
+    expect(outs).toMatchObject({ ...base, instanceId: Number(id), status: "running", gpuName: "RTX 4090", numGpus: expect.any(Number) });
+    expect(outs.sshHost).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(outs.instanceApiKey).toMatch(/^[0-9a-f]{64}$/);
+
+    const read = await readInstanceState(id, outs, options());
+    expect(read).toMatchObject({ instanceId: Number(id), rentedOfferId: outs.rentedOfferId, label: "a" });
+
+    const updated = await updateInstanceFromSpec(id, outs, { ...base, label: "b", targetState: "stopped" }, options());
+    expect(updated).toMatchObject({ instanceId: Number(id), label: "b", status: "exited", targetState: "stopped" });
+    expect(emu.marketplace.instances.all().find((i) => i.id === Number(id))).toMatchObject({ label: "b", intended: "stopped" });
+
+    await destroyInstanceById(id, options());
+    expect(await readInstanceState(id, outs, options())).toBeNull();
+    await destroyInstanceById(id, options()); // already gone: still fine
+  });
+
+  it("destroys an instance that fails to boot instead of leaving it behind", async () => {
+    const failFirst = (instanceId: number) => emu.marketplace.instances.fail(instanceId, "exited", "image pull failed");
+    const before = emu.marketplace.instances.all().length;
+    const client = emu.client();
+    const original = client.createInstance.bind(client);
+    client.createInstance = async (offerId, request) => {
+      const created = await original(offerId, request);
+      failFirst(created.new_contract);
+      return created;
+    };
+    await expect(createInstanceFromSpec(base, { client, wait: { pollMs: 5 } })).rejects.toThrow(/exited \(image pull failed\)/);
+    expect(emu.marketplace.instances.all()).toHaveLength(before);
+  });
+});
