@@ -7,4 +7,5 @@ module.exports = {
   // The Pulumi end-to-end tests drive real engine processes: give them room, and keep workers few on 2 cores.
   testTimeout: 120_000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],
 };
