@@ -14,6 +14,7 @@ Commands:
              --contention P      probability that an accepted offer was taken by another tenant first (0..1)
              --provisioning-ms N, --loading-ms N   instance boot phase durations
              --no-control        do not serve the /_emulator/ control API
+             --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
   deploy     The main job: deploy the root Pulumi stack against the embedded emulator, show the outputs,
              destroy it. --keep keeps the stack and the emulator up until Ctrl-C; --contention P as above.
   toolchain  Build (or find) pulumi v3.248.0 and its Node language host; prints their folder.
@@ -42,7 +43,7 @@ export async function main(argv: string[]): Promise<void> {
       options: {
         port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
         contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
-        "no-control": { type: "boolean" },
+        "no-control": { type: "boolean" }, "data-dir": { type: "string" },
       },
     });
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
@@ -58,6 +59,7 @@ export async function main(argv: string[]): Promise<void> {
       contention: number(values.contention, "contention", 0, 1),
       lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
       controlApi: !values["no-control"],
+      dataDir: values["data-dir"],
     });
     return;
   }

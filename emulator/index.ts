@@ -2,6 +2,7 @@ import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
 import { Faults } from "./http/faults";
+import { FileStore } from "./store";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
@@ -11,6 +12,8 @@ export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
+  /** Keep state in this folder across restarts (see emulator/store.ts); memory only without it. */
+  dataDir?: string;
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   host?: string;
@@ -31,6 +34,13 @@ export interface RunningEmulator {
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const marketplace = new Marketplace(options);
+  if (options.dataDir) {
+    const store = new FileStore(options.dataDir);
+    const saved = store.load();
+    if (saved) marketplace.restore(saved);
+    marketplace.durability = store;
+    await marketplace.commit();
+  }
   const faults = new Faults();
   const server = buildServer(marketplace, options, faults);
   const host = options.host ?? "127.0.0.1";

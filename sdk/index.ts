@@ -5,3 +5,7 @@ export * from "./client";
 export * from "./workflows/rent";
 export * from "./workflows/wait";
 export * from "./resources/instance";
+export * from "./tfa";
+export * from "./templates";
+export * from "./volumes";
+export * from "./apikeys";

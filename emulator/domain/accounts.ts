@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { Random } from "./random";
-import { forbidden, unauthorized } from "./errors";
+import { Persistent } from "./persistence";
+import { badRequest, forbidden, unauthorized } from "./errors";
 
 /**
  * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
@@ -18,6 +20,14 @@ export interface UserRecord {
   credit: number;
   emailVerified: boolean;
   tfaStatus: "enabled" | "disabled" | "legacy";
+  /** 2FA (emulator/TFA.md): the phone number on file (E.164), used for SMS codes when no method names one. */
+  phoneNumber?: string;
+  /** 2FA: admins may ask for an admin session and send SMS codes without a verified email. */
+  isAdmin?: boolean;
+  /** 2FA: the user currently acts in a team context, where 2FA actions are forbidden. */
+  teamContext?: boolean;
+  /** 2FA: the account is flagged for SMS fraud; SMS is refused until support clears it. */
+  smsFraud?: boolean;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */
@@ -25,7 +35,10 @@ export type Permissions = { api: Record<string, Record<string, unknown>> } | nul
 
 export interface ApiKeyRecord {
   id: number;
-  key: string;
+  /** SHA-256 of the key: the key itself is shown once, at creation, and never stored. */
+  keyHash: string;
+  /** The first characters of the key, so a user can tell keys apart in a listing. */
+  prefix: string;
   userId: number;
   name: string;
   permissions: Permissions;
@@ -35,15 +48,23 @@ export interface ApiKeyRecord {
   revokedAt?: number;
 }
 
+/** A key just issued: its record, and its value (shown this once). */
+export type IssuedKey = ApiKeyRecord & { key: string };
+
 /** Who is calling: the user and the key they called with. */
 export interface Principal {
   user: UserRecord;
   key: ApiKeyRecord;
+  /** The key value the caller presented. */
+  apiKey: string;
 }
 
+export const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+
 /** Users and their API keys. */
-export class Accounts {
+export class Accounts implements Persistent<AccountsSnapshot> {
   private readonly users = new Map<number, UserRecord>();
+  /** By key hash. */
   private readonly keys = new Map<string, ApiKeyRecord>();
   private nextUserId = 1;
   private nextKeyId = 1;
@@ -74,20 +95,50 @@ export class Accounts {
   }
 
   /** Issues a key; `value` fixes its text (for a seeded key that scripts know in advance). */
-  issueKey(userId: number, options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string } = {}): ApiKeyRecord {
+  issueKey(userId: number, options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string } = {}): IssuedKey {
     const key = options.value ?? this.random.hex(64);
-    if (this.keys.has(key)) throw new Error("API key collision");
+    const keyHash = hashKey(key);
+    if (this.keys.has(keyHash)) throw new Error("API key collision");
     const record: ApiKeyRecord = {
       id: this.nextKeyId++,
-      key,
+      keyHash,
+      prefix: key.slice(0, 6),
       userId,
       name: options.name ?? "",
       permissions: options.permissions ?? null,
       instanceId: options.instanceId,
       createdAt: this.now(),
     };
-    this.keys.set(key, record);
-    return record;
+    this.keys.set(keyHash, record);
+    return { ...record, key };
+  }
+
+  /**
+   * A key created by a user through the API. A scoped key cannot create a key with more rights than its own,
+   * and only known categories are accepted.
+   */
+  createKey(creator: Principal, name: string, permissions: Permissions): IssuedKey {
+    const unknown = Object.keys(permissions?.api ?? {}).filter((c) => !(PERMISSIONS as readonly string[]).includes(c));
+    if (unknown.length) {
+      throw badRequest("invalid_args", `Unknown permission categories: ${unknown.join(", ")}. Known: ${PERMISSIONS.join(", ")}.`);
+    }
+    const own = creator.key.permissions;
+    const wider = own === null ? [] : permissions === null ? ["full access"] : Object.keys(permissions.api).filter((c) => !(c in own.api));
+    if (wider.length) throw forbidden("permission_escalation", `This key cannot grant what it lacks: ${wider.join(", ")}.`);
+    return this.issueKey(creator.user.id, { name, permissions });
+  }
+
+  knows(key: string): boolean {
+    return this.keys.has(hashKey(key));
+  }
+
+  /** The user's keys, newest last; revoked ones and instance keys left out. */
+  keysOf(userId: number): ApiKeyRecord[] {
+    return [...this.keys.values()].filter((k) => k.userId === userId && k.revokedAt === undefined && k.instanceId === undefined);
+  }
+
+  keyById(userId: number, id: number): ApiKeyRecord | undefined {
+    return this.keysOf(userId).find((k) => k.id === id);
   }
 
   revokeKey(record: ApiKeyRecord): void {
@@ -115,12 +166,32 @@ export class Accounts {
   /** The caller of a request; 401 for a missing, unknown or revoked key. */
   authenticate(key: string | undefined): Principal {
     if (!key) throw unauthorized("auth_error", "Missing API key: send Authorization: Bearer <key>.");
-    const record = this.keys.get(key);
+    const record = this.keys.get(hashKey(key));
     if (!record || record.revokedAt !== undefined) {
       throw unauthorized("auth_error", "Invalid API key: it is unknown or was revoked.");
     }
     const user = this.users.get(record.userId);
     if (!user) throw unauthorized("auth_error", "Invalid API key: its user no longer exists.");
-    return { user, key: record };
+    return { user, key: record, apiKey: key };
   }
+
+  snapshot(): AccountsSnapshot {
+    return { users: [...this.users.values()], keys: [...this.keys.values()], nextUserId: this.nextUserId, nextKeyId: this.nextKeyId };
+  }
+
+  restore(data: AccountsSnapshot): void {
+    this.users.clear();
+    this.keys.clear();
+    for (const user of data.users) this.users.set(user.id, user);
+    for (const key of data.keys) this.keys.set(key.keyHash, key);
+    this.nextUserId = data.nextUserId;
+    this.nextKeyId = data.nextKeyId;
+  }
+}
+
+export interface AccountsSnapshot {
+  users: UserRecord[];
+  keys: ApiKeyRecord[];
+  nextUserId: number;
+  nextKeyId: number;
 }

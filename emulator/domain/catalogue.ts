@@ -26,6 +26,9 @@ const DRIVERS = ["535.183.01", "550.127.05", "560.35.03", "570.86.15"];
 
 const round = (value: number, digits = 4) => Number(value.toFixed(digits));
 
+/** Whether the seeded offer at `index` refuses bids (decided by position, so the random sequence is unchanged). */
+const onDemandOnly = (index: number) => index % 10 === 9;
+
 /**
  * A market of `count` offers, the same for the same seed. Offer ids start at 10000 (they are ask contract ids)
  * and machine ids at 1000, so neither is mistaken for an instance id.
@@ -45,6 +48,7 @@ export function seedOffers(random: Random, count: number, nowSeconds: number): O
     const datacenter = random.chance(0.3);
     const cpuCores = numGpus * random.pick([4, 8, 12, 16]);
     const durationDays = random.int(3, 120);
+    const bidFactor = random.between(0.35, 0.6);
     offers.push({
       id: 10000 + i,
       ask_contract_id: 10000 + i,
@@ -81,7 +85,8 @@ export function seedOffers(random: Random, count: number, nowSeconds: number): O
       verified,
       external: false,
       hosting_type: datacenter ? 1 : 0,
-      min_bid: round(dphTotal * random.between(0.35, 0.6)),
+      // One offer in ten is on-demand only: it has no minimum bid and a `bid` search leaves it out.
+      min_bid: onDemandOnly(i) ? null : round(dphBase * bidFactor),
       dph_base: dphBase,
       dph_total: dphTotal,
       storage_cost: storageCost,
@@ -91,6 +96,56 @@ export function seedOffers(random: Random, count: number, nowSeconds: number): O
       start_date: Math.floor(nowSeconds) - random.int(3600, 86400 * 30),
       end_date: Math.floor(nowSeconds) + durationDays * 86400,
       duration: durationDays * 86400,
+    });
+  }
+  return offers;
+}
+
+/** A network volume offer: a cluster's shared disk, with what is left of its capacity in `disk_space`. */
+export interface NetworkVolumeOffer {
+  ask_contract_id: number;
+  disk_space: number;
+  inet_up: number;
+  inet_down: number;
+  reliability2: number;
+  verified: boolean;
+  geolocation: string;
+  nw_disk_avg_bw: number;
+  nw_disk_max_bw: number;
+  nw_disk_min_bw: number;
+  start_date: number;
+  end_date: number;
+  storage_cost: number;
+  storage_cost_total: number;
+  [field: string]: unknown;
+}
+
+/**
+ * `count` network volume offers, the same for the same seed. Ids start at 70000, apart from instance offers
+ * (10000...) so a volume offer id is never mistaken for an instance offer.
+ */
+export function seedNetworkVolumeOffers(random: Random, count: number, nowSeconds: number): NetworkVolumeOffer[] {
+  const offers: NetworkVolumeOffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const diskSpace = random.pick([500, 1000, 2000, 5000, 10000]);
+    const storageCost = round(random.between(0.03, 0.15), 3);
+    const avgBw = random.int(800, 4000);
+    const durationDays = random.int(7, 365);
+    offers.push({
+      ask_contract_id: 70000 + i,
+      disk_space: diskSpace,
+      inet_up: round(random.between(500, 10000), 1),
+      inet_down: round(random.between(500, 10000), 1),
+      reliability2: round(random.between(0.9, 0.9999)),
+      verified: random.chance(0.8),
+      geolocation: random.pick(LOCATIONS),
+      nw_disk_avg_bw: avgBw,
+      nw_disk_max_bw: Math.round(avgBw * random.between(1.1, 1.6)),
+      nw_disk_min_bw: Math.round(avgBw * random.between(0.4, 0.9)),
+      start_date: Math.floor(nowSeconds) - random.int(3600, 86400 * 30),
+      end_date: Math.floor(nowSeconds) + durationDays * 86400,
+      storage_cost: storageCost,
+      storage_cost_total: round((storageCost * diskSpace) / 730, 6),
     });
   }
   return offers;

@@ -29,4 +29,13 @@ export class Clock {
   get frozen(): boolean {
     return this.frozenAt !== undefined;
   }
+
+  /** Time advanced so far survives a restart with `--data-dir`. */
+  snapshot(): { offsetMs: number } {
+    return { offsetMs: this.offsetMs };
+  }
+
+  restore(data: { offsetMs: number }): void {
+    this.offsetMs = data.offsetMs;
+  }
 }

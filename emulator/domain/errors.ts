@@ -9,7 +9,9 @@ export type ErrorKind =
   | "not_found"
   | "gone"
   | "rate_limited"
-  | "unavailable";
+  | "unavailable"
+  /** 500: the service failed on its side (2FA `challenge_creation_failed`). */
+  | "internal";
 
 export class ServiceError extends Error {
   constructor(

@@ -18,7 +18,8 @@ export interface CompiledFilter {
 export function compileFilters(filters: Record<string, unknown>, fields: Record<string, FieldType>): CompiledFilter[] {
   const compiled: CompiledFilter[] = [];
   for (const [field, spec] of Object.entries(filters)) {
-    const type = fields[field];
+    // Own keys only: a filter on `constructor` or `__proto__` is an unknown field like any other.
+    const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
     if (!type) continue;
     const parsed = FieldFilter.safeParse(spec);
     if (!parsed.success) {
@@ -98,4 +99,39 @@ export function compareBy<T extends Record<string, unknown>>(
     }
     return 0;
   };
+}
+
+/** A search as the three searches of the service share it: field filters, then `order`, then `limit`. */
+export interface SearchQuery {
+  filters: Record<string, unknown>;
+  order?: [string, "asc" | "desc"][];
+  limit?: number;
+}
+
+export interface SearchOptions<T> {
+  defaultLimit: number;
+  maxLimit: number;
+  /**
+   * The record as filters see it, when that differs from what the search returns (e.g. a country code for a
+   * location the record spells out in full). Ordering and the result use the record itself.
+   */
+  filterView?: (record: T) => Record<string, unknown>;
+}
+
+/** Runs one search over `records`: the single filter mechanism behind offers, volume offers and templates. */
+export function search<T extends object>(
+  records: Iterable<T>,
+  query: SearchQuery,
+  fields: Record<string, FieldType>,
+  options: SearchOptions<T>,
+): T[] {
+  const compiled = compileFilters(query.filters, fields);
+  const sort = query.order?.length ? (compareBy(query.order, fields) as (a: T, b: T) => number) : undefined;
+  const found: T[] = [];
+  for (const record of records) {
+    const seen = options.filterView ? options.filterView(record) : (record as Record<string, unknown>);
+    if (matches(seen, compiled)) found.push(record);
+  }
+  if (sort) found.sort(sort);
+  return found.slice(0, Math.min(query.limit ?? options.defaultLimit, options.maxLimit));
 }

@@ -1,5 +1,9 @@
 import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
 import { badRequest } from "./errors";
+import { contractPrice, storagePerHour } from "./offers";
+import { Persistent } from "./persistence";
+import { applyTemplate, TemplateRecord } from "./templates";
+import { VolumeRecord } from "./volumes";
 
 export interface Lifecycle {
   /** `null` status: provisioning. */
@@ -14,9 +18,13 @@ export interface InstanceRecord {
   id: number;
   ownerId: number;
   offer: Offer;
+  /** The creation request as the client sent it. */
   request: CreateInstanceRequest;
+  /** What the instance runs with: the request over its template's values (the request alone without one). */
+  config: CreateInstanceRequest;
   runtype: Runtype;
   isBid: boolean;
+  /** The compute price ($/hour): on-demand, or the bid. Disk is charged on top, running or not. */
   pricePerHour: number;
   createdAt: number;
   /** When the current boot started; provisioning is skipped when an instance is restarted. */
@@ -25,6 +33,9 @@ export interface InstanceRecord {
   intended: "running" | "stopped";
   failure?: FailureStatus;
   statusMsg?: string;
+  /** Stopped because another client outbid it (interruptible instances only). */
+  outbid?: boolean;
+  volume?: { id: number; mount_path: string };
   label: string;
   ports: Record<string, { HostIp: string; HostPort: string }[]>;
   publicIp: string;
@@ -35,7 +46,6 @@ export interface InstanceRecord {
   billedUntil: number;
 }
 
-const HOURS_PER_MONTH = 730;
 const MS_PER_HOUR = 3_600_000;
 
 /** Container ports each runtype provisions (the spec's runtype table). */
@@ -60,14 +70,28 @@ export function actualStatus(instance: InstanceRecord, now: number, lifecycle: L
   return "running";
 }
 
-/** Checks the rules of a creation request against the offer; returns the bid price or the on-demand price. */
-export function priceOf(request: CreateInstanceRequest, offer: Offer): { isBid: boolean; pricePerHour: number } {
-  if (request.price === undefined) return { isBid: false, pricePerHour: offer.dph_total };
-  const minBid = offer.min_bid ?? offer.dph_total;
-  if (request.price < minBid) {
-    throw badRequest("invalid_price", `Bid ${request.price} $/hour is below the offer's minimum bid of ${minBid} $/hour.`);
-  }
-  return { isBid: true, pricePerHour: request.price };
+/** `"-p 8080:8080"` → `"8080/tcp"`; undefined for an env key that is not a port mapping. */
+function portFlag(key: string): string | undefined {
+  const mapped = /^-p\s+(?:\d+:)?(\d+)(?:\/(tcp|udp))?$/.exec(key.trim());
+  return mapped ? `${mapped[1]}/${mapped[2] ?? "tcp"}` : undefined;
+}
+
+/** The environment of the container: `env` without its port mappings, plus the locale switches. */
+function containerEnv(config: CreateInstanceRequest): [string, string][] {
+  const env: [string, string][] = Object.entries(config.env ?? {})
+    .filter(([key]) => !portFlag(key))
+    .map(([key, value]) => [key, String(value)]);
+  if (config.lang_utf8) env.push(["LANG", "C.UTF-8"], ["LC_ALL", "C.UTF-8"]);
+  if (config.python_utf8) env.push(["PYTHONIOENCODING", "utf-8"], ["PYTHONUTF8", "1"]);
+  return env;
+}
+
+/** `-u <user> -p <token> <registry>` → the user and registry; the token is never shown back. */
+function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
+  if (!imageLogin) return { user: null, repo: null };
+  const user = /(?:^|\s)-u\s+(\S+)/.exec(imageLogin)?.[1] ?? null;
+  const repo = imageLogin.replace(/(?:^|\s)-[up]\s+\S+/g, " ").trim() || null;
+  return { user, repo };
 }
 
 /** Port mappings: the runtype's ports plus `-p host:container` keys of `env`. */
@@ -76,36 +100,40 @@ export function portMappings(
   env: Record<string, unknown> | undefined,
   firstHostPort: number,
 ): Record<string, { HostIp: string; HostPort: string }[]> {
-  const containerPorts = new Set(RUNTYPE_PORTS[runtype]);
+  const containerPorts = new Set(RUNTYPE_PORTS[runtype].map((port) => `${port}/tcp`));
   for (const key of Object.keys(env ?? {})) {
-    const mapped = /^-p\s+(?:\d+:)?(\d+)(?:\/(?:tcp|udp))?$/.exec(key.trim());
-    if (mapped) containerPorts.add(Number(mapped[1]));
+    const mapped = portFlag(key);
+    if (mapped) containerPorts.add(mapped);
   }
   const ports: Record<string, { HostIp: string; HostPort: string }[]> = {};
   let hostPort = firstHostPort;
-  for (const port of [...containerPorts].sort((a, b) => a - b)) {
-    ports[`${port}/tcp`] = [{ HostIp: "0.0.0.0", HostPort: String(hostPort++) }];
+  // The service picks the host ports from the machine's direct range; the host part of `-p` is a wish only.
+  for (const port of [...containerPorts].sort((a, b) => parseInt(a) - parseInt(b))) {
+    ports[port] = [{ HostIp: "0.0.0.0", HostPort: String(hostPort++) }];
   }
   return ports;
 }
+
+const DEFAULT_DISK_GB = 8;
+const diskOf = (instance: InstanceRecord) => instance.config.disk ?? DEFAULT_DISK_GB;
 
 /** Charges the owner for the time since the last charge: compute while running, disk always. */
 export function accrue(instance: InstanceRecord, now: number): number {
   const hours = Math.max(0, now - instance.billedUntil) / MS_PER_HOUR;
   instance.billedUntil = Math.max(now, instance.billedUntil);
-  const disk = instance.request.disk ?? 8;
-  const storagePerHour = ((instance.offer.storage_cost ?? 0) * disk) / HOURS_PER_MONTH;
+  const storage = storagePerHour(instance.offer, diskOf(instance));
   const computing = instance.intended === "running" && !instance.failure;
-  return hours * (storagePerHour + (computing ? instance.pricePerHour : 0));
+  return hours * (storage + (computing ? instance.pricePerHour : 0));
 }
 
 /** The instance as `GET /api/v0/instances/` shows it. */
 export function instanceView(instance: InstanceRecord, now: number, lifecycle: Lifecycle): Record<string, unknown> {
-  const { offer, request } = instance;
+  const { offer, config } = instance;
   const status = actualStatus(instance, now, lifecycle);
   const sshPort = instance.ports["22/tcp"]?.[0]?.HostPort;
   const direct = instance.runtype.endsWith("_direct");
   const hasSsh = instance.runtype !== "args";
+  const login = registryLogin(config.image_login);
   return {
     id: instance.id,
     actual_status: status,
@@ -127,15 +155,30 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     gpu_ram: offer.gpu_ram,
     cpu_cores: offer.cpu_cores,
     cpu_ram: offer.cpu_ram,
-    dph_total: instance.pricePerHour,
+    // What the instance costs per hour now: compute (on-demand or the bid) plus its disk.
+    dph_total: Number((instance.pricePerHour + storagePerHour(offer, diskOf(instance))).toFixed(6)),
+    dph_base: instance.pricePerHour,
+    storage_cost: offer.storage_cost,
     is_bid: instance.isBid,
-    image_uuid: request.image ?? null,
-    template_hash_id: request.template_hash_id ?? null,
+    min_bid: offer.min_bid ?? null,
+    image_uuid: config.image ?? null,
+    template_hash_id: config.template_hash_id ?? null,
     image_runtype: instance.runtype,
+    image_args: config.args ?? [],
+    args_str: config.args_str ?? null,
     start_date: instance.createdAt / 1000,
-    extra_env: Object.entries(request.env ?? {}).map(([k, v]) => [k, String(v)]),
-    onstart: request.onstart ?? null,
-    disk_space: request.disk ?? 8,
+    extra_env: containerEnv(config),
+    onstart: config.onstart ?? null,
+    jupyter_dir: config.jupyter_dir ?? null,
+    use_jupyter_lab: config.use_jupyter_lab ?? false,
+    python_utf8: config.python_utf8 ?? false,
+    lang_utf8: config.lang_utf8 ?? false,
+    docker_login_user: login.user,
+    docker_login_repo: login.repo,
+    vm: config.vm ?? false,
+    volume_info: instance.volume ? { volume_id: instance.volume.id, mount_path: instance.volume.mount_path } : null,
+    extra_filters: config.extra_filters ?? null,
+    disk_space: diskOf(instance),
     geolocation: offer.geolocation,
     reliability2: offer.reliability2,
   };
@@ -165,50 +208,72 @@ export interface InstanceDeps {
   revokeKey: (keyId: number) => void;
   charge: (ownerId: number, amount: number) => void;
   pick: (min: number, max: number) => number;
+  /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
+  templates?: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
+  /** Links or creates the volume of `volume_info`, and frees an instance's volumes when it is destroyed. */
+  volumes?: {
+    attach(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, instanceId: number): VolumeRecord;
+    detach(instanceId: number): void;
+  };
+}
+
+export interface InstancesSnapshot {
+  records: InstanceRecord[];
+  nextId: number;
 }
 
 /** Every rented instance, and the rules of their lifecycle. */
-export class Instances {
-  private readonly records = new Map<number, InstanceRecord>();
+export class Instances implements Persistent<InstancesSnapshot> {
+  private records = new Map<number, InstanceRecord>();
   private nextId = 4_000_001;
 
   constructor(private readonly deps: InstanceDeps) {}
 
-  /** Accepts an offer: the instance starts provisioning at once (or is created stopped). */
+  /**
+   * Accepts an offer: the instance starts provisioning at once (or is created stopped). Every refusal that
+   * does not depend on the offer comes first, so a bad request never takes an offer off the market.
+   */
   create(ownerId: number, offerId: number, request: CreateInstanceRequest): { instance: InstanceRecord; apiKey: string } {
-    if (request.args_str !== undefined && (request.runtype ?? "args") !== "args") {
-      throw badRequest("invalid_args", "args_str is only used with runtype args.");
+    const template = request.template_hash_id ? this.template(ownerId, request.template_hash_id) : undefined;
+    const config = template ? applyTemplate(template, request) : request;
+    const runtype = config.runtype ?? "args";
+    if (config.args_str !== undefined && runtype !== "args") {
+      throw badRequest("invalid_args", `args_str is only used with runtype args (this request's runtype is ${runtype}): drop args_str, or use runtype args.`);
     }
     const id = this.nextId;
     const offer = this.deps.takeOffer(offerId, id);
-    this.nextId++;
     let price: { isBid: boolean; pricePerHour: number };
+    let volume: VolumeRecord | undefined;
     try {
-      price = priceOf(request, offer);
+      price = contractPrice(offer, config.price);
+      if (config.volume_info) volume = this.attachVolume(ownerId, config.volume_info, offer, id);
     } catch (error) {
       this.deps.releaseOffer(offerId);
       throw error;
     }
+    this.nextId++;
+    if (template) this.deps.templates!.recordUse(template);
     const now = this.deps.now();
-    const runtype = request.runtype ?? "args";
     const directPortStart = this.deps.pick(20000, 60000);
     const instance: InstanceRecord = {
       id,
       ownerId,
       offer,
       request,
+      config,
       runtype,
       ...price,
       createdAt: now,
       bootStartedAt: now,
       restarted: false,
-      intended: request.target_state ?? "running",
-      label: request.label ?? "",
-      ports: portMappings(runtype, request.env, directPortStart),
+      intended: config.target_state ?? "running",
+      label: config.label ?? "",
+      ports: portMappings(runtype, config.env, directPortStart),
       publicIp: `203.0.113.${(offer.machine_id ?? id) % 250 + 1}`,
       directPortStart,
       directPortEnd: directPortStart + Math.max(0, (offer.direct_port_count ?? 1) - 1),
       billedUntil: now,
+      volume: volume && config.volume_info ? { id: volume.id, mount_path: config.volume_info.mount_path } : undefined,
     };
     const key = this.deps.issueInstanceKey(ownerId, id);
     instance.instanceKeyId = key.id;
@@ -229,18 +294,23 @@ export class Instances {
     return instance;
   }
 
-  /** Start, stop, relabel. A start boots again from `loading`; a failed instance cannot be started. */
+  /**
+   * Start, stop, relabel. A start boots again from `loading` (an outbid instance too: the emulator does not
+   * model how long the higher bid lasts); a failed instance cannot be started.
+   */
   update(instance: InstanceRecord, change: { state?: "running" | "stopped"; label?: string }): void {
     this.settleOne(instance);
     if (change.label !== undefined) instance.label = change.label;
     if (change.state === "stopped") instance.intended = "stopped";
     if (change.state === "running" && instance.intended !== "running") {
       if (instance.failure) {
-        throw badRequest("invalid_args", `Instance ${instance.id} is ${instance.failure}; it cannot be started. Destroy it.`);
+        throw badRequest("invalid_args", `Instance ${instance.id} is ${instance.failure}; it cannot be started. Destroy it and create another.`);
       }
       instance.intended = "running";
       instance.bootStartedAt = this.deps.now();
       instance.restarted = true;
+      instance.outbid = false;
+      instance.statusMsg = undefined;
     }
   }
 
@@ -249,6 +319,7 @@ export class Instances {
     this.settleOne(instance);
     this.records.delete(instance.id);
     this.deps.releaseOffer(instance.offer.id);
+    this.deps.volumes?.detach(instance.id);
     if (instance.instanceKeyId !== undefined) this.deps.revokeKey(instance.instanceKeyId);
   }
 
@@ -262,6 +333,23 @@ export class Instances {
     return instance;
   }
 
+  /**
+   * Another client outbids an interruptible instance (an emulator control): it is stopped, and compute billing
+   * halts. An on-demand instance cannot be outbid.
+   */
+  outbid(id: number): InstanceRecord | undefined {
+    const instance = this.records.get(id);
+    if (!instance) return undefined;
+    if (!instance.isBid) {
+      throw badRequest("not_a_bid", `Instance ${id} is on-demand: only interruptible (bid) instances can be outbid.`);
+    }
+    this.settleOne(instance);
+    instance.intended = "stopped";
+    instance.outbid = true;
+    instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
+    return instance;
+  }
+
   all(): InstanceRecord[] {
     return [...this.records.values()];
   }
@@ -269,6 +357,25 @@ export class Instances {
   /** Charges every instance's owner up to now. */
   settle(): void {
     for (const instance of this.records.values()) this.settleOne(instance);
+  }
+
+  snapshot(): InstancesSnapshot {
+    return structuredClone({ records: [...this.records.values()], nextId: this.nextId });
+  }
+
+  restore(data: InstancesSnapshot): void {
+    this.records = new Map(structuredClone(data.records).map((record) => [record.id, record]));
+    this.nextId = data.nextId;
+  }
+
+  private template(ownerId: number, hashId: string): TemplateRecord {
+    if (!this.deps.templates) throw badRequest("invalid_args", "This emulator has no templates: send image instead of template_hash_id.");
+    return this.deps.templates.resolve(ownerId, hashId);
+  }
+
+  private attachVolume(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, id: number): VolumeRecord {
+    if (!this.deps.volumes) throw badRequest("invalid_args", "This emulator has no volumes: drop volume_info.");
+    return this.deps.volumes.attach(ownerId, info, offer, id);
   }
 
   private settleOne(instance: InstanceRecord): void {

@@ -1,11 +1,15 @@
 import { CreateInstanceRequest, OfferSearchRequest } from "../../sdk/schemas";
 import { Accounts, Principal, UserRecord } from "./accounts";
-import { seedOffers } from "./catalogue";
+import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
 import { ServiceError } from "./errors";
 import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { Random } from "./random";
+import { Persistent } from "./persistence";
+import { Tfa } from "./tfa";
+import { Templates } from "./templates";
+import { Volumes } from "./volumes";
 
 export interface MarketplaceOptions {
   seed?: number;
@@ -27,6 +31,18 @@ export interface MarketStats {
   offersUnavailable: number;
 }
 
+export interface MarketplaceSnapshot {
+  version: 1;
+  parts: Record<string, unknown>;
+  stats: MarketStats;
+  contention: number;
+  lifecycle: Lifecycle;
+}
+
+const isPersistent = (value: unknown): value is Persistent =>
+  typeof value === "object" && value !== null && typeof (value as Persistent).snapshot === "function" &&
+  typeof (value as Persistent).restore === "function";
+
 export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 5_000 };
 
 /**
@@ -41,6 +57,10 @@ export class Marketplace {
   readonly accounts: Accounts;
   readonly market: Market;
   readonly instances: Instances;
+  readonly templates: Templates;
+  readonly volumes: Volumes;
+  /** Two-factor authentication (emulator/TFA.md), with the outbox of codes it "sent". */
+  readonly tfa: Tfa;
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -55,7 +75,13 @@ export class Marketplace {
     this.contention = options.contention ?? 0;
     const now = () => this.clock.now();
     this.accounts = new Accounts(this.random, now);
+    // Its own random stream, so 2FA codes and secrets do not shift what the seed gives the market.
+    this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new Random((options.seed ?? 1) ^ 0x2fa) });
     this.market = new Market(seedOffers(this.random, options.offers ?? 300, this.clock.nowSeconds()));
+    this.templates = new Templates(now);
+    // Volume offers from their own random stream, so they do not shift what the seed gives the rest.
+    const volumeOffers = seedNetworkVolumeOffers(new Random((options.seed ?? 1) ^ 0x701), 40, this.clock.nowSeconds());
+    this.volumes = new Volumes(volumeOffers, { now, localOffers: () => this.market.onMarket() });
     this.instances = new Instances({
       now,
       lifecycle: () => this.lifecycle,
@@ -71,9 +97,36 @@ export class Marketplace {
         if (user) user.credit -= amount;
       },
       pick: (min, max) => this.random.int(min, max),
+      templates: this.templates,
+      volumes: this.volumes,
     });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
+  }
+
+  /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
+  durability?: { save(takeSnapshot: () => MarketplaceSnapshot): Promise<void> };
+
+  /** Called after every change a client is about to be told of: with a data dir, it is on disk first. */
+  commit(): Promise<void> {
+    return this.durability ? this.durability.save(() => this.snapshot()) : Promise.resolve();
+  }
+
+  /** Every field of the marketplace that is `Persistent` is saved under its own name, with the stats and clock. */
+  snapshot(): MarketplaceSnapshot {
+    const parts: Record<string, unknown> = {};
+    for (const [name, part] of Object.entries(this)) if (isPersistent(part)) parts[name] = part.snapshot();
+    return { version: 1, parts, stats: { ...this.stats }, contention: this.contention, lifecycle: this.lifecycle };
+  }
+
+  restore(data: MarketplaceSnapshot): void {
+    if (data.version !== 1) throw new Error(`unsupported state version ${data.version}`);
+    for (const [name, part] of Object.entries(this)) if (isPersistent(part) && name in data.parts) part.restore(data.parts[name]);
+    Object.assign(this.stats, data.stats);
+    this.contention = data.contention;
+    this.lifecycle = data.lifecycle;
+    // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
+    if (!this.accounts.knows(this.seededKey)) this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: this.seededKey });
   }
 
   searchOffers(request: OfferSearchRequest) {

@@ -1,6 +1,7 @@
 import { Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
-import { compareBy, compileFilters, FieldType, matches } from "./filters";
-import { notFound } from "./errors";
+import { FieldType, search } from "./filters";
+import { badRequest, notFound } from "./errors";
+import { Persistent } from "./persistence";
 
 /** Fields an offer search can filter or order on, with their types (for coercion of string values). */
 export const OFFER_FIELDS: Record<string, FieldType> = {
@@ -20,12 +21,18 @@ const DEFAULT_LIMIT = 64;
 const MAX_LIMIT = 1000;
 /** Reserved (prepaid) offers are discounted against on-demand. */
 const RESERVED_DISCOUNT = 0.8;
+const HOURS_PER_MONTH = 730;
 
 /** Who holds an offer that is no longer on the market. */
-type Holder = { kind: "instance"; instanceId: number } | { kind: "other_tenant" };
+export type Holder = { kind: "instance"; instanceId: number } | { kind: "other_tenant" };
+
+export interface MarketSnapshot {
+  offers: Offer[];
+  held: [number, Holder][];
+}
 
 /** The instance market: the seeded offers and which of them are rented. */
-export class Market {
+export class Market implements Persistent<MarketSnapshot> {
   private readonly offers = new Map<number, Offer>();
   private readonly held = new Map<number, Holder>();
 
@@ -37,20 +44,24 @@ export class Market {
     return this.offers.size;
   }
 
-  /** Offers still on the market that match, priced for the requested market type, ordered, limited. */
+  /**
+   * Offers still on the market that match, priced for the requested market type, ordered, limited. A `bid`
+   * search shows interruptible prices and leaves out on-demand-only offers (those without `min_bid`).
+   */
   search(request: OfferSearchRequest): Offer[] {
     const { order, type, limit, allocated_storage, ...filters } = request;
-    const compiled = compileFilters(filters, OFFER_FIELDS);
-    const sort = order?.length ? compareBy<Offer>(order, OFFER_FIELDS) : undefined;
-    const found: Offer[] = [];
-    for (const offer of this.offers.values()) {
-      if (this.held.has(offer.id)) continue;
+    const candidates: Offer[] = [];
+    for (const offer of this.onMarket()) {
       if (allocated_storage !== undefined && (offer.disk_space ?? 0) < allocated_storage) continue;
-      const priced = priceFor(offer, type);
-      if (matches(priced, compiled)) found.push(priced);
+      if (type === "bid" && !isInterruptible(offer)) continue;
+      candidates.push(priceFor(offer, type));
     }
-    if (sort) found.sort(sort);
-    return found.slice(0, Math.min(limit ?? DEFAULT_LIMIT, MAX_LIMIT));
+    return search(candidates, { filters, order, limit }, OFFER_FIELDS, { defaultLimit: DEFAULT_LIMIT, maxLimit: MAX_LIMIT });
+  }
+
+  /** Every offer not rented, as an on-demand search shows it. */
+  onMarket(): Offer[] {
+    return [...this.offers.values()].filter((offer) => !this.held.has(offer.id));
   }
 
   /** The offer, if it is still on the market. */
@@ -61,7 +72,9 @@ export class Market {
   /** Takes an offer off the market for an instance; `no_such_ask` when it is unknown or already rented. */
   take(offerId: number, holder: Holder): Offer {
     const offer = this.available(offerId);
-    if (!offer) throw notFound("no_such_ask", `Offer ${offerId} does not exist or is no longer available.`);
+    if (!offer) {
+      throw notFound("no_such_ask", `Offer ${offerId} does not exist or is no longer available. Search the offers again and pick another.`);
+    }
     this.held.set(offerId, holder);
     return offer;
   }
@@ -70,11 +83,57 @@ export class Market {
   release(offerId: number): void {
     this.held.delete(offerId);
   }
+
+  snapshot(): MarketSnapshot {
+    return { offers: [...this.offers.values()].map((o) => ({ ...o })), held: [...this.held.entries()].map(([id, h]) => [id, { ...h }]) };
+  }
+
+  restore(data: MarketSnapshot): void {
+    this.offers.clear();
+    this.held.clear();
+    for (const offer of data.offers) this.offers.set(offer.id, { ...offer });
+    for (const [id, holder] of data.held) this.held.set(id, { ...holder });
+  }
 }
 
-/** The offer as a search of that market type shows it: bids at the minimum bid, reserved at a discount. */
+/** Whether an offer can be rented as an interruptible (bid) instance. */
+export function isInterruptible(offer: Offer): boolean {
+  return typeof offer.min_bid === "number";
+}
+
+/** The storage part of an hourly price: `$/GB/month` over the disk, per hour. */
+export function storagePerHour(offer: Offer, diskGb: number): number {
+  return ((offer.storage_cost ?? 0) * diskGb) / HOURS_PER_MONTH;
+}
+
+/** The compute part of the on-demand price (the offer's `dph_total` includes storage for the default disk). */
+export function computePerHour(offer: Offer): number {
+  return offer.dph_base ?? offer.dph_total;
+}
+
+const round4 = (n: number) => Number(n.toFixed(4));
+
+/**
+ * The offer as a search of that market type shows it: a bid search at the minimum bid (the lowest `price` that
+ * creation accepts; disk is charged on top, as for on-demand), reserved at a discount, on-demand as listed.
+ */
 export function priceFor(offer: Offer, type: OfferType | undefined): Offer {
-  if (type === "bid") return { ...offer, dph_total: offer.min_bid ?? offer.dph_total, is_bid: true };
-  if (type === "reserved") return { ...offer, dph_total: Number((offer.dph_total * RESERVED_DISCOUNT).toFixed(4)) };
+  if (type === "bid" && isInterruptible(offer)) return { ...offer, dph_base: offer.min_bid!, dph_total: offer.min_bid!, is_bid: true };
+  if (type === "reserved") return { ...offer, dph_total: round4(offer.dph_total * RESERVED_DISCOUNT) };
   return offer;
+}
+
+/**
+ * The compute price of a new instance: on-demand without `price`; a bid with it, whatever type the offer was
+ * found with (a price always means a bid), and only on an interruptible offer, at or above its minimum bid.
+ */
+export function contractPrice(offer: Offer, bid: number | undefined): { isBid: boolean; pricePerHour: number } {
+  if (bid === undefined) return { isBid: false, pricePerHour: computePerHour(offer) };
+  if (!isInterruptible(offer)) {
+    throw badRequest("invalid_price", `Offer ${offer.id} is on-demand only and takes no bid: omit price, or search with type bid.`);
+  }
+  if (bid < offer.min_bid!) {
+    throw badRequest("invalid_price", `Bid ${bid} $/hour is below the offer's minimum bid of ${offer.min_bid} $/hour: bid at least that.`);
+  }
+  return { isBid: true, pricePerHour: bid };
 }

@@ -37,4 +37,13 @@ export class Random {
     while (out.length < length) out += Math.floor(this.next() * 16).toString(16);
     return out;
   }
+
+  /** The sequence goes on where it was after a restart with `--data-dir`. */
+  snapshot(): { state: number } {
+    return { state: this.state };
+  }
+
+  restore(data: { state: number }): void {
+    this.state = data.state;
+  }
 }

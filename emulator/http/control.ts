@@ -18,6 +18,7 @@ export const ControlSettings = z
   })
   .strict();
 
+const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).strict();
 const Advance = z.object({ ms: z.number().min(0) }).strict();
 const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
 
@@ -59,6 +60,20 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     const id = Number((request.params as { id: string }).id);
     if (!market.instances.fail(id, status, msg)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return { success: true };
+  });
+
+  // Another client outbids an interruptible instance: it is stopped (the spec's running → stopped on outbid).
+  app.post("/_emulator/instances/:id/outbid", async (request) => {
+    const id = Number((request.params as { id: string }).id);
+    if (!market.instances.outbid(id)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
+    return { success: true };
+  });
+
+  app.post("/_emulator/users", async (request) => {
+    const { email, credit } = parse(NewUser, request.body);
+    const user = market.accounts.addUser({ email, ...(credit !== undefined && { credit }) });
+    const key = market.accounts.issueKey(user.id, { name: "control" });
+    return { success: true, id: user.id, email: user.email, api_key: key.key };
   });
 
   app.post("/_emulator/faults", async (request) => {

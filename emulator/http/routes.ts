@@ -1,8 +1,8 @@
-import { FastifyInstance, FastifyRequest } from "fastify";
+import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { describeIssues } from "../../sdk/client";
 import { Permission, Principal } from "../domain/accounts";
-import { badRequest } from "../domain/errors";
+import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 
 export interface RouteContext<B> {
@@ -11,6 +11,16 @@ export interface RouteContext<B> {
   body: B;
   params: Record<string, string>;
   query: Record<string, string | undefined>;
+  /** For headers beside the JSON answer (the 2FA browser session cookie). */
+  reply: FastifyReply;
+}
+
+/** How an endpoint whose own error contract differs from the rest of `/api/v0/` (2FA) names two refusals. */
+export interface RouteErrors {
+  /** The code of a body that fails validation or is not JSON (default `invalid_args`). */
+  invalidBody?: string;
+  /** The kind (status) of a missing or invalid key, `auth_error` (default `unauthorized`, 401). */
+  authKind?: ErrorKind;
 }
 
 export interface RouteSpec<S extends z.ZodType | undefined> {
@@ -18,6 +28,13 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
   url: string;
   /** The request body's schema (from the SDK's wire schemas); absent for bodiless requests. */
   body?: S;
+  /** The success answer's schema, for the OpenAPI document. */
+  response?: z.ZodType;
+  /**
+   * The query's schema, for GETs and DELETEs that take parameters (`select_filters`, `type`, `id`): the
+   * handler's `query` is then the parsed value. Keys it does not name (such as `api_key`) are dropped.
+   */
+  query?: z.ZodType<Record<string, unknown>>;
   /**
    * The permission category a scoped key needs (see emulator/PERMISSIONS.md). Full-access keys pass every
    * check; instance API keys pass none unless `instanceKey` is set.
@@ -27,6 +44,7 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
   instanceKey?: boolean;
   /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
   auth?: "required" | "optional";
+  errors?: RouteErrors;
   handler: (ctx: RouteContext<S extends z.ZodType ? z.infer<S> : undefined>) => unknown;
 }
 
@@ -36,9 +54,13 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
  * or a bad body the same way.
  */
 export function route<S extends z.ZodType | undefined>(app: FastifyInstance, market: Marketplace, spec: RouteSpec<S>): void {
+  if (!registry.has(app)) registry.set(app, []);
+  registry.get(app)!.push(spec as RouteSpec<z.ZodType | undefined>);
   app.route({
     method: spec.method,
     url: spec.url,
+    // Rethrown, the renamed error goes on to the server's error handler, which shapes every error body.
+    ...(spec.errors && { errorHandler: (error: Error) => { throw renameError(error, spec.errors!); } }),
     handler: async (request, reply) => {
       const key = apiKeyOf(request);
       const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
@@ -48,11 +70,37 @@ export function route<S extends z.ZodType | undefined>(app: FastifyInstance, mar
         principal: principal as Principal,
         body: body as never,
         params: request.params as Record<string, string>,
-        query: request.query as Record<string, string | undefined>,
+        query: (spec.query ? parseQuery(spec.query, request.query) : request.query) as Record<string, string | undefined>,
+        reply,
       });
-      reply.type("application/json").send(result);
+      // A change is on disk (with --data-dir) before the client hears it was made.
+      if (spec.method !== "GET") await market.commit();
+      // Returned, so Fastify waits for the send (and its async hooks) instead of answering a second time.
+      return reply.type("application/json").send(result);
     },
   });
+}
+
+const registry = new WeakMap<FastifyInstance, RouteSpec<z.ZodType | undefined>[]>();
+
+/** Every endpoint declared with route() on this server: the OpenAPI document and the permission tests use it. */
+export function routesOf(app: FastifyInstance): readonly RouteSpec<z.ZodType | undefined>[] {
+  return registry.get(app) ?? [];
+}
+
+/** Applies a route's own names for a bad body (including malformed JSON) and a bad key. */
+function renameError(error: Error, errors: RouteErrors): Error {
+  const status = (error as { statusCode?: number }).statusCode;
+  if (errors.invalidBody && error instanceof ServiceError && error.code === "invalid_args") {
+    return new ServiceError(error.kind, errors.invalidBody, error.message, error.extra);
+  }
+  if (errors.invalidBody && !(error instanceof ServiceError) && status && status >= 400 && status < 500) {
+    return badRequest(errors.invalidBody, error.message);
+  }
+  if (errors.authKind && error instanceof ServiceError && error.code === "auth_error") {
+    return new ServiceError(errors.authKind, error.code, error.message, error.extra);
+  }
+  return error;
 }
 
 /** The key, from `Authorization: Bearer <key>` or (older clients) `?api_key=<key>`. */
@@ -65,6 +113,12 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
 function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw badRequest("invalid_args", `Invalid request body: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+function parseQuery(schema: z.ZodType<Record<string, unknown>>, raw: unknown): Record<string, unknown> {
+  const parsed = schema.safeParse(raw ?? {});
+  if (!parsed.success) throw badRequest("invalid_args", `Invalid query parameters: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 

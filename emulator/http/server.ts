@@ -2,10 +2,16 @@ import Fastify, { FastifyInstance } from "fastify";
 import { ErrorKind, ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { registerControl } from "./control";
+import { registerOutbox } from "./outbox";
+import { registerTfa } from "./tfa";
 import { Faults, installFaults } from "./faults";
 import { registerInstances } from "./instances";
 import { registerOffers } from "./offers";
+import { registerTemplates } from "./templates";
+import { registerVolumes } from "./volumes";
 import { registerUsers } from "./users";
+import { registerApiKeys } from "./apikeys";
+import { registerOpenApi } from "./openapi";
 
 const STATUS: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -15,6 +21,7 @@ const STATUS: Record<ErrorKind, number> = {
   gone: 410,
   rate_limited: 429,
   unavailable: 503,
+  internal: 500,
 };
 
 export interface ServerOptions {
@@ -56,9 +63,20 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   });
 
   installFaults(app, faults);
+  // Control calls that change state are saved before they are answered, like the API's own (see route()).
+  app.addHook("preSerialization", async (request, _reply, payload) => {
+    if (request.method !== "GET" && request.url.startsWith("/_emulator/")) await market.commit();
+    return payload;
+  });
   registerOffers(app, market);
   registerInstances(app, market);
+  registerTemplates(app, market);
+  registerVolumes(app, market);
   registerUsers(app, market);
+  registerApiKeys(app, market);
+  registerTfa(app, market);
+  registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);
+  if (options.controlApi !== false) registerOutbox(app, market);
   return app;
 }

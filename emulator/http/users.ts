@@ -1,4 +1,5 @@
 import { FastifyInstance } from "fastify";
+import { User } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
@@ -8,9 +9,10 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     method: "GET",
     url: "/api/v0/users/current/",
     permission: "user_read",
+    response: User,
     handler: ({ principal }) => {
       market.instances.settle();
-      const { user, key } = principal;
+      const { user } = principal;
       return {
         id: user.id,
         email: user.email,
@@ -21,7 +23,7 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
         balance: Number(user.credit.toFixed(6)),
         email_verified: user.emailVerified,
         tfa_status: user.tfaStatus,
-        api_key: key.key,
+        api_key: principal.apiKey,
       };
     },
   });

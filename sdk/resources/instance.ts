@@ -80,7 +80,7 @@ export interface SpecDiff {
  * Compares the declared spec of an existing instance with a new one. `unknown` marks a value not known yet
  * (during preview): it counts as a change.
  */
-export function diffInstanceSpec(olds: Record<string, unknown>, news: Record<string, unknown>, unknown?: unknown): SpecDiff {
+export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): SpecDiff {
   const changed = SPEC_KEYS.filter((key) => {
     const next = news[key];
     if (unknown !== undefined && next === unknown) return true;
@@ -163,7 +163,7 @@ export async function createInstanceFromSpec(
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */
 export async function readInstanceState(
   id: string,
-  props: Record<string, unknown>,
+  props: Readonly<Record<string, any>>,
   options: ResourceOptions = {},
 ): Promise<(Record<string, unknown> & InstanceOutputs) | null> {
   const client = options.client ?? new GpuRentalClient();
@@ -183,7 +183,7 @@ export async function readInstanceState(
 /** Applies the in-place changes (label, target state) and returns the new outputs. */
 export async function updateInstanceFromSpec(
   id: string,
-  olds: Record<string, unknown>,
+  olds: Readonly<Record<string, any>>,
   input: unknown,
   options: ResourceOptions = {},
 ): Promise<Record<string, unknown>> {

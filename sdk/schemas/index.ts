@@ -3,3 +3,7 @@ export * from "./offers";
 export * from "./instances";
 export * from "./users";
 export * from "./errors";
+export * from "./templates";
+export * from "./volumes";
+export * from "./tfa";
+export * from "./apikeys";

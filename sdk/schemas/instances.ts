@@ -17,6 +17,7 @@ export const VolumeInfo = z.object({
   size: z.number().positive().optional(),
   mount_path: z.string().min(1),
 });
+export type VolumeInfo = z.infer<typeof VolumeInfo>;
 
 /** The body of `PUT /api/v0/asks/{offer_id}/` (instance creation). */
 export const CreateInstanceRequest = z
@@ -40,6 +41,8 @@ export const CreateInstanceRequest = z
     cancel_unavail: z.boolean().optional(),
     vm: z.boolean().optional(),
     volume_info: VolumeInfo.optional(),
+    /** Machine search filters; merged by key over the template's `extra_filters` (request wins). */
+    extra_filters: z.record(z.string(), z.unknown()).optional(),
     client_id: z.string().optional(),
     extra: z.string().optional(),
     force: z.boolean().optional(),

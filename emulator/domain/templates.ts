@@ -1,0 +1,385 @@
+import { createHash } from "node:crypto";
+import { CreateInstanceRequest, CreateTemplateRequest, EditTemplateRequest, Runtype, TemplateRuntype } from "../../sdk/schemas";
+import { badRequest, forbidden, notFound } from "./errors";
+import { FieldType, search } from "./filters";
+import { Persistent } from "./persistence";
+
+/** Every content field of a template, defaults applied: what its `hash_id` is derived from. */
+export interface TemplateContent {
+  name: string;
+  image: string;
+  tag: string;
+  desc: string;
+  readme: string;
+  env: string;
+  onstart: string;
+  runtype: TemplateRuntype;
+  args_str: string;
+  ssh_direct: boolean;
+  use_ssh: boolean;
+  jup_direct: boolean;
+  jupyter_dir: string | null;
+  use_jupyter_lab: boolean;
+  docker_login_repo: string;
+  docker_login_user: string;
+  docker_login_pass: string;
+  href: string;
+  repo: string;
+  extra_filters: Record<string, unknown>;
+  recommended_disk_space: number;
+  private: boolean;
+  volume_info: Record<string, unknown> | null;
+}
+
+export interface TemplateRecord {
+  id: number;
+  hash_id: string;
+  creator_id: number;
+  /** Epoch seconds, as the wire reports dates. */
+  created_at: number;
+  count_created: number;
+  recent_create_date: number | null;
+  recommended: boolean;
+  content: TemplateContent;
+}
+
+/** The defaults of the spec's template table (`tag` latest, `runtype` args, 8 GB), and empty for the rest. */
+const DEFAULTS: Omit<TemplateContent, "name" | "image" | "docker_login_repo" | "docker_login_user" | "docker_login_pass"> = {
+  tag: "latest",
+  desc: "",
+  readme: "",
+  env: "",
+  onstart: "",
+  runtype: "args",
+  args_str: "",
+  ssh_direct: false,
+  use_ssh: false,
+  jup_direct: false,
+  jupyter_dir: null,
+  use_jupyter_lab: false,
+  href: "",
+  repo: "",
+  extra_filters: {},
+  recommended_disk_space: 8,
+  private: false,
+  volume_info: null,
+};
+
+/** The template search fields of the spec, usable in `select_filters`. */
+export const TEMPLATE_FIELDS: Record<string, FieldType> = {
+  creator_id: "number", created_at: "number", count_created: "number", id: "number", recent_create_date: "number",
+  recommended_disk_space: "number",
+  default_tag: "string", docker_login_repo: "string", image: "string", hash_id: "string", name: "string", tag: "string",
+  jup_direct: "boolean", recommended: "boolean", ssh_direct: "boolean", use_ssh: "boolean",
+};
+
+/** Templates of the service itself (creator 0): public and on the recommended list. */
+const SEEDED: Array<Partial<TemplateContent> & Pick<TemplateContent, "name" | "image">> = [
+  {
+    name: "PyTorch (CUDA)", image: "pytorch/pytorch", tag: "2.4.0-cuda12.4-cudnn9-runtime", runtype: "jupyter",
+    jup_direct: true, use_ssh: true, ssh_direct: true, use_jupyter_lab: true, jupyter_dir: "/", env: "-p 8080:8080",
+    desc: "PyTorch with CUDA and JupyterLab", recommended_disk_space: 32,
+  },
+  {
+    name: "NVIDIA CUDA", image: "nvidia/cuda", tag: "12.4.1-devel-ubuntu22.04", runtype: "ssh", use_ssh: true,
+    ssh_direct: true, desc: "CUDA development image with SSH", recommended_disk_space: 16,
+  },
+  {
+    name: "vLLM server", image: "vllm/vllm-openai", tag: "latest", runtype: "args",
+    args_str: "--model Qwen/Qwen2.5-0.5B-Instruct --port 8000", env: "-p 8000:8000 -e HF_HOME=/workspace/hf",
+    desc: "OpenAI-compatible LLM server", recommended_disk_space: 64, extra_filters: { gpu_ram: { gte: 16000 } },
+  },
+];
+
+const SERVICE_CREATOR = 0;
+const HASH_LENGTH = 32;
+
+export interface TemplatesSnapshot {
+  records: TemplateRecord[];
+  nextId: number;
+}
+
+/** Stored templates: search, create, edit, delete, and their use at instance creation. */
+export class Templates implements Persistent<TemplatesSnapshot> {
+  private records = new Map<number, TemplateRecord>();
+  private nextId = 1;
+
+  constructor(private readonly now: () => number) {
+    for (const seeded of SEEDED) {
+      const content = withDefaults({ docker_login_repo: "", docker_login_user: "", docker_login_pass: "", ...seeded });
+      this.insert(SERVICE_CREATOR, content).recommended = true;
+    }
+  }
+
+  /** Templates visible to `viewerId` (public ones and its own private ones) that match `select_filters`. */
+  search(viewerId: number, filters: Record<string, unknown>): TemplateRecord[] {
+    const visible = [...this.records.values()].filter((t) => this.visibleTo(t, viewerId));
+    return search(visible, { filters }, TEMPLATE_FIELDS, {
+      defaultLimit: 1000,
+      maxLimit: 1000,
+      filterView: searchView,
+    });
+  }
+
+  /**
+   * Creates a template. Content is what identifies a template: creating the same content again returns the
+   * template that already has it (so a retried create is harmless).
+   */
+  create(creatorId: number, request: CreateTemplateRequest): TemplateRecord {
+    const content = withDefaults(request);
+    checkEnvFlags(content.env);
+    return this.withHash(hashOf(creatorId, content)) ?? this.insert(creatorId, content);
+  }
+
+  /** Changes only the fields given; the template gets the `hash_id` of its new content. */
+  edit(userId: number, request: EditTemplateRequest): TemplateRecord {
+    const { hash_id, ...changes } = request;
+    const template = this.owned(userId, this.byHash(userId, hash_id));
+    const content = { ...template.content, ...(changes as Partial<TemplateContent>) };
+    checkEnvFlags(content.env);
+    const hash = hashOf(template.creator_id, content);
+    const other = this.withHash(hash);
+    if (other && other !== template) {
+      throw badRequest("duplicate_template", `Template ${other.id} already has this content (hash ${hash}): use it, or delete one of the two.`);
+    }
+    template.content = content;
+    template.hash_id = hash;
+    return template;
+  }
+
+  /** Deletes by numeric `template_id` or by `hash_id`; only the creator may. */
+  remove(userId: number, by: { template_id?: number; hash_id?: string }): void {
+    const template =
+      by.template_id !== undefined ? this.byId(userId, by.template_id) : this.byHash(userId, by.hash_id as string);
+    if (by.template_id !== undefined && by.hash_id !== undefined && template.hash_id !== by.hash_id) {
+      throw badRequest("invalid_args", `template_id ${by.template_id} and hash_id ${by.hash_id} name different templates: send one of them.`);
+    }
+    this.records.delete(this.owned(userId, template).id);
+  }
+
+  /** The template a creation request names by `template_hash_id`; it must be public or the caller's own. */
+  resolve(userId: number, hashId: string): TemplateRecord {
+    return this.byHash(userId, hashId);
+  }
+
+  /** Counts an instance created from the template (its popularity). */
+  recordUse(template: TemplateRecord): void {
+    template.count_created++;
+    template.recent_create_date = this.now() / 1000;
+  }
+
+  /** The template as the wire shows it; registry credentials are shown to the creator only. */
+  view(template: TemplateRecord, viewerId: number): Record<string, unknown> {
+    const { docker_login_pass, ...content } = template.content;
+    return {
+      ...searchView(template),
+      ...content,
+      ...(template.creator_id === viewerId ? { docker_login_pass } : {}),
+    };
+  }
+
+  snapshot(): TemplatesSnapshot {
+    return structuredClone({ records: [...this.records.values()], nextId: this.nextId });
+  }
+
+  restore(data: TemplatesSnapshot): void {
+    this.records = new Map(structuredClone(data.records).map((t) => [t.id, t]));
+    this.nextId = data.nextId;
+  }
+
+  private insert(creatorId: number, content: TemplateContent): TemplateRecord {
+    const record: TemplateRecord = {
+      id: this.nextId++,
+      hash_id: hashOf(creatorId, content),
+      creator_id: creatorId,
+      created_at: this.now() / 1000,
+      count_created: 0,
+      recent_create_date: null,
+      recommended: false,
+      content,
+    };
+    this.records.set(record.id, record);
+    return record;
+  }
+
+  private visibleTo(template: TemplateRecord, userId: number): boolean {
+    return !template.content.private || template.creator_id === userId;
+  }
+
+  private withHash(hash: string): TemplateRecord | undefined {
+    return [...this.records.values()].find((t) => t.hash_id === hash);
+  }
+
+  private byHash(userId: number, hash: string): TemplateRecord {
+    const template = this.withHash(hash);
+    if (!template || !this.visibleTo(template, userId)) {
+      throw notFound("no_such_template", `No template with hash_id ${hash}. A template's hash_id changes when it is edited: search the templates for the current one.`);
+    }
+    return template;
+  }
+
+  private byId(userId: number, id: number): TemplateRecord {
+    const template = this.records.get(id);
+    if (!template || !this.visibleTo(template, userId)) {
+      throw notFound("no_such_template", `No template with id ${id}. Search the templates for its numeric id.`);
+    }
+    return template;
+  }
+
+  private owned(userId: number, template: TemplateRecord): TemplateRecord {
+    if (template.creator_id !== userId) {
+      throw forbidden("permission_denied", `Template ${template.id} belongs to another user: only its creator may change or delete it. Create your own copy instead.`);
+    }
+    return template;
+  }
+}
+
+function withDefaults(fields: Partial<TemplateContent> & Pick<TemplateContent, "name" | "image" | "docker_login_repo" | "docker_login_user" | "docker_login_pass">): TemplateContent {
+  const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return { ...DEFAULTS, ...given } as TemplateContent;
+}
+
+/** The fields `select_filters` sees, beside the content: identifiers, popularity, and `default_tag`. */
+function searchView(template: TemplateRecord): Record<string, unknown> {
+  const { content } = template;
+  return {
+    id: template.id,
+    hash_id: template.hash_id,
+    creator_id: template.creator_id,
+    created_at: template.created_at,
+    count_created: template.count_created,
+    recent_create_date: template.recent_create_date,
+    recommended: template.recommended,
+    default_tag: content.tag,
+    name: content.name,
+    image: content.image,
+    tag: content.tag,
+    docker_login_repo: content.docker_login_repo,
+    jup_direct: content.jup_direct,
+    ssh_direct: content.ssh_direct,
+    use_ssh: content.use_ssh,
+    recommended_disk_space: content.recommended_disk_space,
+    runtype: content.runtype,
+    private: content.private,
+  };
+}
+
+/**
+ * Content-derived `hash_id`: sha256 of the canonical JSON (keys sorted) of the creator and the content. The
+ * creator is part of it so two users' identical private templates stay two templates.
+ */
+export function hashOf(creatorId: number, content: TemplateContent): string {
+  return createHash("sha256").update(canonicalJson({ creator_id: creatorId, ...content })).digest("hex").slice(0, HASH_LENGTH);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Splits a docker flag string into words as a shell would, honouring single and double quotes. */
+function words(flags: string): string[] {
+  const out: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: string | undefined;
+  for (let i = 0; i < flags.length; i++) {
+    const c = flags[i];
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"' && i + 1 < flags.length) word += flags[++i];
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) out.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (quote) throw badRequest("invalid_args", `env: unbalanced ${quote} in ${JSON.stringify(flags)}; close the quote.`);
+  if (inWord) out.push(word);
+  return out;
+}
+
+/**
+ * The template's `env` flag string as the env object of instance creation: `-e K=V` gives `K: "V"`,
+ * `-p H:C` gives `"-p H:C": "1"` (a port mapping). Other docker flags are ignored, as the service ignores them.
+ */
+export function envFromFlags(flags: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  const list = words(flags);
+  for (let i = 0; i < list.length; i++) {
+    const word = list[i];
+    const inline = /^(-e|--env|-p|--publish)=(.*)$/.exec(word);
+    const flag = inline ? inline[1] : word;
+    if (!["-e", "--env", "-p", "--publish"].includes(flag)) continue;
+    const value = inline ? inline[2] : list[++i];
+    if (value === undefined) throw badRequest("invalid_args", `env: ${flag} needs a value, e.g. "-e NAME=value -p 8080:8080".`);
+    if (flag === "-e" || flag === "--env") {
+      const eq = value.indexOf("=");
+      if (eq <= 0) throw badRequest("invalid_args", `env: ${JSON.stringify(value)} after ${flag} is not NAME=value.`);
+      env[value.slice(0, eq)] = value.slice(eq + 1);
+    } else {
+      if (!/^(\d+:)?\d+(\/(tcp|udp))?$/.test(value)) {
+        throw badRequest("invalid_args", `env: ${JSON.stringify(value)} after ${flag} is not a port mapping host:container.`);
+      }
+      env[`-p ${value}`] = "1";
+    }
+  }
+  return env;
+}
+
+function checkEnvFlags(flags: string): void {
+  envFromFlags(flags);
+}
+
+/** The instance runtype a template's `runtype` and direct flags stand for. */
+export function instanceRuntype(content: TemplateContent): Runtype {
+  if (content.runtype === "ssh") return content.ssh_direct ? "ssh_direct" : "ssh_proxy";
+  if (content.runtype === "jupyter") return content.jup_direct ? "jupyter_direct" : "jupyter_proxy";
+  return "args";
+}
+
+/** The template's image with its tag, unless the image already names one. */
+function imageWithTag(content: TemplateContent): string {
+  const lastSegment = content.image.split("/").pop() ?? "";
+  return lastSegment.includes(":") || lastSegment.includes("@") ? content.image : `${content.image}:${content.tag}`;
+}
+
+const nonEmpty = (value: string | null | undefined) => (value ? value : undefined);
+
+/**
+ * The creation request a template stands for, with the request's own fields on top: scalars of the request
+ * win; `env` and `extra_filters` merge by key (template keys kept, request wins on conflict); registry
+ * credentials carry over as `image_login`. A `volume_info` stored in the template is a UI hint and is dropped.
+ */
+export function applyTemplate(template: TemplateRecord, request: CreateInstanceRequest): CreateInstanceRequest {
+  const t = template.content;
+  const runtype = request.runtype ?? instanceRuntype(t);
+  const login = t.docker_login_user ? `-u ${t.docker_login_user} -p ${t.docker_login_pass} ${t.docker_login_repo}`.trim() : undefined;
+  const merged: CreateInstanceRequest = {
+    ...request,
+    image: request.image ?? imageWithTag(t),
+    runtype,
+    disk: request.disk ?? t.recommended_disk_space,
+    onstart: request.onstart ?? nonEmpty(t.onstart),
+    // The template's command only makes sense for an `args` instance; the request's own is checked as sent.
+    args_str: request.args_str ?? (runtype === "args" ? nonEmpty(t.args_str) : undefined),
+    jupyter_dir: request.jupyter_dir ?? nonEmpty(t.jupyter_dir),
+    use_jupyter_lab: request.use_jupyter_lab ?? (t.use_jupyter_lab || undefined),
+    image_login: request.image_login ?? login,
+    env: { ...envFromFlags(t.env), ...request.env },
+    extra_filters: { ...t.extra_filters, ...request.extra_filters },
+  };
+  return Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as CreateInstanceRequest;
+}

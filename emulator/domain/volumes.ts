@@ -1,0 +1,243 @@
+import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
+import { NetworkVolumeOffer } from "./catalogue";
+import { badRequest, notFound } from "./errors";
+import { FieldType, search } from "./filters";
+import { Persistent } from "./persistence";
+
+/** Fields a volume offer search (`q`) can filter or order on; `disk_bw` and `duration` are derived, see below. */
+export const VOLUME_OFFER_FIELDS: Record<string, FieldType> = {
+  ask_contract_id: "number", disk_space: "number", inet_up: "number", inet_down: "number", reliability2: "number",
+  nw_disk_avg_bw: "number", nw_disk_max_bw: "number", nw_disk_min_bw: "number", start_date: "number",
+  end_date: "number", storage_cost: "number", storage_cost_total: "number", disk_bw: "number", duration: "number",
+  verified: "boolean", geolocation: "string",
+};
+
+const DEFAULT_LIMIT = 64;
+const MAX_LIMIT = 1000;
+const HOURS_PER_MONTH = 730;
+
+export interface VolumeRecord {
+  id: number;
+  ownerId: number;
+  type: VolumeType;
+  name: string;
+  size: number;
+  /** The volume offer it was created from: a network volume offer, or for a local volume the machine's offer. */
+  askId: number;
+  machineId: number | null;
+  geolocation: string | null;
+  storageCost: number;
+  createdAt: number;
+  /** Instances it is attached to (a local volume: at most one). */
+  instances: number[];
+}
+
+export interface VolumeDeps {
+  now: () => number;
+  /** The instance offers on the market: each machine's disk is a local volume offer. */
+  localOffers: () => Offer[];
+}
+
+export interface VolumesSnapshot {
+  offers: NetworkVolumeOffer[];
+  volumes: VolumeRecord[];
+  nextId: number;
+}
+
+/** Network and local volumes: their offers, the volumes users hold, and attachment to instances. */
+export class Volumes implements Persistent<VolumesSnapshot> {
+  private offers = new Map<number, NetworkVolumeOffer>();
+  private volumes = new Map<number, VolumeRecord>();
+  private nextId = 800_001;
+
+  constructor(
+    networkOffers: NetworkVolumeOffer[],
+    private readonly deps: VolumeDeps,
+  ) {
+    for (const offer of networkOffers) this.offers.set(offer.ask_contract_id, offer);
+  }
+
+  /** `POST /api/v0/network_volumes/search/`: network volume offers with space left. */
+  searchNetworkOffers(q: VolumeQuery): NetworkVolumeOffer[] {
+    const candidates = [...this.offers.values()].filter((o) => o.disk_space > 0).map(networkOfferView);
+    return runVolumeSearch(candidates, q);
+  }
+
+  /** `POST /api/v0/volumes/search/`: the disks of the machines on the market, as local volume offers. */
+  searchLocalOffers(q: VolumeQuery): NetworkVolumeOffer[] {
+    return runVolumeSearch(this.deps.localOffers().map(localOfferView), q);
+  }
+
+  /** `PUT /api/v0/network_volumes/`: takes `size` GB of a network volume offer's space. */
+  createNetwork(ownerId: number, offerId: number, size: number, name?: string): VolumeRecord {
+    const offer = this.offers.get(offerId);
+    if (!offer) {
+      throw notFound("no_such_ask", `Network volume offer ${offerId} does not exist. Search network volume offers for an id.`);
+    }
+    if (size > offer.disk_space) {
+      throw badRequest("invalid_size", `Network volume offer ${offerId} has ${offer.disk_space} GB left; ask for at most that, or pick another offer.`);
+    }
+    offer.disk_space -= size;
+    return this.insert({ ownerId, type: "network_volume", name, size, askId: offerId, machineId: null, geolocation: offer.geolocation, storageCost: offer.storage_cost });
+  }
+
+  list(ownerId: number, type: VolumeListType = "all_volume"): VolumeRecord[] {
+    return [...this.volumes.values()].filter((v) => v.ownerId === ownerId && (type === "all_volume" || v.type === type));
+  }
+
+  /** `DELETE /api/v0/volumes/?id=`: a volume still attached to an instance stays. */
+  remove(ownerId: number, id: number): void {
+    const volume = this.owned(ownerId, id, notFound);
+    if (volume.instances.length) {
+      throw badRequest("volume_in_use", `Volume ${id} is attached to instance ${volume.instances.join(", ")}: destroy the instance first.`);
+    }
+    const offer = this.offers.get(volume.askId);
+    if (volume.type === "network_volume" && offer) offer.disk_space += volume.size;
+    this.volumes.delete(id);
+  }
+
+  /**
+   * `volume_info` of a new instance on `offer`: links an existing volume of the caller's (a local one only on
+   * its own machine, and only to one instance), or creates one from a volume offer: a network volume offer, or
+   * the instance's own offer for a local volume on its machine.
+   */
+  attach(ownerId: number, info: VolumeInfo, offer: Offer, instanceId: number): VolumeRecord {
+    const volume = info.create_new ? this.createFor(ownerId, info, offer) : this.linkable(ownerId, info.volume_id, offer);
+    volume.instances.push(instanceId);
+    return volume;
+  }
+
+  /** The instance is gone: its volumes stay, free to link again. */
+  detach(instanceId: number): void {
+    for (const volume of this.volumes.values()) volume.instances = volume.instances.filter((id) => id !== instanceId);
+  }
+
+  view(volume: VolumeRecord): Record<string, unknown> {
+    return {
+      id: volume.id,
+      type: volume.type,
+      name: volume.name,
+      disk_space: volume.size,
+      ask_contract_id: volume.askId,
+      machine_id: volume.machineId,
+      geolocation: volume.geolocation,
+      status: volume.instances.length ? "in_use" : "available",
+      start_date: volume.createdAt / 1000,
+      storage_cost: volume.storageCost,
+      storage_cost_total: round6((volume.storageCost * volume.size) / HOURS_PER_MONTH),
+      instances: [...volume.instances],
+    };
+  }
+
+  snapshot(): VolumesSnapshot {
+    return structuredClone({ offers: [...this.offers.values()], volumes: [...this.volumes.values()], nextId: this.nextId });
+  }
+
+  restore(data: VolumesSnapshot): void {
+    const copy = structuredClone(data);
+    this.offers = new Map(copy.offers.map((o) => [o.ask_contract_id, o]));
+    this.volumes = new Map(copy.volumes.map((v) => [v.id, v]));
+    this.nextId = copy.nextId;
+  }
+
+  private createFor(ownerId: number, info: VolumeInfo, offer: Offer): VolumeRecord {
+    if (info.size === undefined) {
+      throw badRequest("invalid_args", "volume_info.size is required when create_new is true: the new volume's size in GB.");
+    }
+    if (this.offers.has(info.volume_id)) return this.createNetwork(ownerId, info.volume_id, info.size);
+    if (info.volume_id !== offer.id) {
+      throw badRequest(
+        "no_such_volume_offer",
+        `volume_info.volume_id ${info.volume_id} is neither a network volume offer nor this instance's offer ${offer.id}: a local volume is created on the instance's own machine. Search volume offers for an id.`,
+      );
+    }
+    if (info.size > (offer.disk_space ?? 0)) {
+      throw badRequest("invalid_size", `Offer ${offer.id} has ${offer.disk_space} GB of disk; ask for at most that.`);
+    }
+    return this.insert({
+      ownerId, type: "local_volume", size: info.size, askId: offer.id, machineId: offer.machine_id ?? null,
+      geolocation: offer.geolocation ?? null, storageCost: offer.storage_cost ?? 0,
+    });
+  }
+
+  private linkable(ownerId: number, id: number, offer: Offer): VolumeRecord {
+    const volume = this.owned(ownerId, id, badRequest);
+    if (volume.type === "local_volume") {
+      if (volume.machineId !== (offer.machine_id ?? null)) {
+        throw badRequest("volume_wrong_machine", `Local volume ${id} is on machine ${volume.machineId}, offer ${offer.id} on machine ${offer.machine_id}: rent an offer of that machine, or use a network volume.`);
+      }
+      if (volume.instances.length) {
+        throw badRequest("volume_in_use", `Local volume ${id} is attached to instance ${volume.instances[0]}: destroy that instance first.`);
+      }
+    }
+    return volume;
+  }
+
+  private owned(ownerId: number, id: number, refuse: typeof notFound | typeof badRequest): VolumeRecord {
+    const volume = this.volumes.get(id);
+    if (!volume || volume.ownerId !== ownerId) {
+      throw refuse("no_such_volume", `Volume ${id} does not exist or is not yours. List your volumes, or create one first.`);
+    }
+    return volume;
+  }
+
+  private insert(fields: Omit<VolumeRecord, "id" | "createdAt" | "instances" | "name"> & { name?: string }): VolumeRecord {
+    const id = this.nextId++;
+    const volume: VolumeRecord = { ...fields, id, name: fields.name ?? `volume-${id}`, createdAt: this.deps.now(), instances: [] };
+    this.volumes.set(id, volume);
+    return volume;
+  }
+}
+
+const round6 = (n: number) => Number(n.toFixed(6));
+
+/** `storage_cost_total` is the hourly cost of the space on offer, so it follows what is left of it. */
+function networkOfferView(offer: NetworkVolumeOffer): NetworkVolumeOffer {
+  return { ...offer, storage_cost_total: round6((offer.storage_cost * offer.disk_space) / HOURS_PER_MONTH) };
+}
+
+/** A machine's disk as a local volume offer: its own ask id, its disk, its network and its storage price. */
+function localOfferView(offer: Offer): NetworkVolumeOffer {
+  const disk = offer.disk_space ?? 0;
+  const bw = Math.round(offer.disk_bw ?? 0);
+  return networkOfferView({
+    ask_contract_id: offer.id,
+    machine_id: offer.machine_id ?? null,
+    disk_space: disk,
+    inet_up: offer.inet_up ?? 0,
+    inet_down: offer.inet_down ?? 0,
+    reliability2: offer.reliability2 ?? offer.reliability ?? 0,
+    verified: offer.verified ?? offer.verification === "verified",
+    geolocation: offer.geolocation ?? "",
+    nw_disk_avg_bw: bw,
+    nw_disk_max_bw: bw,
+    nw_disk_min_bw: bw,
+    start_date: offer.start_date ?? 0,
+    end_date: offer.end_date ?? 0,
+    storage_cost: offer.storage_cost ?? 0,
+    storage_cost_total: 0,
+  });
+}
+
+/**
+ * Runs a volume offer search. Filters see `geolocation` as its two-letter country code (the spec's example
+ * filters with codes), `disk_bw` as the average read bandwidth, and `duration` as seconds left on the offer.
+ */
+function runVolumeSearch(offers: NetworkVolumeOffer[], q: VolumeQuery): NetworkVolumeOffer[] {
+  const { order, limit, ...filters } = q;
+  return search(offers, { filters, order, limit }, VOLUME_OFFER_FIELDS, {
+    defaultLimit: DEFAULT_LIMIT,
+    maxLimit: MAX_LIMIT,
+    filterView: (offer) => ({
+      ...offer,
+      geolocation: countryCode(offer.geolocation),
+      disk_bw: offer.nw_disk_avg_bw,
+      duration: offer.end_date - offer.start_date,
+    }),
+  });
+}
+
+/** "Texas, US" → "US"; a bare code stays as it is. */
+export function countryCode(location: string): string {
+  return location.split(",").pop()!.trim();
+}

@@ -1,0 +1,212 @@
+import { FastifyInstance } from "fastify";
+import {
+  AuthorizeNewMethodRequest,
+  AuthorizeNewMethodResponse,
+  ConfirmAuthorizationRequest,
+  ConfirmNewMethodRequest,
+  ConfirmNewMethodResponse,
+  RegenBackupCodesRequest,
+  RegenBackupCodesResponse,
+  RemoveMethodRequest,
+  RemoveMethodResponse,
+  SendCodeResponse,
+  SendEmailCodeRequest,
+  SendSmsCodeRequest,
+  TfaLoginRequest,
+  TfaLoginResponse,
+  TfaMessageResponse,
+  TfaStatusResponse,
+  TotpSetupResponse,
+  UpdateMethodRequest,
+  UpdateMethodResponse,
+} from "../../sdk/schemas/tfa";
+import { UserRecord } from "../domain/accounts";
+import { Marketplace } from "../domain/marketplace";
+import { RouteErrors, route } from "./routes";
+
+/** The 2FA error contract: a bad body is `bad_request`, a missing or invalid bearer is 403 `auth_error`. */
+const TFA_ERRORS: RouteErrors = { invalidBody: "bad_request", authKind: "forbidden" };
+/** Endpoints a logged-out caller may use with a `tfa_secret` only (the spec's 2FA endpoint table). */
+const SECRET_OR_BEARER = { auth: "optional", permission: "user_write", errors: TFA_ERRORS } as const;
+const BEARER = { permission: "user_write", errors: TFA_ERRORS } as const;
+
+/**
+ * `/api/v0/tfa/...`: every endpoint of the 2FA table, including the three deprecated paths. The rules are in
+ * the domain (emulator/domain/tfa.ts, documented in emulator/TFA.md); this layer only names the caller and
+ * shapes the answers.
+ */
+export function registerTfa(app: FastifyInstance, market: Marketplace): void {
+  const tfa = market.tfa;
+
+  route(app, market, {
+    ...BEARER,
+    permission: "user_read",
+    method: "GET",
+    url: "/api/v0/tfa/status/",
+    response: TfaStatusResponse,
+    handler: ({ principal }) => tfa.status(tfa.caller(principal.user, undefined)),
+  });
+
+  route(app, market, {
+    ...SECRET_OR_BEARER,
+    method: "POST",
+    url: "/api/v0/tfa/",
+    body: TfaLoginRequest,
+    response: TfaLoginResponse,
+    handler: ({ principal, body, reply }) => {
+      const user = tfa.caller(principal?.user, body.secret);
+      const session = tfa.login(user, body);
+      // A CLI caller (a key as bearer) gets the session key in the body; a browser (secret only) a cookie.
+      if (!principal) reply.header("set-cookie", `session=${session.sessionKey}; Path=/; HttpOnly; SameSite=Lax`);
+      return {
+        ...userView(user),
+        ...(principal && { session_key: session.sessionKey }),
+        ...(session.backupCodesRemaining !== undefined && { backup_codes_remaining: session.backupCodesRemaining }),
+        ...(session.legacy && { legacy_tfa_user: true }),
+      };
+    },
+  });
+
+  route(app, market, {
+    ...SECRET_OR_BEARER,
+    method: "POST",
+    url: "/api/v0/tfa/email/",
+    body: SendEmailCodeRequest,
+    response: SendCodeResponse,
+    handler: ({ principal, body }) => {
+      const challenge = tfa.sendEmailCode(tfa.caller(principal?.user, body.secret), body.secret);
+      return { success: true, msg: "A code was sent to your email address.", secret: challenge.secret };
+    },
+  });
+
+  for (const url of ["/api/v0/tfa/sms/", "/api/v0/tfa/test/"]) {
+    route(app, market, {
+      ...SECRET_OR_BEARER,
+      method: "POST",
+      url,
+      body: SendSmsCodeRequest,
+      response: SendCodeResponse,
+      handler: ({ principal, body }) => {
+        const challenge = tfa.sendSmsCode(tfa.caller(principal?.user, body.secret), body);
+        return { msg: `A code was sent by SMS to ${maskedEnd(challenge.phoneNumber)}.`, secret: challenge.secret };
+      },
+    });
+  }
+
+  for (const url of ["/api/v0/tfa/sms/resend/", "/api/v0/tfa/resend/"]) {
+    route(app, market, {
+      ...SECRET_OR_BEARER,
+      method: "POST",
+      url,
+      body: SendSmsCodeRequest,
+      response: SendCodeResponse,
+      handler: ({ principal, body }) => {
+        const challenge = tfa.resendSmsCode(tfa.caller(principal?.user, body.secret), body);
+        return { msg: `A new code was sent by SMS to ${maskedEnd(challenge.phoneNumber)}.`, secret: challenge.secret };
+      },
+    });
+  }
+
+  route(app, market, {
+    ...BEARER,
+    method: "POST",
+    url: "/api/v0/tfa/authorize-new-method/",
+    body: AuthorizeNewMethodRequest,
+    response: AuthorizeNewMethodResponse,
+    handler: ({ principal, body }) => {
+      const { secret } = tfa.authorizeNewMethod(tfa.caller(principal.user, undefined), body);
+      return secret ? { success: true, secret } : { success: true, msg: "Authorized to add a method for 30 minutes." };
+    },
+  });
+
+  route(app, market, {
+    ...BEARER,
+    method: "PUT",
+    url: "/api/v0/tfa/authorize-new-method/",
+    body: ConfirmAuthorizationRequest,
+    response: TfaMessageResponse,
+    handler: ({ principal, body }) => {
+      tfa.confirmAuthorization(tfa.caller(principal.user, undefined), body);
+      return { success: true, msg: "Authorized to add a method for 30 minutes." };
+    },
+  });
+
+  route(app, market, {
+    ...BEARER,
+    method: "POST",
+    url: "/api/v0/tfa/totp-setup/",
+    response: TotpSetupResponse,
+    handler: ({ principal }) => tfa.totpSetup(tfa.caller(principal.user, undefined)),
+  });
+
+  for (const [url, deprecatedPath] of [["/api/v0/tfa/confirm-new/", false], ["/api/v0/tfa/test-submit/", true]] as const) {
+    route(app, market, {
+      ...BEARER,
+      method: "POST",
+      url,
+      body: ConfirmNewMethodRequest,
+      response: ConfirmNewMethodResponse,
+      handler: ({ principal, body }) => {
+        const { method, backupCodes } = tfa.confirmNewMethod(tfa.caller(principal.user, undefined), body, deprecatedPath);
+        return { success: true, msg: `Added ${method.method} method ${method.id}.`, ...(backupCodes && { backup_codes: backupCodes }) };
+      },
+    });
+  }
+
+  route(app, market, {
+    ...BEARER,
+    method: "DELETE",
+    url: "/api/v0/tfa/",
+    body: RemoveMethodRequest,
+    response: RemoveMethodResponse,
+    handler: ({ principal, body }) => {
+      const { remaining } = tfa.removeMethod(tfa.caller(principal.user, undefined), body);
+      return remaining > 0
+        ? { msg: "The method was removed.", remaining_methods: remaining }
+        : { msg: "The last method was removed: two-factor authentication is disabled." };
+    },
+  });
+
+  route(app, market, {
+    ...BEARER,
+    method: "PUT",
+    url: "/api/v0/tfa/update/",
+    body: UpdateMethodRequest,
+    response: UpdateMethodResponse,
+    handler: ({ principal, body }) => {
+      const method = tfa.updateMethod(tfa.caller(principal.user, undefined), body);
+      return { success: true, msg: "The method was updated.", method: tfa.view(method) };
+    },
+  });
+
+  route(app, market, {
+    ...BEARER,
+    method: "PUT",
+    url: "/api/v0/tfa/regen-backup-codes/",
+    body: RegenBackupCodesRequest,
+    response: RegenBackupCodesResponse,
+    handler: ({ principal, body }) => {
+      const codes = tfa.regenerateBackupCodes(tfa.caller(principal.user, undefined), body);
+      return { msg: "New backup codes; the old ones no longer work. They are shown only now.", backup_codes: codes };
+    },
+  });
+}
+
+/** The user object of the login answer (as `GET /api/v0/users/current/` shows it, less the key). */
+function userView(user: UserRecord) {
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    full_name: user.fullName,
+    ssh_key: user.sshKey,
+    credit: Number(user.credit.toFixed(6)),
+    balance: Number(user.credit.toFixed(6)),
+    email_verified: user.emailVerified,
+    tfa_status: user.tfaStatus,
+  };
+}
+
+function maskedEnd(phone: string | undefined): string {
+  return `a number ending in ${(phone ?? "").slice(-4)}`;
+}

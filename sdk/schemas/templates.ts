@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { FieldFilter } from "./filters";
+import { VolumeInfo } from "./instances";
+
+/** Template runtypes (the spec's template table); the direct variants are the `ssh_direct`/`jup_direct` flags. */
+export const TemplateRuntype = z.enum(["ssh", "jupyter", "args"]);
+export type TemplateRuntype = z.infer<typeof TemplateRuntype>;
+
+/** The content of a template: every field a client may set. Required ones are enforced by CreateTemplateRequest. */
+const templateContent = {
+  name: z.string().min(1),
+  image: z.string().min(1),
+  tag: z.string().min(1),
+  desc: z.string(),
+  readme: z.string(),
+  env: z.string(),
+  onstart: z.string(),
+  runtype: TemplateRuntype,
+  args_str: z.string(),
+  ssh_direct: z.boolean(),
+  use_ssh: z.boolean(),
+  jup_direct: z.boolean(),
+  jupyter_dir: z.string().nullable(),
+  use_jupyter_lab: z.boolean(),
+  docker_login_repo: z.string(),
+  docker_login_user: z.string(),
+  docker_login_pass: z.string(),
+  href: z.string(),
+  repo: z.string(),
+  extra_filters: z.record(z.string(), z.unknown()),
+  recommended_disk_space: z.number().positive(),
+  private: z.boolean(),
+  volume_info: VolumeInfo.partial().nullable(),
+};
+
+const REQUIRED = ["name", "image", "docker_login_repo", "docker_login_user", "docker_login_pass"] as const;
+
+/** `POST /api/v0/template/`: `name`, `image` and the three `docker_login_*` (empty strings when not needed). */
+export const CreateTemplateRequest = z
+  .object(templateContent)
+  .partial()
+  .required(Object.fromEntries(REQUIRED.map((k) => [k, true])) as { [K in (typeof REQUIRED)[number]]: true })
+  .strict();
+export type CreateTemplateRequest = z.infer<typeof CreateTemplateRequest>;
+
+/** `PUT /api/v0/template/`: the template's `hash_id` and only the fields to change. */
+export const EditTemplateRequest = z
+  .object({ hash_id: z.string().min(1), ...templateContent })
+  .partial()
+  .required({ hash_id: true })
+  .strict();
+export type EditTemplateRequest = z.infer<typeof EditTemplateRequest>;
+
+/** `DELETE /api/v0/template/`: by numeric `template_id` (the spec), or by `hash_id` (some clients). */
+export const DeleteTemplateRequest = z
+  .object({ template_id: z.number().int().nonnegative().optional(), hash_id: z.string().min(1).optional() })
+  .strict()
+  .refine((b) => b.template_id !== undefined || b.hash_id !== undefined, {
+    message: "template_id (the template's numeric id) or hash_id is required",
+    path: ["template_id"],
+  });
+export type DeleteTemplateRequest = z.infer<typeof DeleteTemplateRequest>;
+
+/** `select_filters` once decoded: `{<search field>: {<operator>: <value>}}`. */
+export const TemplateFilters = z.record(z.string(), FieldFilter);
+export type TemplateFilters = z.infer<typeof TemplateFilters>;
+
+/** The query of `GET /api/v0/template/`: `select_filters` is a JSON-encoded TemplateFilters. */
+export const TemplateSearchQuery = z.object({ select_filters: z.string().optional() });
+
+/** A template as the service returns it. `docker_login_pass` is shown to its creator only. */
+export const Template = z.looseObject({
+  id: z.number().int(),
+  hash_id: z.string(),
+  creator_id: z.number().int(),
+  created_at: z.number(),
+  count_created: z.number().int(),
+  recent_create_date: z.number().nullable(),
+  recommended: z.boolean(),
+  default_tag: z.string(),
+  name: z.string(),
+  image: z.string(),
+  tag: z.string(),
+  runtype: z.string(),
+  recommended_disk_space: z.number(),
+  private: z.boolean(),
+  env: z.string().optional(),
+  onstart: z.string().optional(),
+  args_str: z.string().optional(),
+  ssh_direct: z.boolean().optional(),
+  use_ssh: z.boolean().optional(),
+  jup_direct: z.boolean().optional(),
+  jupyter_dir: z.string().nullable().optional(),
+  use_jupyter_lab: z.boolean().optional(),
+  docker_login_repo: z.string().optional(),
+  docker_login_user: z.string().optional(),
+  docker_login_pass: z.string().optional(),
+  extra_filters: z.record(z.string(), z.unknown()).optional(),
+  volume_info: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+export type Template = z.infer<typeof Template>;
+
+export const TemplateSearchResponse = z.looseObject({ templates: z.array(Template) });
+export const TemplateResponse = z.looseObject({ template: Template });

@@ -1,0 +1,341 @@
+import { Marketplace } from "../../emulator";
+import { instanceView } from "../../emulator/domain/instances";
+import { createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+const PROVISIONING = 2_000;
+const LOADING = 5_000;
+const HOUR = 3_600_000;
+
+/** Spec: Instance creation fields, Runtype values, Instance, States and transitions, Instance read/stop/destroy. */
+describe("instances", () => {
+  let emu: TestEmulator;
+  const call = (method: string, path: string, body?: unknown) => http(emu.url, method, path, { key: emu.apiKey, body });
+  const offers = async (filters: Record<string, unknown> = {}) =>
+    (await call("POST", "/api/v0/bundles/", { limit: 1000, order: [["id", "asc"]], ...filters })).body.offers as any[];
+  /** An offer nobody holds, taken from the cheap end so tests do not run out. */
+  const anOffer = async (filters: Record<string, unknown> = {}) => (await offers(filters))[0];
+  const create = async (body: Record<string, unknown>, offerId?: number) => {
+    const id = offerId ?? (await anOffer()).id;
+    return call("PUT", `/api/v0/asks/${id}/`, body);
+  };
+  const created = async (body: Record<string, unknown>, offerId?: number) => {
+    const res = await create(body, offerId);
+    expect(res.status).toBe(200);
+    return res.body.new_contract as number;
+  };
+  const view = async (id: number) => (await call("GET", `/api/v0/instances/${id}/`)).body.instances;
+  const status = async (id: number) => (await view(id))?.actual_status;
+  const credit = async () => (await call("GET", "/api/v0/users/current/")).body.credit as number;
+  const advance = (ms: number) => emu.marketplace.clock.advance(ms);
+
+  beforeEach(async () => {
+    emu = await emulator();
+  });
+  afterEach(() => emu.close());
+
+  describe("creation", () => {
+    it("answers {success, new_contract, instance_api_key}", async () => {
+      const res = await create({ image: "ubuntu:22.04" });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, new_contract: expect.any(Number), instance_api_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      const list = (await call("GET", "/api/v0/instances/")).body;
+      expect(list.instances_found).toBe(1);
+      expect(list.instances[0].id).toBe(res.body.new_contract);
+    });
+
+    it("needs image or template_hash_id", async () => {
+      const res = await create({ label: "nothing to run" });
+      expect(res.status).toBe(400);
+      expect(res.body.msg).toMatch(/image or template_hash_id/);
+    });
+
+    it("reflects every creation field in the instance record", async () => {
+      const id = await created({
+        image: "pytorch/pytorch:latest", label: "trainer", disk: 40, runtype: "jupyter_direct",
+        env: { HF_TOKEN: "x", "-p 7860:7860": "1" }, onstart: "echo hi", use_jupyter_lab: true, jupyter_dir: "/workspace",
+        python_utf8: true, lang_utf8: true, image_login: "-u bob -p s3cret ghcr.io", vm: false, cancel_unavail: false,
+        client_id: "me", force: false,
+      });
+      const instance = await view(id);
+      expect(instance).toMatchObject({
+        id, label: "trainer", disk_space: 40, image_uuid: "pytorch/pytorch:latest", image_runtype: "jupyter_direct",
+        onstart: "echo hi", use_jupyter_lab: true, jupyter_dir: "/workspace", python_utf8: true, lang_utf8: true,
+        docker_login_user: "bob", docker_login_repo: "ghcr.io", vm: false, is_bid: false, template_hash_id: null,
+        intended_status: "running", cur_state: "running", next_state: "running", volume_info: null,
+      });
+      expect(JSON.stringify(instance)).not.toContain("s3cret");
+      expect(instance.extra_env).toEqual(expect.arrayContaining([["HF_TOKEN", "x"], ["LANG", "C.UTF-8"], ["PYTHONIOENCODING", "utf-8"]]));
+      expect(instance.extra_env.some(([k]: [string]) => k.startsWith("-p"))).toBe(false);
+      expect(Object.keys(instance.ports).sort()).toEqual(["22/tcp", "7860/tcp", "8080/tcp"]);
+      for (const field of ["machine_id", "num_gpus", "dph_total", "start_date", "disk_space", "reliability2", "direct_port_start", "direct_port_end"]) {
+        expect(typeof instance[field]).toBe("number");
+      }
+      expect(typeof instance.gpu_name).toBe("string");
+      expect(instance.public_ipaddr).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      expect(instance.geolocation).toMatch(/, [A-Z]{2}$/);
+      expect(instance.ssh_host).toBe(instance.public_ipaddr);
+      expect(instance.ssh_port).toBe(Number(instance.ports["22/tcp"][0].HostPort));
+      expect(instance.status_msg).toEqual(expect.any(String));
+    });
+
+    it("disk defaults to 8 GB, runtype to args, label to empty, vm to false", async () => {
+      const instance = await view(await created({ image: "ubuntu" }));
+      expect(instance).toMatchObject({ disk_space: 8, image_runtype: "args", label: "", vm: false, ssh_host: null, ports: {} });
+    });
+
+    it.each([
+      ["ssh_direct", ["22/tcp"]],
+      ["jupyter_direct", ["22/tcp", "8080/tcp"]],
+      ["ssh_proxy", []],
+      ["ssh", []],
+      ["jupyter_proxy", []],
+      ["jupyter", []],
+      ["args", []],
+    ])("runtype %s provisions ports %j", async (runtype, ports) => {
+      const instance = await view(await created({ image: "ubuntu", runtype }));
+      expect(Object.keys(instance.ports).sort()).toEqual(ports);
+      expect(instance.image_runtype).toBe(runtype);
+      if (runtype === "args") expect(instance.ssh_host).toBeNull();
+      else expect(instance.ssh_host).toEqual(expect.any(String)); // every SSH and Jupyter runtype includes SSH
+      if (runtype.endsWith("_proxy") || runtype === "ssh" || runtype === "jupyter") expect(instance.ssh_host).toMatch(/proxy/);
+    });
+
+    it("env keys -p host:container map ports, tcp or udp", async () => {
+      const instance = await view(await created({ image: "ubuntu", env: { "-p 8000:8000": "1", "-p 9000:9000/udp": "1", A: "b" } }));
+      expect(Object.keys(instance.ports).sort()).toEqual(["8000/tcp", "9000/udp"]);
+    });
+
+    it("args_str only with runtype args", async () => {
+      expect((await create({ image: "ubuntu", runtype: "ssh", args_str: "sleep 1" })).status).toBe(400);
+      const instance = await view(await created({ image: "ubuntu", runtype: "args", args: ["--x"], args_str: "python serve.py" }));
+      expect(instance).toMatchObject({ args_str: "python serve.py", image_args: ["--x"] });
+    });
+
+    it("target_state stopped creates a stopped instance that bills disk only", async () => {
+      const id = await created({ image: "ubuntu", target_state: "stopped" });
+      expect(await view(id)).toMatchObject({ actual_status: "exited", cur_state: "stopped", intended_status: "stopped" });
+      advance(PROVISIONING + LOADING);
+      expect(await status(id)).toBe("exited");
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "running" });
+      expect(await status(id)).toBe("loading");
+      advance(LOADING);
+      expect(await status(id)).toBe("running");
+    });
+
+    it("an unknown or rented offer is 404 no_such_ask; with cancel_unavail 410", async () => {
+      const missing = await create({ image: "ubuntu" }, 999);
+      expect(missing).toMatchObject({ status: 404, body: { error: "no_such_ask", msg: expect.any(String) } });
+      const offer = await anOffer();
+      await created({ image: "ubuntu" }, offer.id);
+      expect((await create({ image: "ubuntu" }, offer.id)).status).toBe(404);
+      expect(await create({ image: "ubuntu", cancel_unavail: true }, offer.id)).toMatchObject({ status: 410, body: { error: "no_such_ask" } });
+    });
+  });
+
+  describe("bids (interruptible instances)", () => {
+    it("price makes a bid instance at that price, from a bid search or an on-demand one", async () => {
+      const [bidOffer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: bidOffer.min_bid }, bidOffer.id);
+      expect(await view(id)).toMatchObject({ is_bid: true, dph_base: bidOffer.min_bid });
+      const listed = (await offers()).find((o) => o.min_bid !== null);
+      const other = await created({ image: "ubuntu", price: listed.min_bid + 0.01 }, listed.id);
+      expect(await view(other)).toMatchObject({ is_bid: true });
+    });
+
+    it("a bid below the minimum is 400 invalid_price, and the offer stays on the market", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const res = await create({ image: "ubuntu", price: offer.min_bid / 2 }, offer.id);
+      expect(res).toMatchObject({ status: 400, body: { error: "invalid_price", msg: expect.stringMatching(/minimum bid/) } });
+      expect((await offers({ id: { eq: offer.id } }))).toHaveLength(1);
+    });
+
+    it("a price on an on-demand-only offer is 400 invalid_price", async () => {
+      const onDemandOnly = (await offers()).find((o) => o.min_bid === null);
+      const res = await create({ image: "ubuntu", price: 10 }, onDemandOnly.id);
+      expect(res).toMatchObject({ status: 400, body: { error: "invalid_price" } });
+    });
+
+    it("running (interruptible) → stopped when outbid; compute billing halts; start again boots it", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: offer.min_bid }, offer.id);
+      advance(PROVISIONING + LOADING);
+      expect(await status(id)).toBe("running");
+      const res = await http(emu.url, "POST", `/_emulator/instances/${id}/outbid`, {});
+      expect(res).toMatchObject({ status: 200, body: { success: true } });
+      expect(await view(id)).toMatchObject({ actual_status: "exited", cur_state: "stopped", status_msg: expect.stringMatching(/[Oo]utbid/) });
+      const before = await credit();
+      advance(HOUR);
+      const storage = (offer.storage_cost * 8) / 730; // the default 8 GB disk, per hour
+      expect(before - (await credit())).toBeCloseTo(storage, 4);
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "running" });
+      advance(LOADING);
+      expect(await status(id)).toBe("running");
+    });
+
+    it("an on-demand instance cannot be outbid", async () => {
+      const id = await created({ image: "ubuntu" });
+      const res = await http(emu.url, "POST", `/_emulator/instances/${id}/outbid`, {});
+      expect(res).toMatchObject({ status: 400, body: { error: "not_a_bid" } });
+      expect((await http(emu.url, "POST", "/_emulator/instances/1/outbid", {})).status).toBe(404);
+    });
+  });
+
+  describe("states and transitions (controllable clock)", () => {
+    it("(none) → null → loading → running", async () => {
+      const id = await created({ image: "ubuntu" });
+      expect(await status(id)).toBeNull();
+      advance(PROVISIONING - 1);
+      expect(await status(id)).toBeNull();
+      advance(1);
+      expect(await status(id)).toBe("loading");
+      advance(LOADING - 1);
+      expect(await status(id)).toBe("loading");
+      advance(1);
+      expect(await status(id)).toBe("running");
+      expect(await view(id)).toMatchObject({ intended_status: "running", cur_state: "running", status_msg: "success, running" });
+    });
+
+    it("running → stopped on a stop request (reported exited, cur_state stopped) → start → loading → running", async () => {
+      const id = await created({ image: "ubuntu" });
+      advance(PROVISIONING + LOADING);
+      expect(await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" })).toMatchObject({ status: 200, body: { success: true } });
+      expect(await view(id)).toMatchObject({ actual_status: "exited", cur_state: "stopped", intended_status: "stopped" });
+      advance(HOUR);
+      expect(await status(id)).toBe("exited");
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "running" });
+      expect(await status(id)).toBe("loading"); // a restart skips provisioning
+      advance(LOADING);
+      expect(await status(id)).toBe("running");
+    });
+
+    it("null and loading can be stopped too", async () => {
+      const a = await created({ image: "ubuntu" });
+      await call("PUT", `/api/v0/instances/${a}/`, { state: "stopped" });
+      expect(await status(a)).toBe("exited");
+      const b = await created({ image: "ubuntu" });
+      advance(PROVISIONING);
+      expect(await status(b)).toBe("loading");
+      await call("PUT", `/api/v0/instances/${b}/`, { state: "stopped" });
+      expect(await status(b)).toBe("exited");
+    });
+
+    it("any state → removed on destroy: gone from listings at once, GET answers {instances: null}", async () => {
+      for (const wait of [0, PROVISIONING, PROVISIONING + LOADING]) {
+        const id = await created({ image: "ubuntu" });
+        advance(wait);
+        expect(await call("DELETE", `/api/v0/instances/${id}/`, {})).toMatchObject({ status: 200, body: { success: true } });
+        expect(await call("GET", `/api/v0/instances/${id}/`)).toMatchObject({ status: 200, body: { instances: null } });
+        expect((await call("GET", "/api/v0/instances/")).body.instances.some((i: any) => i.id === id)).toBe(false);
+      }
+    });
+
+    it.each(["exited", "unknown", "offline"])("a %s instance never reaches running; it cannot be started; it can be destroyed", async (failure) => {
+      const id = await created({ image: "ubuntu" });
+      advance(PROVISIONING);
+      expect((await http(emu.url, "POST", `/_emulator/instances/${id}/fail`, { body: { status: failure, msg: "boom" } })).status).toBe(200);
+      expect(await view(id)).toMatchObject({ actual_status: failure, status_msg: "boom" });
+      advance(10 * HOUR);
+      expect(await status(id)).toBe(failure);
+      const start = await call("PUT", `/api/v0/instances/${id}/`, { state: "running" });
+      expect(start.status).toBe(200); // already intended running: nothing to do
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" });
+      const restart = await call("PUT", `/api/v0/instances/${id}/`, { state: "running" });
+      expect(restart).toMatchObject({ status: 400, body: { msg: expect.stringMatching(/cannot be started/) } });
+      expect(await status(id)).toBe(failure);
+      expect((await call("DELETE", `/api/v0/instances/${id}/`, {})).status).toBe(200);
+    });
+
+    it("relabels with {label}", async () => {
+      const id = await created({ image: "ubuntu", label: "a" });
+      await call("PUT", `/api/v0/instances/${id}/`, { label: "b" });
+      expect((await view(id)).label).toBe("b");
+    });
+  });
+
+  describe("billing (controllable clock)", () => {
+    it("running bills compute and disk; stopped bills disk only; destroyed bills nothing", async () => {
+      const offer = await anOffer();
+      const id = await created({ image: "ubuntu", disk: 100 }, offer.id);
+      const storage = (offer.storage_cost * 100) / 730;
+      const compute = offer.dph_base;
+      expect((await view(id)).dph_total).toBeCloseTo(compute + storage, 5);
+      let before = await credit();
+      advance(HOUR);
+      expect(before - (await credit())).toBeCloseTo(compute + storage, 5);
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" });
+      before = await credit();
+      advance(2 * HOUR);
+      expect(before - (await credit())).toBeCloseTo(2 * storage, 5);
+      await call("DELETE", `/api/v0/instances/${id}/`, {});
+      before = await credit();
+      advance(5 * HOUR);
+      expect(await credit()).toBe(before);
+    });
+
+    it("a bid instance bills its bid; each instance accrues on its own", async () => {
+      const [a, b] = await offers({ type: "bid" });
+      const bid = Number((a.min_bid * 1.5).toFixed(4));
+      await created({ image: "ubuntu", price: bid }, a.id);
+      await created({ image: "ubuntu" }, b.id);
+      const before = await credit();
+      advance(HOUR);
+      const storage = (o: any) => (o.storage_cost * 8) / 730;
+      // b is on-demand: its compute price is the listed one, not the bid view's.
+      const listedB = emu.marketplace.market.snapshot().offers.find((o) => o.id === b.id)!;
+      expect(before - (await credit())).toBeCloseTo(bid + storage(a) + listedB.dph_base! + storage(listedB), 4);
+    });
+  });
+
+  describe("instance API key", () => {
+    it("starts, stops and destroys its own instance only", async () => {
+      const res = await create({ image: "ubuntu" });
+      const { new_contract: id, instance_api_key: key } = res.body;
+      const other = await created({ image: "ubuntu" });
+      expect((await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key, body: { state: "stopped" } })).status).toBe(200);
+      expect((await http(emu.url, "PUT", `/api/v0/instances/${other}/`, { key, body: { state: "stopped" } })).status).toBe(403);
+      expect((await http(emu.url, "GET", "/api/v0/instances/", { key })).status).toBe(403);
+      expect((await http(emu.url, "DELETE", `/api/v0/instances/${id}/`, { key, body: {} })).status).toBe(200);
+    });
+  });
+});
+
+describe("persistence of market, instances, templates and volumes", () => {
+  it("snapshot → JSON → restore gives the same state", async () => {
+    const emu = await emulator();
+    try {
+      const client = emu.client();
+      const template = await createTemplate(client, { name: "t", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+      const [volumeOffer] = await searchNetworkVolumeOffers(client, { limit: 1 });
+      const volume = await createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 10 });
+      const [offer] = await client.searchOffers({ limit: 1 });
+      const { new_contract } = await client.createInstance(offer.id, {
+        template_hash_id: template.hash_id, volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" },
+      });
+      emu.marketplace.clock.advance(PROVISIONING);
+      const source = emu.marketplace;
+      const parts = { market: source.market, instances: source.instances, templates: source.templates, volumes: source.volumes };
+      const saved = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(parts).map(([k, p]) => [k, p.snapshot()]))));
+
+      const copy = new Marketplace({ clock: source.clock, offers: 10 });
+      copy.market.restore(saved.market);
+      copy.instances.restore(saved.instances);
+      copy.templates.restore(saved.templates);
+      copy.volumes.restore(saved.volumes);
+      const now = source.clock.now();
+      const views = (m: Marketplace) => m.instances.all().map((i) => instanceView(i, now, m.lifecycle));
+      expect(views(copy)).toEqual(views(source));
+      expect(copy.searchOffers({ limit: 1000 })).toEqual(source.searchOffers({ limit: 1000 }));
+      expect(copy.templates.search(source.seededUser.id, {})).toEqual(source.templates.search(source.seededUser.id, {}));
+      expect(copy.volumes.list(source.seededUser.id).map((v) => copy.volumes.view(v))).toEqual(
+        source.volumes.list(source.seededUser.id).map((v) => source.volumes.view(v)),
+      );
+      expect(copy.volumes.searchNetworkOffers({ limit: 100 })).toEqual(source.volumes.searchNetworkOffers({ limit: 100 }));
+      // Identifiers continue where they stopped, and the restored instance still bills.
+      expect(copy.instances.snapshot().nextId).toBe(new_contract + 1);
+      expect(JSON.parse(JSON.stringify(copy.instances.snapshot()))).toEqual(saved.instances);
+    } finally {
+      await emu.close();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+type Case = { name: string; method: string; path: string; body?: unknown; rawBody?: string; names: RegExp };
+
+/**
+ * Spec: Errors (`bad_request`: missing fields, wrong types, invalid enum values, malformed JSON). Every endpoint
+ * of offers, instances, templates and volumes answers such a request with 400 and a JSON object naming the problem.
+ */
+describe("request validation", () => {
+  let emu: TestEmulator;
+  let instanceId: number;
+
+  beforeAll(async () => {
+    emu = await emulator();
+    const res = await http(emu.url, "PUT", "/api/v0/asks/10000/", { key: emu.apiKey, body: { image: "ubuntu" } });
+    instanceId = res.body.new_contract;
+  });
+  afterAll(() => emu.close());
+
+  const LOGIN = { docker_login_repo: "", docker_login_user: "", docker_login_pass: "" };
+  const malformed = "{not json";
+  const cases = (): Case[] => [
+    // offer search
+    { name: "bundles: malformed JSON", method: "POST", path: "/api/v0/bundles/", rawBody: malformed, names: /JSON/ },
+    { name: "bundles: limit of the wrong type", method: "POST", path: "/api/v0/bundles/", body: { limit: "many" }, names: /limit/ },
+    { name: "bundles: unknown type", method: "POST", path: "/api/v0/bundles/", body: { type: "spot" }, names: /type/ },
+    { name: "bundles: unknown order direction", method: "POST", path: "/api/v0/bundles/", body: { order: [["dph_total", "up"]] }, names: /order/ },
+    { name: "bundles: unknown operator", method: "POST", path: "/api/v0/bundles/", body: { num_gpus: { about: 2 } }, names: /num_gpus/ },
+    { name: "bundles: filter not an object", method: "POST", path: "/api/v0/bundles/", body: { num_gpus: 2 }, names: /num_gpus/ },
+    { name: "bundles: filter value of the wrong type", method: "POST", path: "/api/v0/bundles/", body: { num_gpus: { eq: "two" } }, names: /num_gpus/ },
+    { name: "bundles: in without a list", method: "POST", path: "/api/v0/bundles/", body: { gpu_name: { in: "RTX 4090" } }, names: /gpu_name/ },
+    // instance creation
+    { name: "asks: malformed JSON", method: "PUT", path: "/api/v0/asks/10001/", rawBody: malformed, names: /JSON/ },
+    { name: "asks: missing image and template_hash_id", method: "PUT", path: "/api/v0/asks/10001/", body: {}, names: /image/ },
+    { name: "asks: disk of the wrong type", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", disk: "big" }, names: /disk/ },
+    { name: "asks: unknown runtype", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", runtype: "telnet" }, names: /runtype/ },
+    { name: "asks: unknown target_state", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", target_state: "paused" }, names: /target_state/ },
+    { name: "asks: env not an object", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", env: "-e A=1" }, names: /env/ },
+    { name: "asks: price not a number", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", price: "cheap" }, names: /price/ },
+    { name: "asks: volume_info missing fields", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", volume_info: { create_new: true } }, names: /volume_info/ },
+    { name: "asks: unknown field", method: "PUT", path: "/api/v0/asks/10001/", body: { image: "u", imagee: "typo" }, names: /imagee/ },
+    { name: "asks: offer id not a number", method: "PUT", path: "/api/v0/asks/abc/", body: { image: "u" }, names: /offer_id/ },
+    // instance read/update/destroy
+    { name: "instances: id not a number", method: "GET", path: "/api/v0/instances/abc/", names: /id/ },
+    { name: "instances PUT: malformed JSON", method: "PUT", path: "/api/v0/instances/:instance/", rawBody: malformed, names: /JSON/ },
+    { name: "instances PUT: unknown state", method: "PUT", path: "/api/v0/instances/:instance/", body: { state: "paused" }, names: /state/ },
+    { name: "instances PUT: missing state and label", method: "PUT", path: "/api/v0/instances/:instance/", body: {}, names: /state or label/ },
+    { name: "instances PUT: label of the wrong type", method: "PUT", path: "/api/v0/instances/:instance/", body: { label: 3 }, names: /label/ },
+    { name: "instances DELETE: id not a number", method: "DELETE", path: "/api/v0/instances/x/", body: {}, names: /id/ },
+    // templates
+    { name: "template GET: select_filters not JSON", method: "GET", path: "/api/v0/template/?select_filters=%7B", names: /select_filters/ },
+    { name: "template GET: select_filters unknown operator", method: "GET", path: `/api/v0/template/?select_filters=${encodeURIComponent('{"name":{"like":"x"}}')}`, names: /name/ },
+    { name: "template GET: select_filters wrong value type", method: "GET", path: `/api/v0/template/?select_filters=${encodeURIComponent('{"id":{"eq":"seven"}}')}`, names: /id/ },
+    { name: "template POST: malformed JSON", method: "POST", path: "/api/v0/template/", rawBody: malformed, names: /JSON/ },
+    { name: "template POST: missing name", method: "POST", path: "/api/v0/template/", body: { image: "u", ...LOGIN }, names: /name/ },
+    { name: "template POST: missing docker_login_pass", method: "POST", path: "/api/v0/template/", body: { name: "n", image: "u", docker_login_repo: "", docker_login_user: "" }, names: /docker_login_pass/ },
+    { name: "template POST: unknown runtype", method: "POST", path: "/api/v0/template/", body: { name: "n", image: "u", ...LOGIN, runtype: "ssh_direct" }, names: /runtype/ },
+    { name: "template POST: private of the wrong type", method: "POST", path: "/api/v0/template/", body: { name: "n", image: "u", ...LOGIN, private: "yes" }, names: /private/ },
+    { name: "template POST: recommended_disk_space of the wrong type", method: "POST", path: "/api/v0/template/", body: { name: "n", image: "u", ...LOGIN, recommended_disk_space: "8" }, names: /recommended_disk_space/ },
+    { name: "template PUT: malformed JSON", method: "PUT", path: "/api/v0/template/", rawBody: malformed, names: /JSON/ },
+    { name: "template PUT: missing hash_id", method: "PUT", path: "/api/v0/template/", body: { name: "x" }, names: /hash_id/ },
+    { name: "template PUT: unknown runtype", method: "PUT", path: "/api/v0/template/", body: { hash_id: "abc", runtype: "telnet" }, names: /runtype/ },
+    { name: "template DELETE: malformed JSON", method: "DELETE", path: "/api/v0/template/", rawBody: malformed, names: /JSON/ },
+    { name: "template DELETE: missing template_id", method: "DELETE", path: "/api/v0/template/", body: {}, names: /template_id/ },
+    { name: "template DELETE: template_id of the wrong type", method: "DELETE", path: "/api/v0/template/", body: { template_id: "seven" }, names: /template_id/ },
+    // volumes
+    { name: "network search: malformed JSON", method: "POST", path: "/api/v0/network_volumes/search/", rawBody: malformed, names: /JSON/ },
+    { name: "network search: missing q", method: "POST", path: "/api/v0/network_volumes/search/", body: {}, names: /q/ },
+    { name: "network search: q of the wrong type", method: "POST", path: "/api/v0/network_volumes/search/", body: { q: "cheap" }, names: /q/ },
+    { name: "network search: unknown order direction", method: "POST", path: "/api/v0/network_volumes/search/", body: { q: { order: [["storage_cost", "sideways"]] } }, names: /order/ },
+    { name: "network search: unknown operator", method: "POST", path: "/api/v0/network_volumes/search/", body: { q: { verified: { is: true } } }, names: /verified/ },
+    { name: "local search: missing q", method: "POST", path: "/api/v0/volumes/search/", body: {}, names: /q/ },
+    { name: "local search: malformed JSON", method: "POST", path: "/api/v0/volumes/search/", rawBody: malformed, names: /JSON/ },
+    { name: "local search: limit of the wrong type", method: "POST", path: "/api/v0/volumes/search/", body: { q: { limit: "lots" } }, names: /limit/ },
+    { name: "network create: malformed JSON", method: "PUT", path: "/api/v0/network_volumes/", rawBody: malformed, names: /JSON/ },
+    { name: "network create: missing size", method: "PUT", path: "/api/v0/network_volumes/", body: { id: 70000 }, names: /size/ },
+    { name: "network create: id of the wrong type", method: "PUT", path: "/api/v0/network_volumes/", body: { id: "x", size: 1 }, names: /id/ },
+    { name: "volume list: unknown type", method: "GET", path: "/api/v0/volumes?type=floppy", names: /type/ },
+    { name: "volume delete: missing id", method: "DELETE", path: "/api/v0/volumes/", body: {}, names: /id/ },
+    { name: "volume delete: id of the wrong type", method: "DELETE", path: "/api/v0/volumes/?id=abc", body: {}, names: /id/ },
+  ];
+
+  it.each(cases().map((c) => [c.name, c] as const))("%s → 400 naming the problem", async (_name, c) => {
+    // The instance is created in beforeAll, after the table is built.
+    const path = c.path.replace(":instance", String(instanceId));
+    const res = await http(emu.url, c.method, path, { key: emu.apiKey, body: c.body, rawBody: c.rawBody });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(res.body).toEqual(expect.objectContaining({ success: false, error: expect.any(String), msg: expect.any(String) }));
+    expect(res.body.msg).toMatch(c.names);
+  });
+
+  it("no request makes the emulator answer 5xx", async () => {
+    const values: unknown[] = [null, true, 0, -1, 1e308, "x", "", [], [1, "a"], {}, { eq: "x" }, { in: "x" }, [[1, 2]], { a: { b: {} } }];
+    const fields = ["image", "template_hash_id", "disk", "runtype", "price", "env", "volume_info", "q", "id", "size", "order", "limit", "type",
+      "hash_id", "template_id", "name", "select_filters", "state", "label", "extra_filters", "gpu_ram", "verified"];
+    const endpoints: [string, string][] = [
+      ["POST", "/api/v0/bundles/"], ["PUT", "/api/v0/asks/10002/"], ["PUT", `/api/v0/instances/${instanceId}/`],
+      ["POST", "/api/v0/template/"], ["PUT", "/api/v0/template/"], ["DELETE", "/api/v0/template/"],
+      ["POST", "/api/v0/network_volumes/search/"], ["POST", "/api/v0/volumes/search/"], ["PUT", "/api/v0/network_volumes/"],
+    ];
+    const statuses = new Set<number>();
+    for (const [method, path] of endpoints) {
+      for (const field of fields) {
+        for (const value of values) {
+          const body = field === "q" ? { q: value } : path.includes("volumes/search") ? { q: { [field]: value } } : { [field]: value };
+          const res = await http(emu.url, method, path, { key: emu.apiKey, body });
+          statuses.add(res.status);
+          if (res.status >= 500) throw new Error(`${method} ${path} ${JSON.stringify(body)} → ${res.status} ${JSON.stringify(res.body)}`);
+          expect(typeof res.body).toBe("object");
+        }
+      }
+      for (const raw of ["", "null", "[]", "\"str\"", "42", "{\"a\":", "\u0000"]) {
+        const res = await http(emu.url, method, path, { key: emu.apiKey, rawBody: raw });
+        if (res.status >= 500) throw new Error(`${method} ${path} raw ${JSON.stringify(raw)} → ${res.status}`);
+      }
+    }
+    for (const query of ["select_filters=null", "select_filters=[]", "select_filters=%22x%22", "select_filters=1", "type=", "id=-1", "id=1e999"]) {
+      for (const path of ["/api/v0/template/", "/api/v0/volumes/"]) {
+        for (const method of ["GET", "DELETE"]) {
+          const res = await http(emu.url, method, `${path}?${query}`, { key: emu.apiKey, body: method === "DELETE" ? {} : undefined });
+          if (res.status >= 500) throw new Error(`${method} ${path}?${query} → ${res.status}`);
+        }
+      }
+    }
+    expect([...statuses].every((s) => s < 500)).toBe(true);
+  });
+});

@@ -1,0 +1,120 @@
+import { routesOf } from "../../emulator/http/routes";
+import { PERMISSIONS } from "../../emulator/domain/accounts";
+import { createApiKey, deleteApiKey } from "../../sdk";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+/**
+ * Every endpoint declared by the emulator (read from its route table, so none escapes) against every kind of
+ * caller: no key, unknown key, revoked key, a key of each scope, an instance key, another user's resource.
+ */
+let emu: TestEmulator;
+let revokedKey: string;
+const scopedKeys: Record<string, string> = {};
+
+beforeAll(async () => {
+  emu = await emulator();
+  const client = emu.client();
+  for (const category of PERMISSIONS) {
+    scopedKeys[category] = (await createApiKey(client, { name: category, permissions: { api: { [category]: {} } } })).key;
+  }
+  const revoked = await createApiKey(client, { name: "revoked" });
+  await deleteApiKey(client, revoked.id);
+  revokedKey = revoked.key;
+});
+afterAll(() => emu.close());
+
+const apiRoutes = () => routesOf(emu.server).filter((r) => r.url.startsWith("/api/v0/"));
+const concrete = (url: string) => url.replace(/:(\w+)/g, "999999");
+const call = (method: string, url: string, key?: string) =>
+  http(emu.url, method, concrete(url), { key, body: method === "GET" ? undefined : {} });
+
+it("declares a permission category for every endpoint", () => {
+  expect(apiRoutes().length).toBeGreaterThanOrEqual(9);
+  for (const r of apiRoutes()) expect(PERMISSIONS).toContain(r.permission);
+});
+
+it("refuses a missing, unknown or revoked key with 401 or 403 auth_error on every endpoint", async () => {
+  for (const r of apiRoutes()) {
+    for (const key of [undefined, "no-such-key-0000", revokedKey]) {
+      const res = await call(r.method, r.url, key);
+      const label = `${r.method} ${r.url} with ${key ?? "no key"}`;
+      // Endpoints a logged-out 2FA caller may use answer a bodiless call without a key by their own rules.
+      if (key === undefined && r.auth === "optional") {
+        expect([label, res.status < 300]).toEqual([label, false]);
+        continue;
+      }
+      expect([label, [401, 403].includes(res.status), res.body.error]).toEqual([label, true, "auth_error"]);
+      expect(typeof res.body.msg).toBe("string");
+    }
+  }
+});
+
+it("lets a scoped key through exactly the endpoints of its categories", async () => {
+  for (const r of apiRoutes()) {
+    for (const category of PERMISSIONS) {
+      const res = await call(r.method, r.url, scopedKeys[category]);
+      const label = `${r.method} ${r.url} with ${category}`;
+      if (category === r.permission) {
+        // Through authorization: whatever the (empty) request then meets, it is not a refusal of the key.
+        expect([label, res.status === 401 || res.body.error === "permission_denied"]).toEqual([label, false]);
+      } else {
+        expect([label, res.status, res.body.error]).toEqual([label, 403, "permission_denied"]);
+      }
+    }
+  }
+});
+
+it("lets the instance key start, stop and destroy its own instance, and nothing else", async () => {
+  const client = emu.client();
+  const [a, b] = await client.searchOffers({ limit: 2 });
+  const own = await client.createInstance(a.id, { image: "x" });
+  const other = await client.createInstance(b.id, { image: "x" });
+  const key = own.instance_api_key!;
+  const allowed = new Set(apiRoutes().filter((r) => r.instanceKey).map((r) => `${r.method} ${r.url}`));
+  expect([...allowed].sort()).toEqual(["DELETE /api/v0/instances/:id/", "PUT /api/v0/instances/:id/"]);
+  for (const r of apiRoutes().filter((r) => !r.instanceKey && r.auth !== "optional")) {
+    const res = await call(r.method, r.url, key);
+    expect([`${r.method} ${r.url}`, res.status]).toEqual([`${r.method} ${r.url}`, 403]);
+  }
+  const path = (id: number) => `/api/v0/instances/${id}/`;
+  expect((await http(emu.url, "PUT", path(other.new_contract), { key, body: { state: "stopped" } })).status).toBe(403);
+  expect((await http(emu.url, "PUT", path(own.new_contract), { key, body: { label: "no" } })).status).toBe(403);
+  expect((await http(emu.url, "PUT", path(own.new_contract), { key, body: { state: "stopped" } })).status).toBe(200);
+  expect((await http(emu.url, "PUT", path(own.new_contract), { key, body: { state: "running" } })).status).toBe(200);
+  expect((await http(emu.url, "DELETE", path(other.new_contract), { key, body: {} })).status).toBe(403);
+  expect((await http(emu.url, "DELETE", path(own.new_contract), { key, body: {} })).status).toBe(200);
+  // Its instance is gone: so is the key.
+  expect((await http(emu.url, "PUT", path(other.new_contract), { key, body: { state: "stopped" } })).status).toBe(401);
+  await client.destroyInstance(other.new_contract);
+});
+
+it("never shows or touches another user's instances or keys", async () => {
+  const other = await http(emu.url, "POST", "/_emulator/users", { body: { email: "other@gpu-rental.test" } });
+  expect(other.status).toBe(200);
+  const otherKey: string = other.body.api_key;
+  const mine = emu.client();
+  const [offer] = await mine.searchOffers({ limit: 1 });
+  const { new_contract: id } = await mine.createInstance(offer.id, { image: "x" });
+  const myKey = await createApiKey(mine, { name: "mine" });
+
+  expect((await http(emu.url, "GET", "/api/v0/instances/", { key: otherKey })).body).toEqual({ instances_found: 0, instances: [] });
+  expect((await http(emu.url, "GET", `/api/v0/instances/${id}/`, { key: otherKey })).body).toEqual({ instances: null });
+  for (const [method, body] of [["PUT", { state: "stopped" }], ["DELETE", {}]] as const) {
+    expect((await http(emu.url, method, `/api/v0/instances/${id}/`, { key: otherKey, body })).status).toBe(404);
+  }
+  expect((await http(emu.url, "GET", "/api/v0/auth/apikeys/", { key: otherKey })).body.apikeys.map((k: any) => k.id)).not.toContain(myKey.id);
+  expect((await http(emu.url, "GET", `/api/v0/auth/apikeys/${myKey.id}/`, { key: otherKey })).status).toBe(404);
+  expect((await http(emu.url, "DELETE", `/api/v0/auth/apikeys/${myKey.id}/`, { key: otherKey, body: {} })).status).toBe(404);
+  expect((await mine.getInstance(id))!.cur_state).toBe("running");
+  expect((await http(emu.url, "GET", "/api/v0/users/current/", { key: myKey.key })).status).toBe(200);
+  await mine.destroyInstance(id);
+});
+
+it("does not let a scoped key mint a wider key", async () => {
+  const res = await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: scopedKeys.user_write, body: { name: "wider" } });
+  expect(res).toMatchObject({ status: 403, body: { error: "permission_escalation" } });
+  const narrower = { api: { user_write: {} } };
+  expect((await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: scopedKeys.user_write, body: { permissions: narrower } })).status).toBe(200);
+  const unknown = await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: emu.apiKey, body: { permissions: { api: { root: {} } } } });
+  expect(unknown).toMatchObject({ status: 400, body: { error: "invalid_args", msg: expect.stringMatching(/root/) } });
+});
