@@ -145,7 +145,7 @@ export class GpuRentalClient {
   async call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>> {
     const request: RequestInfo = { method: call.method, path: call.path };
     const retryable = (error: unknown) =>
-      call.idempotent === false ? error instanceof RateLimitedError : isTransient(error);
+      call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);
     return pRetry(
       async () => {
         try {

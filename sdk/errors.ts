@@ -58,9 +58,16 @@ export class ConfigurationError extends GpuRentalError {
   override name = "ConfigurationError";
 }
 
+/**
+ * 429s that a quick retry cannot clear: a locked 2FA method, an hourly SMS quota, a capped phone number. The
+ * caller has to wait or change something, so they are reported at once.
+ */
+const LASTING_LIMITS = new Set(["tfa_locked", "sms_rate_limited", "preauth_phone_cap", "twilio_rate_limited"]);
+
 /** Errors worth another try of the same request: they say nothing about the request itself. */
 export function isTransient(error: unknown): boolean {
-  return error instanceof RateLimitedError || error instanceof ServerError || error instanceof NetworkError;
+  if (error instanceof RateLimitedError) return !LASTING_LIMITS.has(error.code ?? "");
+  return error instanceof ServerError || error instanceof NetworkError;
 }
 
 export function errorForStatus(status: number, code: string | undefined): typeof GpuRentalError {

@@ -20,9 +20,9 @@ import {
   UpdateMethodRequest,
   UpdateMethodResponse,
 } from "../../sdk/schemas/tfa";
-import { UserRecord } from "../domain/accounts";
 import { Marketplace } from "../domain/marketplace";
 import { RouteErrors, route } from "./routes";
+import { userView } from "./users";
 
 /** The 2FA error contract: a bad body is `bad_request`, a missing or invalid bearer is 403 `auth_error`. */
 const TFA_ERRORS: RouteErrors = { invalidBody: "bad_request", authKind: "forbidden" };
@@ -190,21 +190,6 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
       return { msg: "New backup codes; the old ones no longer work. They are shown only now.", backup_codes: codes };
     },
   });
-}
-
-/** The user object of the login answer (as `GET /api/v0/users/current/` shows it, less the key). */
-function userView(user: UserRecord) {
-  return {
-    id: user.id,
-    email: user.email,
-    username: user.username,
-    full_name: user.fullName,
-    ssh_key: user.sshKey,
-    credit: Number(user.credit.toFixed(6)),
-    balance: Number(user.credit.toFixed(6)),
-    email_verified: user.emailVerified,
-    tfa_status: user.tfaStatus,
-  };
 }
 
 function maskedEnd(phone: string | undefined): string {

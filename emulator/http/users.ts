@@ -1,5 +1,6 @@
 import { FastifyInstance } from "fastify";
 import { User } from "../../sdk/schemas";
+import { UserRecord } from "../domain/accounts";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
@@ -12,19 +13,22 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     response: User,
     handler: ({ principal }) => {
       market.instances.settle();
-      const { user } = principal;
-      return {
-        id: user.id,
-        email: user.email,
-        username: user.username,
-        full_name: user.fullName,
-        ssh_key: user.sshKey,
-        credit: Number(user.credit.toFixed(6)),
-        balance: Number(user.credit.toFixed(6)),
-        email_verified: user.emailVerified,
-        tfa_status: user.tfaStatus,
-        api_key: principal.apiKey,
-      };
+      return { ...userView(principal.user), api_key: principal.apiKey };
     },
   });
+}
+
+/** The user record on the wire (the 2FA login answer shows it too). */
+export function userView(user: UserRecord) {
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    full_name: user.fullName,
+    ssh_key: user.sshKey,
+    credit: Number(user.credit.toFixed(6)),
+    balance: Number(user.credit.toFixed(6)),
+    email_verified: user.emailVerified,
+    tfa_status: user.tfaStatus,
+  };
 }
