@@ -1,5 +1,12 @@
 import { FastifyInstance } from "fastify";
-import { CreateInstanceRequest, UpdateInstanceRequest } from "../../sdk/schemas";
+import {
+  CreateInstanceRequest,
+  CreateInstanceResponse,
+  InstanceListResponse,
+  InstanceResponse,
+  SuccessResponse,
+  UpdateInstanceRequest,
+} from "../../sdk/schemas";
 import { Principal } from "../domain/accounts";
 import { forbidden, notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
@@ -22,6 +29,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/asks/:offer_id/",
+    response: CreateInstanceResponse,
     permission: "instance_write",
     body: CreateInstanceRequest,
     handler: ({ principal, body, params }) => {
@@ -33,6 +41,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/",
+    response: InstanceListResponse,
     permission: "instance_read",
     handler: ({ principal }) => {
       const instances = market.instances.list(principal.user.id).map(view);
@@ -43,6 +52,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/:id/",
+    response: InstanceResponse,
     permission: "instance_read",
     handler: ({ principal, params }) => {
       const instance = market.instances.find(principal.user.id, idParam(params, "id"));
@@ -53,6 +63,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/instances/:id/",
+    response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,
     body: UpdateInstanceRequest,
@@ -69,6 +80,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/instances/:id/",
+    response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,
     handler: ({ principal, params }) => {

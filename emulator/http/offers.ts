@@ -1,5 +1,5 @@
 import { FastifyInstance } from "fastify";
-import { OfferSearchRequest } from "../../sdk/schemas";
+import { OfferSearchRequest, OfferSearchResponse } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
@@ -10,6 +10,7 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
     url: "/api/v0/bundles/",
     permission: "misc",
     body: OfferSearchRequest,
+    response: OfferSearchResponse,
     handler: ({ body }) => ({ offers: market.searchOffers(body) }),
   });
 }

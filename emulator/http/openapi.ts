@@ -20,7 +20,10 @@ export function openApiDocument(app: FastifyInstance): Record<string, unknown> {
       operationId: `${spec.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
       "x-permission": spec.permission,
       security: spec.auth === "optional" ? [{}, { bearer: [] }] : [{ bearer: [] }],
-      parameters: params.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+      parameters: [
+        ...params.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+        ...queryParameters(spec.query),
+      ],
       responses: {
         "200": {
           description: "Success",
@@ -43,6 +46,18 @@ export function openApiDocument(app: FastifyInstance): Record<string, unknown> {
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     paths,
   };
+}
+
+/** The query schema's keys as OpenAPI query parameters. */
+function queryParameters(schema: z.ZodType | undefined): Record<string, unknown>[] {
+  if (!schema) return [];
+  const json = toSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
 }
 
 /** Serves the document at `/openapi.json` (no key needed: it describes the API, it is not part of it). */

@@ -5,12 +5,12 @@ import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 
-export interface RouteContext<B> {
+export interface RouteContext<B, Q> {
   /** The caller; undefined only on routes with `auth: "optional"` called without a key. */
   principal: Principal;
   body: B;
   params: Record<string, string>;
-  query: Record<string, string | undefined>;
+  query: Q;
   /** For headers beside the JSON answer (the 2FA browser session cookie). */
   reply: FastifyReply;
 }
@@ -23,7 +23,9 @@ export interface RouteErrors {
   authKind?: ErrorKind;
 }
 
-export interface RouteSpec<S extends z.ZodType | undefined> {
+type Parsed<S, Otherwise> = S extends z.ZodType ? z.infer<S> : Otherwise;
+
+export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   /** The request body's schema (from the SDK's wire schemas); absent for bodiless requests. */
@@ -34,7 +36,7 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
    * The query's schema, for GETs and DELETEs that take parameters (`select_filters`, `type`, `id`): the
    * handler's `query` is then the parsed value. Keys it does not name (such as `api_key`) are dropped.
    */
-  query?: z.ZodType<Record<string, unknown>>;
+  query?: Q;
   /**
    * The permission category a scoped key needs (see emulator/PERMISSIONS.md). Full-access keys pass every
    * check; instance API keys pass none unless `instanceKey` is set.
@@ -45,7 +47,7 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
   /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
   auth?: "required" | "optional";
   errors?: RouteErrors;
-  handler: (ctx: RouteContext<S extends z.ZodType ? z.infer<S> : undefined>) => unknown;
+  handler: (ctx: RouteContext<Parsed<S, undefined>, Parsed<Q, Record<string, string | undefined>>>) => unknown;
 }
 
 /**
@@ -53,9 +55,13 @@ export interface RouteSpec<S extends z.ZodType | undefined> {
  * the domain, and sends its answer as JSON. Every endpoint goes through here, so every one refuses a bad key
  * or a bad body the same way.
  */
-export function route<S extends z.ZodType | undefined>(app: FastifyInstance, market: Marketplace, spec: RouteSpec<S>): void {
+export function route<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined>(
+  app: FastifyInstance,
+  market: Marketplace,
+  spec: RouteSpec<S, Q>,
+): void {
   if (!registry.has(app)) registry.set(app, []);
-  registry.get(app)!.push(spec as RouteSpec<z.ZodType | undefined>);
+  registry.get(app)!.push(spec as unknown as AnyRoute);
   app.route({
     method: spec.method,
     url: spec.url,
@@ -65,12 +71,12 @@ export function route<S extends z.ZodType | undefined>(app: FastifyInstance, mar
       const key = apiKeyOf(request);
       const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
       if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
-      const body = spec.body ? parseBody(spec.body, request.body) : undefined;
+      const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
       const result = await spec.handler({
         principal: principal as Principal,
         body: body as never,
         params: request.params as Record<string, string>,
-        query: (spec.query ? parseQuery(spec.query, request.query) : request.query) as Record<string, string | undefined>,
+        query: (spec.query ? parse(spec.query, request.query, "query parameters") : request.query) as never,
         reply,
       });
       // A change is on disk (with --data-dir) before the client hears it was made.
@@ -81,10 +87,11 @@ export function route<S extends z.ZodType | undefined>(app: FastifyInstance, mar
   });
 }
 
-const registry = new WeakMap<FastifyInstance, RouteSpec<z.ZodType | undefined>[]>();
+export type AnyRoute = RouteSpec<z.ZodType | undefined, z.ZodType | undefined>;
+const registry = new WeakMap<FastifyInstance, AnyRoute[]>();
 
 /** Every endpoint declared with route() on this server: the OpenAPI document and the permission tests use it. */
-export function routesOf(app: FastifyInstance): readonly RouteSpec<z.ZodType | undefined>[] {
+export function routesOf(app: FastifyInstance): readonly AnyRoute[] {
   return registry.get(app) ?? [];
 }
 
@@ -110,15 +117,9 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return bearer || (request.query as Record<string, string | undefined>).api_key || undefined;
 }
 
-function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw badRequest("invalid_args", `Invalid request body: ${describeIssues(parsed.error)}`);
-  return parsed.data;
-}
-
-function parseQuery(schema: z.ZodType<Record<string, unknown>>, raw: unknown): Record<string, unknown> {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw badRequest("invalid_args", `Invalid query parameters: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 

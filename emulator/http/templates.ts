@@ -1,6 +1,15 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { CreateTemplateRequest, DeleteTemplateRequest, EditTemplateRequest, TemplateFilters, TemplateSearchQuery } from "../../sdk/schemas";
+import {
+  CreateTemplateRequest,
+  DeleteTemplateRequest,
+  EditTemplateRequest,
+  SuccessResponse,
+  TemplateFilters,
+  TemplateResponse,
+  TemplateSearchQuery,
+  TemplateSearchResponse,
+} from "../../sdk/schemas";
 import { describeIssues } from "../../sdk/client";
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
@@ -15,8 +24,9 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     url: "/api/v0/template/",
     permission: "user_read",
     query: TemplateSearchQuery,
+    response: TemplateSearchResponse,
     handler: ({ principal, query }) => {
-      const filters = selectFilters((query as z.infer<typeof TemplateSearchQuery>).select_filters);
+      const filters = selectFilters(query.select_filters);
       return { templates: templates.search(principal.user.id, filters).map((t) => templates.view(t, principal.user.id)) };
     },
   });
@@ -26,6 +36,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     url: "/api/v0/template/",
     permission: "user_write",
     body: CreateTemplateRequest,
+    response: TemplateResponse,
     handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.create(principal.user.id, body), principal.user.id) }),
   });
 
@@ -34,6 +45,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     url: "/api/v0/template/",
     permission: "user_write",
     body: EditTemplateRequest,
+    response: TemplateResponse,
     handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.edit(principal.user.id, body), principal.user.id) }),
   });
 
@@ -42,6 +54,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     url: "/api/v0/template/",
     permission: "user_write",
     body: DeleteTemplateRequest,
+    response: SuccessResponse,
     handler: ({ principal, body }) => {
       templates.remove(principal.user.id, body);
       return { success: true };

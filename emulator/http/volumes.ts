@@ -1,6 +1,14 @@
 import { FastifyInstance } from "fastify";
-import { z } from "zod";
-import { CreateNetworkVolumeRequest, VolumeDeleteQuery, VolumeListQuery, VolumeSearchRequest } from "../../sdk/schemas";
+import {
+  CreateNetworkVolumeRequest,
+  CreateNetworkVolumeResponse,
+  SuccessResponse,
+  VolumeDeleteQuery,
+  VolumeListQuery,
+  VolumeListResponse,
+  VolumeSearchRequest,
+  VolumeSearchResponse,
+} from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
@@ -13,6 +21,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/network_volumes/search/",
     permission: "misc",
     body: VolumeSearchRequest,
+    response: VolumeSearchResponse,
     handler: ({ body }) => ({ success: true, offers: volumes.searchNetworkOffers(body.q) }),
   });
 
@@ -21,6 +30,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/volumes/search/",
     permission: "misc",
     body: VolumeSearchRequest,
+    response: VolumeSearchResponse,
     handler: ({ body }) => ({ success: true, offers: volumes.searchLocalOffers(body.q) }),
   });
 
@@ -29,6 +39,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/network_volumes/",
     permission: "instance_write",
     body: CreateNetworkVolumeRequest,
+    response: CreateNetworkVolumeResponse,
     handler: ({ principal, body }) => {
       const volume = volumes.createNetwork(principal.user.id, body.id, body.size, body.name);
       return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
@@ -40,9 +51,9 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/volumes/",
     permission: "instance_read",
     query: VolumeListQuery,
+    response: VolumeListResponse,
     handler: ({ principal, query }) => {
-      const { type } = query as z.infer<typeof VolumeListQuery>;
-      return { volumes: volumes.list(principal.user.id, type).map((v) => volumes.view(v)) };
+      return { volumes: volumes.list(principal.user.id, query.type).map((v) => volumes.view(v)) };
     },
   });
 
@@ -51,8 +62,9 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/volumes/",
     permission: "instance_write",
     query: VolumeDeleteQuery,
+    response: SuccessResponse,
     handler: ({ principal, query }) => {
-      volumes.remove(principal.user.id, (query as unknown as z.infer<typeof VolumeDeleteQuery>).id);
+      volumes.remove(principal.user.id, query.id);
       return { success: true };
     },
   });

@@ -1,0 +1,49 @@
+import { routesOf } from "../../emulator/http/routes";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+/**
+ * No request makes the emulator answer 5xx unless a fault was injected: every endpoint of its route table gets
+ * malformed JSON, wrong types, junk in path and query, and each answer is a 4xx JSON object naming the problem.
+ */
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(() => emu.close());
+
+const BODIES: (string | undefined)[] = [
+  "{not json",
+  "[]",
+  '"a string"',
+  "null",
+  "12",
+  '{"image": 5, "label": [], "disk": "big", "runtype": "telnet", "state": "flying", "q": 3, "hash_id": {}}',
+  '{"limit": -1, "order": "cheap", "type": "free", "gpu_name": {"like": "RTX%"}, "num_gpus": {"eq": "two"}}',
+  '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}',
+  `{"name": "${"x".repeat(20000)}"}`,
+  undefined,
+];
+const PARAMS = ["abc", "-1", "1e999", "99999999999999999999999", "%00", "1.5"];
+
+it("answers every malformed request with a 4xx JSON object that has a msg", async () => {
+  const routes = routesOf(emu.server).filter((r) => r.url.startsWith("/api/v0/"));
+  for (const r of routes) {
+    const paths = r.url.includes(":") ? PARAMS.map((p) => r.url.replace(/:(\w+)/g, p)) : [r.url, `${r.url}?select_filters=%7Bbad&type=nope&id=x`];
+    for (const path of paths) {
+      for (const rawBody of r.method === "GET" ? [undefined] : BODIES) {
+        const res = await http(emu.url, r.method, path, { key: emu.apiKey, rawBody });
+        const label = `${r.method} ${path} ${String(rawBody).slice(0, 40)}`;
+        expect([label, res.status < 500]).toEqual([label, true]);
+        expect([label, typeof res.body === "object" && res.body !== null && !Array.isArray(res.body)]).toEqual([label, true]);
+        if (res.status >= 400) expect([label, typeof res.body.msg]).toEqual([label, "string"]);
+      }
+    }
+  }
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+});
+
+it("answers unknown paths and methods with a 404 JSON object", async () => {
+  const res = await http(emu.url, "PATCH", "/api/v0/nothing-here/", { key: emu.apiKey, body: {} });
+  expect(res).toMatchObject({ status: 404, body: { error: "not_found", msg: expect.any(String) } });
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+});
