@@ -1,6 +1,6 @@
 import { GpuRentalClient, OfferQuery } from "../client";
-import { GpuRentalError, OfferUnavailableError } from "../errors";
-import { CreateInstanceRequest, FieldFilter, Offer, OfferType, Order } from "../schemas";
+import { GpuRentalError, NetworkError, OfferUnavailableError, ServerError } from "../errors";
+import { CreateInstanceRequest, FieldFilter, Instance, Offer, OfferType, Order } from "../schemas";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
 export interface OfferCriteria {
@@ -28,7 +28,11 @@ export interface RentOptions {
 
 export interface RentAttempt {
   offerId: number;
-  outcome: "rented" | "vanished";
+  /**
+   * `rented`; `vanished` (someone else took it first); `recovered` (the answer was lost, but the instance was
+   * found); `failed` (the service failed and no instance was created: the next offer is tried).
+   */
+  outcome: "rented" | "vanished" | "recovered" | "failed";
   detail?: string;
 }
 
@@ -106,16 +110,32 @@ export async function rentInstance(
         record({ offerId: offer.id, outcome: "rented" });
         return { instanceId: created.new_contract, instanceApiKey: created.instance_api_key, offer, attempts };
       } catch (error) {
-        if (!(error instanceof OfferUnavailableError)) throw error;
-        record({ offerId: offer.id, outcome: "vanished", detail: error.serviceMessage });
+        if (error instanceof OfferUnavailableError) {
+          record({ offerId: offer.id, outcome: "vanished", detail: error.serviceMessage });
+          continue;
+        }
+        if (!(error instanceof NetworkError || error instanceof ServerError)) throw error;
+        // The request may have been carried out with its answer lost: look before renting anything else, or
+        // an instance would be left running (and billed) that nobody knows of.
+        const created = await findCreated(client, offer, request);
+        record({ offerId: offer.id, outcome: created ? "recovered" : "failed", detail: error.message });
+        if (created) return { instanceId: created.id, offer, attempts };
       }
     }
   }
   const tried = attempts.map((a) => `${a.offerId} (${a.outcome}${a.detail ? `: ${a.detail}` : ""})`).join(", ");
   throw new RentFailedError(
-    `Could not rent an instance: ${attempts.length} offer(s) vanished before they could be accepted: ${tried}. ` +
+    `Could not rent an instance: ${attempts.length} offer(s) tried, none rented: ${tried}. ` +
       "The market is busy; try again, widen the criteria, or raise the attempt limit.",
     attempts,
+  );
+}
+
+/** Our instance on the offer's machine with this image and label, if the creation went through after all. */
+async function findCreated(client: GpuRentalClient, offer: Offer, request: CreateInstanceRequest): Promise<Instance | undefined> {
+  const instances = await client.listInstances();
+  return instances.find(
+    (i) => i.machine_id === offer.machine_id && i.image_uuid === (request.image ?? null) && (i.label ?? "") === (request.label ?? ""),
   );
 }
 

@@ -58,6 +58,27 @@ describe("rentInstance", () => {
     for (const attempt of error.attempts) expect(error.message).toContain(String(attempt.offerId));
   });
 
+  it("finds the instance when the service carried out a creation but its answer was lost", async () => {
+    const client = emu.client();
+    const before = emu.marketplace.instances.all().length;
+    emu.faults.add({ path: "/api/v0/asks/", kind: "lost_response", times: 1 });
+    const rented = await rentInstance(client, rtx4090, { image: "x", label: "lost-answer" });
+    expect(rented.attempts).toEqual([expect.objectContaining({ offerId: rented.offer.id, outcome: "recovered" })]);
+    expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
+    expect((await client.getInstance(rented.instanceId))!.label).toBe("lost-answer");
+    await client.destroyInstance(rented.instanceId);
+  });
+
+  it("moves on to the next offer when a creation failed without creating anything", async () => {
+    const client = emu.client();
+    const before = emu.marketplace.instances.all().length;
+    emu.faults.add({ path: "/api/v0/asks/", kind: "status", status: 503, times: 1 });
+    const rented = await rentInstance(client, rtx4090, { image: "x" });
+    expect(rented.attempts.map((a) => a.outcome)).toEqual(["failed", "rented"]);
+    expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
+    await client.destroyInstance(rented.instanceId);
+  });
+
   it("says so when nothing matches, without trying anything", async () => {
     const error = await rentInstance(emu.client(), { filters: { gpu_name: { eq: "Voodoo 2" } } }, { image: "x" }).catch((e) => e);
     expect(error).toBeInstanceOf(NoMatchingOfferError);
