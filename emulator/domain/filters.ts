@@ -36,9 +36,6 @@ export function compileFilters(filters: Record<string, unknown>, fields: Record<
   return compiled;
 }
 
-export function matches(record: Record<string, unknown>, filters: CompiledFilter[]): boolean {
-  return filters.every((f) => f.test(record[f.field]));
-}
 
 function predicate(field: string, type: FieldType, op: keyof FieldFilter, raw: Scalar | Scalar[]): (v: unknown) => boolean {
   if (op === "in" || op === "notin") {
@@ -78,27 +75,85 @@ function coerce(field: string, type: FieldType, value: Scalar): Scalar {
   return String(value);
 }
 
-/** Sorts by `[field, direction]` pairs; nulls last in either direction. Unknown or non-numeric fields are refused. */
-export function compareBy<T extends Record<string, unknown>>(
+/**
+ * Records laid out by column: each field's values in one array, built on first use and kept. A search reads a
+ * few columns in tight loops instead of probing every record object field by field: over the 10,000 offers of a
+ * market, several times faster. Build a table once for records that do not change (the offers of a market).
+ */
+export class Table<T extends object> {
+  private readonly filterColumns = new Map<string, unknown[]>();
+  private readonly orderColumns = new Map<string, unknown[]>();
+  private views?: Record<string, unknown>[];
+
+  /** `filterView`: the record as filters see it, when that differs (a country code for a location). */
+  constructor(
+    readonly rows: readonly T[],
+    private readonly filterView?: (record: T) => Record<string, unknown>,
+  ) {}
+
+  /** A field's values as filters see them. */
+  filterColumn(field: string): unknown[] {
+    if (!this.filterView) return this.orderColumn(field);
+    this.views ??= this.rows.map(this.filterView);
+    return cached(this.filterColumns, field, () => this.views!.map((view) => view[field]));
+  }
+
+  /** A field's values in the records themselves (ordering and results use the record). */
+  orderColumn(field: string): unknown[] {
+    return cached(this.orderColumns, field, () => this.rows.map((row) => (row as Record<string, unknown>)[field]));
+  }
+}
+
+function cached<V>(map: Map<string, V>, key: string, build: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = build()));
+  return value;
+}
+
+/**
+ * The first `limit` row indices by `[field, direction]` pairs; nulls last in either direction; ties in table
+ * order. Only numeric fields sort. When few rows are wanted out of many (64 of thousands of offers), they are
+ * picked in one pass instead of sorting everything.
+ */
+function firstRows<T extends object>(
+  rows: number[],
   order: [string, "asc" | "desc"][],
+  limit: number,
   fields: Record<string, FieldType>,
-): (a: T, b: T) => number {
+  table: Table<T>,
+): number[] {
   for (const [field] of order) {
-    if (fields[field] !== "number") {
+    if (!Object.hasOwn(fields, field) || fields[field] !== "number") {
       throw badRequest("invalid_args", `order: ${field} is not a numeric field of this search`);
     }
   }
-  return (a, b) => {
-    for (const [field, direction] of order) {
-      const x = a[field] as number | null;
-      const y = b[field] as number | null;
+  const keys = order.map(([field, direction]) => ({ column: table.orderColumn(field) as (number | null)[], sign: direction === "asc" ? 1 : -1 }));
+  const compare = (a: number, b: number) => {
+    for (const { column, sign } of keys) {
+      const x = column[a];
+      const y = column[b];
       if (x === y) continue;
       if (x === null || x === undefined) return 1;
       if (y === null || y === undefined) return -1;
-      return direction === "asc" ? x - y : y - x;
+      return sign * (x - y);
     }
-    return 0;
+    return a - b;
   };
+  if (rows.length <= limit * 4) return rows.sort(compare).slice(0, limit);
+  const best: number[] = [];
+  for (const row of rows) {
+    if (best.length === limit && compare(row, best[limit - 1]) >= 0) continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (compare(best[middle], row) < 0) low = middle + 1;
+      else high = middle;
+    }
+    best.splice(low, 0, row);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
 
 /** A search as the three searches of the service share it: field filters, then `order`, then `limit`. */
@@ -111,27 +166,29 @@ export interface SearchQuery {
 export interface SearchOptions<T> {
   defaultLimit: number;
   maxLimit: number;
-  /**
-   * The record as filters see it, when that differs from what the search returns (e.g. a country code for a
-   * location the record spells out in full). Ordering and the result use the record itself.
-   */
+  /** For records given as a list: the record as filters see it (see Table). */
   filterView?: (record: T) => Record<string, unknown>;
+  /** A last check on a record that passed the filters (e.g. not rented): cheap, as few records get there. */
+  include?: (record: T) => boolean;
 }
 
-/** Runs one search over `records`: the single filter mechanism behind offers, volume offers and templates. */
+/** Runs one search: the single filter mechanism behind offers, volume offers and templates. */
 export function search<T extends object>(
-  records: Iterable<T>,
+  records: Iterable<T> | Table<T>,
   query: SearchQuery,
   fields: Record<string, FieldType>,
   options: SearchOptions<T>,
 ): T[] {
+  const table = records instanceof Table ? records : new Table([...records], options.filterView);
   const compiled = compileFilters(query.filters, fields);
-  const sort = query.order?.length ? (compareBy(query.order, fields) as (a: T, b: T) => number) : undefined;
-  const found: T[] = [];
-  for (const record of records) {
-    const seen = options.filterView ? options.filterView(record) : (record as Record<string, unknown>);
-    if (matches(seen, compiled)) found.push(record);
+  const columns = compiled.map((filter) => table.filterColumn(filter.field));
+  const found: number[] = [];
+  rows: for (let row = 0; row < table.rows.length; row++) {
+    for (let k = 0; k < compiled.length; k++) if (!compiled[k].test(columns[k][row])) continue rows;
+    if (options.include && !options.include(table.rows[row])) continue;
+    found.push(row);
   }
-  if (sort) found.sort(sort);
-  return found.slice(0, Math.min(query.limit ?? options.defaultLimit, options.maxLimit));
+  const limit = Math.min(query.limit ?? options.defaultLimit, options.maxLimit);
+  const first = query.order?.length ? firstRows(found, query.order, limit, fields, table) : found.slice(0, limit);
+  return first.map((row) => table.rows[row]);
 }

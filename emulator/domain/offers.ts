@@ -1,5 +1,5 @@
 import { Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
-import { FieldType, search } from "./filters";
+import { FieldType, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
 
@@ -35,6 +35,7 @@ export interface MarketSnapshot {
 export class Market implements Persistent<MarketSnapshot> {
   private readonly offers = new Map<number, Offer>();
   private readonly held = new Map<number, Holder>();
+  private tables: Partial<Record<"ondemand" | "bid" | "reserved", Table<Offer>>> = {};
 
   constructor(offers: Offer[]) {
     for (const offer of offers) this.offers.set(offer.id, offer);
@@ -50,13 +51,21 @@ export class Market implements Persistent<MarketSnapshot> {
    */
   search(request: OfferSearchRequest): Offer[] {
     const { order, type, limit, allocated_storage, ...filters } = request;
-    const candidates: Offer[] = [];
-    for (const offer of this.onMarket()) {
-      if (allocated_storage !== undefined && (offer.disk_space ?? 0) < allocated_storage) continue;
-      if (type === "bid" && !isInterruptible(offer)) continue;
-      candidates.push(priceFor(offer, type));
-    }
-    return search(candidates, { filters, order, limit }, OFFER_FIELDS, { defaultLimit: DEFAULT_LIMIT, maxLimit: MAX_LIMIT });
+    // Offers too small for the disk wanted are left out like any other filter would leave them out.
+    const withStorage = allocated_storage === undefined ? filters : { ...filters, disk_space: { ...(filters.disk_space as object), gte: allocated_storage } };
+    return search(this.tableFor(type), { filters: withStorage, order, limit }, OFFER_FIELDS, {
+      defaultLimit: DEFAULT_LIMIT,
+      maxLimit: MAX_LIMIT,
+      include: (offer) => !this.held.has(offer.id),
+    });
+  }
+
+  /** The market as a search of that type sees it, priced, laid out by column once (offers do not change). */
+  private tableFor(type: OfferType | undefined): Table<Offer> {
+    const kind = type === "bid" || type === "reserved" ? type : "ondemand";
+    return (this.tables[kind] ??= new Table(
+      [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(offer, type)),
+    ));
   }
 
   /** Every offer not rented, as an on-demand search shows it. */
@@ -89,6 +98,7 @@ export class Market implements Persistent<MarketSnapshot> {
   }
 
   restore(data: MarketSnapshot): void {
+    this.tables = {};
     this.offers.clear();
     this.held.clear();
     for (const offer of data.offers) this.offers.set(offer.id, { ...offer });

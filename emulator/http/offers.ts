@@ -9,6 +9,7 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
     method: "POST",
     url: "/api/v0/bundles/",
     permission: "misc",
+    readOnly: true,
     body: OfferSearchRequest,
     response: OfferSearchResponse,
     handler: ({ body }) => ({ offers: market.searchOffers(body) }),

@@ -44,6 +44,8 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   permission: Permission;
   /** Whether an instance API key may call this route (its handler then checks that the instance is its own). */
   instanceKey?: boolean;
+  /** A POST that changes nothing (a search): nothing to save before answering. */
+  readOnly?: boolean;
   /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
   auth?: "required" | "optional";
   errors?: RouteErrors;
@@ -80,7 +82,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         reply,
       });
       // A change is on disk (with --data-dir) before the client hears it was made.
-      if (spec.method !== "GET") await market.commit();
+      if (spec.method !== "GET" && !spec.readOnly) await market.commit();
       // Returned, so Fastify waits for the send (and its async hooks) instead of answering a second time.
       return reply.type("application/json").send(result);
     },
