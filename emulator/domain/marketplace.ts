@@ -7,6 +7,7 @@ import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { Random } from "./random";
 import { Persistent } from "./persistence";
+import { RateLimits } from "./ratelimits";
 import { Tfa } from "./tfa";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
@@ -61,6 +62,7 @@ export class Marketplace {
   readonly volumes: Volumes;
   /** Two-factor authentication (emulator/TFA.md), with the outbox of codes it "sent". */
   readonly tfa: Tfa;
+  readonly rateLimits: RateLimits;
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -75,6 +77,7 @@ export class Marketplace {
     this.contention = options.contention ?? 0;
     const now = () => this.clock.now();
     this.accounts = new Accounts(this.random, now);
+    this.rateLimits = new RateLimits(now);
     // Its own random stream, so 2FA codes and secrets do not shift what the seed gives the market.
     this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new Random((options.seed ?? 1) ^ 0x2fa) });
     this.market = new Market(seedOffers(this.random, options.offers ?? 300, this.clock.nowSeconds()));

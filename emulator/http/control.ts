@@ -4,6 +4,7 @@ import { describeIssues } from "../../sdk/client";
 import { badRequest, notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
+import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
 
 /**
@@ -15,6 +16,9 @@ export const ControlSettings = z
   .object({
     contention: z.number().min(0).max(1).optional(),
     lifecycle: z.object({ provisioningMs: z.number().min(0).optional(), loadingMs: z.number().min(0).optional() }).strict().optional(),
+    rateLimits: z
+      .partialRecord(z.enum(RATE_LIMITED), z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() }).strict())
+      .optional(),
   })
   .strict();
 
@@ -35,6 +39,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     return {
       now,
       contention: market.contention,
+      rateLimits: market.rateLimits.settings,
       lifecycle: market.lifecycle,
       stats: { ...market.stats, faultsInjected: faults.injected },
       faults: faults.list(),
@@ -47,7 +52,8 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     const settings = parse(ControlSettings, request.body);
     if (settings.contention !== undefined) market.contention = settings.contention;
     if (settings.lifecycle) market.lifecycle = { ...market.lifecycle, ...settings.lifecycle };
-    return { success: true, contention: market.contention, lifecycle: market.lifecycle };
+    if (settings.rateLimits) Object.assign(market.rateLimits.settings, settings.rateLimits);
+    return { success: true, contention: market.contention, lifecycle: market.lifecycle, rateLimits: market.rateLimits.settings };
   });
 
   app.post("/_emulator/clock/advance", async (request) => {

@@ -29,6 +29,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/asks/:offer_id/",
+    rateLimit: "instance_create",
     response: CreateInstanceResponse,
     permission: "instance_write",
     body: CreateInstanceRequest,

@@ -9,6 +9,7 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
     method: "POST",
     url: "/api/v0/bundles/",
     permission: "misc",
+    rateLimit: "offer_search",
     readOnly: true,
     body: OfferSearchRequest,
     response: OfferSearchResponse,

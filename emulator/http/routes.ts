@@ -4,6 +4,7 @@ import { describeIssues } from "../../sdk/client";
 import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import { RateLimitedEndpoint } from "../domain/ratelimits";
 
 export interface RouteContext<B, Q> {
   /** The caller; undefined only on routes with `auth: "optional"` called without a key. */
@@ -44,6 +45,8 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   permission: Permission;
   /** Whether an instance API key may call this route (its handler then checks that the instance is its own). */
   instanceKey?: boolean;
+  /** Counted against this endpoint's rate limit, per key (see emulator/domain/ratelimits.ts). */
+  rateLimit?: RateLimitedEndpoint;
   /** A POST that changes nothing (a search): nothing to save before answering. */
   readOnly?: boolean;
   /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
@@ -73,6 +76,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
       const key = apiKeyOf(request);
       const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
       if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
+      if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
       const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
       const result = await spec.handler({
         principal: principal as Principal,

@@ -46,6 +46,8 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
 
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof ServiceError) {
+      const retryAfter = error.extra.retry_after;
+      if (error.kind === "rate_limited" && typeof retryAfter === "number") reply.header("Retry-After", String(retryAfter));
       reply.status(STATUS[error.kind]).type("application/json").send({ success: false, error: error.code, msg: error.message, ...error.extra });
       return;
     }

@@ -20,6 +20,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     method: "POST",
     url: "/api/v0/network_volumes/search/",
     permission: "misc",
+    rateLimit: "network_volume_search",
     readOnly: true,
     body: VolumeSearchRequest,
     response: VolumeSearchResponse,
