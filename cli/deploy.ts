@@ -47,6 +47,8 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
     step("Result");
     console.log(`Instance ${outputs.instanceId}: ${outputs.gpuName} x${outputs.numGpus} at $${outputs.pricePerHour}/hour, ${outputs.status}`);
     console.log(`SSH: ${outputs.sshCommand}   (host ${outputs.sshHost}, port ${outputs.sshPort})`);
+    const { offersAccepted, offersLostToContention } = emulator.marketplace.stats;
+    console.log(`Market: ${offersAccepted} offer(s) accepted, ${offersLostToContention} taken by other tenants first (contention ${options.contention})`);
 
     if (options.keep) {
       step("Keeping the stack and the emulator up (Ctrl-C destroys the stack and stops)");

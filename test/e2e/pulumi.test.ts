@@ -76,6 +76,8 @@ describe("root stack through the real engine", () => {
     const state = JSON.parse(await stack.ok("stack", "export"));
     const resource = state.deployment.resources.find((r: any) => r.type.endsWith(":Instance"));
     expect(resource.outputs.label).toBe("changed-by-hand");
+    // The instance's own key is a secret output: only its ciphertext is in state.
+    expect(resource.outputs.instanceApiKey).toEqual(expect.objectContaining({ ciphertext: expect.any(String) }));
     expect(resource.id).toBe(String(instance.id));
 
     const preview = await stack.ok("preview", "--diff");
