@@ -9,3 +9,4 @@ export * from "./tfa";
 export * from "./templates";
 export * from "./volumes";
 export * from "./apikeys";
+export * from "./billing";

@@ -206,7 +206,8 @@ export interface InstanceDeps {
   /** Issues the instance API key; returns its id and value. */
   issueInstanceKey: (ownerId: number, instanceId: number) => { id: number; key: string };
   revokeKey: (keyId: number) => void;
-  charge: (ownerId: number, amount: number) => void;
+  /** Charges the owner for the instance over a period (ms since the epoch). */
+  charge: (ownerId: number, instanceId: number, amount: number, period: { from: number; to: number }) => void;
   pick: (min: number, max: number) => number;
   /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
   templates?: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
@@ -379,7 +380,8 @@ export class Instances implements Persistent<InstancesSnapshot> {
   }
 
   private settleOne(instance: InstanceRecord): void {
+    const from = instance.billedUntil;
     const amount = accrue(instance, this.deps.now());
-    if (amount > 0) this.deps.charge(instance.ownerId, amount);
+    if (amount > 0) this.deps.charge(instance.ownerId, instance.id, amount, { from, to: instance.billedUntil });
   }
 }

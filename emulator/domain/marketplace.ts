@@ -8,6 +8,7 @@ import { Market } from "./offers";
 import { Random } from "./random";
 import { Persistent } from "./persistence";
 import { RateLimits } from "./ratelimits";
+import { Billing } from "./billing";
 import { Tfa } from "./tfa";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
@@ -63,6 +64,7 @@ export class Marketplace {
   /** Two-factor authentication (emulator/TFA.md), with the outbox of codes it "sent". */
   readonly tfa: Tfa;
   readonly rateLimits: RateLimits;
+  readonly billing = new Billing();
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -95,9 +97,10 @@ export class Marketplace {
         return { id: key.id, key: key.key };
       },
       revokeKey: (keyId) => this.accounts.revokeKeyById(keyId),
-      charge: (ownerId, amount) => {
+      charge: (ownerId, instanceId, amount, period) => {
         const user = this.accounts.user(ownerId);
         if (user) user.credit -= amount;
+        this.billing.record(ownerId, instanceId, amount, period);
       },
       pick: (min, max) => this.random.int(min, max),
       templates: this.templates,

@@ -1,11 +1,12 @@
 import { FastifyInstance } from "fastify";
-import { User } from "../../sdk/schemas";
+import { InvoicesResponse, User } from "../../sdk/schemas";
 import { UserRecord } from "../domain/accounts";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
-/** `GET /api/v0/users/current/`. */
+/** `GET /api/v0/users/current/` and the invoices. */
 export function registerUsers(app: FastifyInstance, market: Marketplace): void {
+  registerInvoices(app, market);
   route(app, market, {
     method: "GET",
     url: "/api/v0/users/current/",
@@ -14,6 +15,26 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     handler: ({ principal }) => {
       market.instances.settle();
       return { ...userView(principal.user), api_key: principal.apiKey };
+    },
+  });
+}
+
+/** `GET /api/v0/users/me/invoices/`: the billing view, which keys scoped to the spec's four categories lack. */
+function registerInvoices(app: FastifyInstance, market: Marketplace): void {
+  route(app, market, {
+    method: "GET",
+    url: "/api/v0/users/me/invoices/",
+    permission: "billing",
+    response: InvoicesResponse,
+    handler: ({ principal }) => {
+      market.instances.settle();
+      const invoices = market.billing.itemsOf(principal.user.id).map((item) => ({
+        instance_id: item.instanceId,
+        amount: Number(item.amount.toFixed(6)),
+        start: item.from / 1000,
+        end: item.to / 1000,
+      }));
+      return { credit: Number(principal.user.credit.toFixed(6)), invoices };
     },
   });
 }

@@ -7,3 +7,4 @@ export * from "./templates";
 export * from "./volumes";
 export * from "./tfa";
 export * from "./apikeys";
+export * from "./billing";

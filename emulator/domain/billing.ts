@@ -1,0 +1,42 @@
+import { Persistent } from "./persistence";
+
+/** What one instance has cost its owner so far. */
+export interface InvoiceItem {
+  userId: number;
+  instanceId: number;
+  amount: number;
+  /** The period charged so far, ms since the epoch. */
+  from: number;
+  to: number;
+}
+
+/**
+ * The billing ledger: every charge of an instance (compute while running, disk always) is added to that
+ * instance's item, so a user can see where the credit went. Items stay after the instance is destroyed.
+ */
+export class Billing implements Persistent<{ items: InvoiceItem[] }> {
+  private items = new Map<string, InvoiceItem>();
+
+  record(userId: number, instanceId: number, amount: number, period: { from: number; to: number }): void {
+    const key = `${userId}:${instanceId}`;
+    const item = this.items.get(key);
+    if (item) {
+      item.amount += amount;
+      item.to = period.to;
+    } else {
+      this.items.set(key, { userId, instanceId, amount, ...period });
+    }
+  }
+
+  itemsOf(userId: number): InvoiceItem[] {
+    return [...this.items.values()].filter((item) => item.userId === userId);
+  }
+
+  snapshot(): { items: InvoiceItem[] } {
+    return { items: [...this.items.values()].map((item) => ({ ...item })) };
+  }
+
+  restore(data: { items: InvoiceItem[] }): void {
+    this.items = new Map(data.items.map((item) => [`${item.userId}:${item.instanceId}`, { ...item }]));
+  }
+}
