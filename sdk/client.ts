@@ -3,6 +3,7 @@ import pRetry from "p-retry";
 import { z } from "zod";
 import { Connection, resolveConnection } from "./connection";
 import {
+  describeIssues,
   ErrorBody,
   CreateInstanceRequest,
   CreateInstanceResponse,
@@ -224,11 +225,4 @@ function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: stri
     throw new BadRequestError(`Invalid ${what} request: ${describeIssues(parsed.error)}`, undefined, "invalid_args");
   }
   return parsed.data;
-}
-
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
-    .join("; ");
 }

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { GpuRentalClient, describeIssues } from "./client";
+import { GpuRentalClient } from "./client";
+import { describeIssues } from "./schemas";
 import { BadRequestError, GpuRentalError } from "./errors";
 import {
   AuthorizeNewMethodRequest,

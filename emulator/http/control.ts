@@ -1,9 +1,9 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { describeIssues } from "../../sdk/client";
 import { badRequest, notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
+import { parse } from "./routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
 
@@ -26,11 +26,6 @@ const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).st
 const Advance = z.object({ ms: z.number().min(0) }).strict();
 const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
 
-function parse<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const parsed = schema.safeParse(body ?? {});
-  if (!parsed.success) throw badRequest("invalid_args", describeIssues(parsed.error));
-  return parsed.data;
-}
 
 export function registerControl(app: FastifyInstance, market: Marketplace, faults: Faults): void {
   app.get("/_emulator/state", async () => {
@@ -49,7 +44,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
   });
 
   app.put("/_emulator/settings", async (request) => {
-    const settings = parse(ControlSettings, request.body);
+    const settings = parse(ControlSettings, request.body, "request");
     if (settings.contention !== undefined) market.contention = settings.contention;
     if (settings.lifecycle) market.lifecycle = { ...market.lifecycle, ...settings.lifecycle };
     if (settings.rateLimits) Object.assign(market.rateLimits.settings, settings.rateLimits);
@@ -57,12 +52,12 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
   });
 
   app.post("/_emulator/clock/advance", async (request) => {
-    market.clock.advance(parse(Advance, request.body).ms);
+    market.clock.advance(parse(Advance, request.body, "request").ms);
     return { success: true, now: market.clock.now() };
   });
 
   app.post("/_emulator/instances/:id/fail", async (request) => {
-    const { status, msg } = parse(Fail, request.body);
+    const { status, msg } = parse(Fail, request.body, "request");
     const id = Number((request.params as { id: string }).id);
     if (!market.instances.fail(id, status, msg)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return { success: true };
@@ -76,14 +71,14 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
   });
 
   app.post("/_emulator/users", async (request) => {
-    const { email, credit } = parse(NewUser, request.body);
+    const { email, credit } = parse(NewUser, request.body, "request");
     const user = market.accounts.addUser({ email, ...(credit !== undefined && { credit }) });
     const key = market.accounts.issueKey(user.id, { name: "control" });
     return { success: true, id: user.id, email: user.email, api_key: key.key };
   });
 
   app.post("/_emulator/faults", async (request) => {
-    faults.add(parse(FaultSpec, request.body));
+    faults.add(parse(FaultSpec, request.body, "request"));
     return { success: true, faults: faults.list() };
   });
 

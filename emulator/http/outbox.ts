@@ -1,9 +1,9 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { describeIssues } from "../../sdk/client";
 import { PhoneNumber } from "../../sdk/schemas/tfa";
 import { badRequest, notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import { parse } from "./routes";
 import { OutboxMessage } from "../domain/tfa";
 
 /**
@@ -31,11 +31,6 @@ const UserFlags = z
 const LoginSecret = z.object({ user_id: z.number().int() }).strict();
 const Faults = z.object({ service_unavailable: z.number().int().min(0).optional(), challenge_creation_failed: z.number().int().min(0).optional() }).strict();
 
-function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) throw badRequest("invalid_args", describeIssues(parsed.error));
-  return parsed.data;
-}
 
 export function registerOutbox(app: FastifyInstance, market: Marketplace): void {
   const { tfa, accounts } = market;
@@ -47,7 +42,7 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
   };
 
   /** `GET /_emulator/outbox?to=<phone or email>&channel=sms|email`: the codes sent, oldest first. */
-  app.get("/_emulator/outbox", async (request) => ({ messages: tfa.outbox.list(parse(OutboxQuery, request.query)).map(messageView) }));
+  app.get("/_emulator/outbox", async (request) => ({ messages: tfa.outbox.list(parse(OutboxQuery, request.query, "request")).map(messageView) }));
 
   app.delete("/_emulator/outbox", async () => {
     tfa.outbox.clear();
@@ -57,7 +52,7 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
   /** Sets the account facts 2FA rules read: verified email, admin, team context, SMS fraud flag, phone, legacy. */
   app.put("/_emulator/users/:id", async (request) => {
     const user = userOf(request.params);
-    const flags = parse(UserFlags, request.body);
+    const flags = parse(UserFlags, request.body, "request");
     if (flags.email !== undefined) user.email = flags.email;
     if (flags.email_verified !== undefined) user.emailVerified = flags.email_verified;
     if (flags.is_admin !== undefined) user.isAdmin = flags.is_admin;
@@ -82,13 +77,13 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
 
   /** The password step of a browser login (outside this API): a `tfa_secret` for the logged-out 2FA calls. */
   app.post("/_emulator/tfa/login-secret", async (request) => {
-    const { user_id } = parse(LoginSecret, request.body);
+    const { user_id } = parse(LoginSecret, request.body, "request");
     return { tfa_secret: tfa.beginLogin(userOf({ id: user_id })) };
   });
 
   /** One-shot backing-store failures: the next N checks fail (`service_unavailable`, `challenge_creation_failed`). */
   app.put("/_emulator/tfa/faults", async (request) => {
-    const faults = parse(Faults, request.body);
+    const faults = parse(Faults, request.body, "request");
     if (faults.service_unavailable !== undefined) tfa.faults.serviceUnavailable = faults.service_unavailable;
     if (faults.challenge_creation_failed !== undefined) tfa.faults.challengeCreationFailed = faults.challenge_creation_failed;
     return { success: true, service_unavailable: tfa.faults.serviceUnavailable, challenge_creation_failed: tfa.faults.challengeCreationFailed };

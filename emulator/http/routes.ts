@@ -1,6 +1,6 @@
 import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { describeIssues } from "../../sdk/client";
+import { describeIssues } from "../../sdk/schemas";
 import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
@@ -73,20 +73,25 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
     // Rethrown, the renamed error goes on to the server's error handler, which shapes every error body.
     ...(spec.errors && { errorHandler: (error: Error) => { throw renameError(error, spec.errors!); } }),
     handler: async (request, reply) => {
-      const key = apiKeyOf(request);
-      const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
-      if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
-      if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
-      const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
-      const result = await spec.handler({
-        principal: principal as Principal,
-        body: body as never,
-        params: request.params as Record<string, string>,
-        query: (spec.query ? parse(spec.query, request.query, "query parameters") : request.query) as never,
-        reply,
-      });
-      // A change is on disk (with --data-dir) before the client hears it was made.
-      if (spec.method !== "GET" && !spec.readOnly) await market.commit();
+      let result: unknown;
+      try {
+        const key = apiKeyOf(request);
+        const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
+        if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
+        if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
+        const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
+        result = await spec.handler({
+          principal: principal as Principal,
+          body: body as never,
+          params: request.params as Record<string, string>,
+          query: (spec.query ? parse(spec.query, request.query, "query parameters") : request.query) as never,
+          reply,
+        });
+      } finally {
+        // A change is on disk (with --data-dir) before the client hears of it: refusals change state too (a
+        // failed 2FA attempt counts towards a lockout; an offer lost to contention leaves the market).
+        if (spec.method !== "GET" && !spec.readOnly) await market.commit();
+      }
       // Returned, so Fastify waits for the send (and its async hooks) instead of answering a second time.
       return reply.type("application/json").send(result);
     },
@@ -120,10 +125,15 @@ function renameError(error: Error, errors: RouteErrors): Error {
 function apiKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  return bearer || (request.query as Record<string, string | undefined>).api_key || undefined;
+  if (bearer) return bearer;
+  const fromQuery = (request.query as Record<string, unknown>).api_key;
+  // `?api_key=a&api_key=b` arrives as a list: no key at all, rather than a guess.
+  if (Array.isArray(fromQuery)) return "";
+  return typeof fromQuery === "string" && fromQuery ? fromQuery : undefined;
 }
 
-function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
+/** Validates a body or query with its schema; a mismatch is a 400 that names each problem. */
+export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(raw ?? {});
   if (!parsed.success) throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(parsed.error)}`);
   return parsed.data;

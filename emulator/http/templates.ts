@@ -10,7 +10,7 @@ import {
   TemplateSearchQuery,
   TemplateSearchResponse,
 } from "../../sdk/schemas";
-import { describeIssues } from "../../sdk/client";
+import { describeIssues } from "../../sdk/schemas";
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";

@@ -1,5 +1,5 @@
 import { GpuRentalClient } from "../client";
-import { describeIssues } from "../client";
+import { describeIssues } from "../schemas";
 import { z } from "zod";
 import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
 import { OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";

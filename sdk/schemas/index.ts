@@ -8,3 +8,4 @@ export * from "./volumes";
 export * from "./tfa";
 export * from "./apikeys";
 export * from "./billing";
+export * from "./issues";
