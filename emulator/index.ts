@@ -34,10 +34,15 @@ export interface RunningEmulator {
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const marketplace = new Marketplace(options);
-  if (options.dataDir) {
-    const store = new FileStore(options.dataDir);
-    const saved = store.load();
-    if (saved) marketplace.restore(saved);
+  const store = options.dataDir ? new FileStore(options.dataDir) : undefined;
+  if (store) {
+    try {
+      const saved = store.load();
+      if (saved) marketplace.restore(saved);
+    } catch (error) {
+      store.release();
+      throw error;
+    }
     marketplace.durability = store;
     await marketplace.commit();
   }
@@ -53,6 +58,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     marketplace,
     faults,
     server,
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      store?.release();
+    },
   };
 }

@@ -23,6 +23,7 @@ import {
   BadRequestError,
   GpuRentalError,
   NetworkError,
+  NotFoundError,
   RateLimitedError,
   RequestInfo,
   ResponseValidationError,
@@ -148,10 +149,12 @@ export class GpuRentalClient {
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);
     return pRetry(
-      async () => {
+      async (attempt) => {
         try {
           return await this.send(call, request);
         } catch (error) {
+          // A DELETE retried after a lost answer finds the thing gone: the earlier try deleted it.
+          if (attempt > 1 && call.method === "DELETE" && error instanceof NotFoundError) return call.schema.parse({ success: true });
           if (retryable(error)) throw error;
           throw new pRetry.AbortError(error as Error);
         }

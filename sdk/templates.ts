@@ -21,13 +21,16 @@ export async function searchTemplates(client: GpuRentalClient, filters: Template
   return res.templates;
 }
 
-/** Creates a template; the same content again gives back the same template, so a retry is harmless. */
+/** Creates a template. Not resent after a lost answer: the spec does not promise that a repeat is harmless. */
 export async function createTemplate(client: GpuRentalClient, template: CreateTemplateRequest): Promise<Template> {
-  const res = await client.call({ method: "POST", path: "/api/v0/template/", body: template, schema: TemplateResponse });
+  const res = await client.call({ method: "POST", path: "/api/v0/template/", body: template, schema: TemplateResponse, idempotent: false });
   return res.template;
 }
 
-/** Changes only the fields given; returns the template with its new `hash_id`. */
+/**
+ * Changes only the fields given; returns the template with its new `hash_id`. Not resent after a lost answer:
+ * the edit would have changed the hash the repeat names.
+ */
 export async function editTemplate(
   client: GpuRentalClient,
   hashId: string,
@@ -38,6 +41,7 @@ export async function editTemplate(
     path: "/api/v0/template/",
     body: { ...changes, hash_id: hashId },
     schema: TemplateResponse,
+    idempotent: false,
   });
   return res.template;
 }

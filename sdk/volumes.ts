@@ -38,7 +38,7 @@ export async function createNetworkVolume(
     schema: CreateNetworkVolumeResponse,
     idempotent: false,
   });
-  return res.volume;
+  return res.volume ?? { id: res.volume_id! };
 }
 
 /** Your volumes, of one kind or all (`GET /api/v0/volumes?type=`). */

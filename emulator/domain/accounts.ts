@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { Random } from "./random";
+import { createHash, randomBytes } from "node:crypto";
 import { Persistent } from "./persistence";
 import { badRequest, forbidden, unauthorized } from "./errors";
 
@@ -46,6 +45,10 @@ export interface ApiKeyRecord {
   instanceId?: number;
   createdAt: number;
   revokedAt?: number;
+  /** Epoch ms after which the key is refused (a 2FA login session); keys without it do not expire. */
+  expiresAt?: number;
+  /** A 2FA login session: a bearer like a key, but not one of the user's keys (not listed). */
+  session?: boolean;
 }
 
 /** A key just issued: its record, and its value (shown this once). */
@@ -69,10 +72,7 @@ export class Accounts implements Persistent<AccountsSnapshot> {
   private nextUserId = 1;
   private nextKeyId = 1;
 
-  constructor(
-    private readonly random: Random,
-    private readonly now: () => number,
-  ) {}
+  constructor(private readonly now: () => number) {}
 
   addUser(fields: Partial<UserRecord> & { email: string }): UserRecord {
     const id = this.nextUserId++;
@@ -95,8 +95,9 @@ export class Accounts implements Persistent<AccountsSnapshot> {
   }
 
   /** Issues a key; `value` fixes its text (for a seeded key that scripts know in advance). */
-  issueKey(userId: number, options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string } = {}): IssuedKey {
-    const key = options.value ?? this.random.hex(64);
+  issueKey(userId: number, options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string; expiresAt?: number; session?: boolean } = {}): IssuedKey {
+    // From the system's generator, never the seeded one: a key must not be predictable from the seed.
+    const key = options.value ?? randomBytes(32).toString("hex");
     const keyHash = hashKey(key);
     if (this.keys.has(keyHash)) throw new Error("API key collision");
     const record: ApiKeyRecord = {
@@ -108,6 +109,8 @@ export class Accounts implements Persistent<AccountsSnapshot> {
       permissions: options.permissions ?? null,
       instanceId: options.instanceId,
       createdAt: this.now(),
+      expiresAt: options.expiresAt,
+      session: options.session,
     };
     this.keys.set(keyHash, record);
     return { ...record, key };
@@ -132,9 +135,9 @@ export class Accounts implements Persistent<AccountsSnapshot> {
     return this.keys.has(hashKey(key));
   }
 
-  /** The user's keys, newest last; revoked ones and instance keys left out. */
+  /** The user's keys, newest last; revoked ones, instance keys and sessions left out. */
   keysOf(userId: number): ApiKeyRecord[] {
-    return [...this.keys.values()].filter((k) => k.userId === userId && k.revokedAt === undefined && k.instanceId === undefined);
+    return [...this.keys.values()].filter((k) => k.userId === userId && k.revokedAt === undefined && k.instanceId === undefined && !k.session);
   }
 
   keyById(userId: number, id: number): ApiKeyRecord | undefined {
@@ -170,6 +173,7 @@ export class Accounts implements Persistent<AccountsSnapshot> {
     if (!record || record.revokedAt !== undefined) {
       throw unauthorized("auth_error", "Invalid API key: it is unknown or was revoked.");
     }
+    if (record.expiresAt !== undefined && record.expiresAt <= this.now()) throw unauthorized("auth_error", "The session expired: log in again.");
     const user = this.users.get(record.userId);
     if (!user) throw unauthorized("auth_error", "Invalid API key: its user no longer exists.");
     return { user, key: record, apiKey: key };

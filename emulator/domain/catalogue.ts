@@ -17,6 +17,9 @@ const GPU_MODELS = [
   { name: "H100 SXM", ramMb: 81559, price: [2.0, 3.5], dlperf: 85, cuda: 12.9 },
 ] as const;
 
+/** Storage is priced per GB and month; hourly prices divide by the hours of a month. */
+export const HOURS_PER_MONTH = 730;
+
 const LOCATIONS = [
   "Texas, US", "Oregon, US", "Virginia, US", "Quebec, CA", "Ontario, CA", "Bavaria, DE", "Hesse, DE",
   "Ile-de-France, FR", "England, GB", "Stockholm, SE", "Tokyo, JP", "Singapore, SG", "Victoria, AU", "Sao Paulo, BR",
@@ -41,7 +44,7 @@ export function seedOffers(random: Random, count: number, nowSeconds: number): O
     const perGpu = random.between(model.price[0], model.price[1]);
     const storageCost = round(random.between(0.05, 0.3), 3);
     const dphBase = round(perGpu * numGpus);
-    const dphTotal = round(dphBase + (storageCost * 8) / 730);
+    const dphTotal = round(dphBase + (storageCost * 8) / HOURS_PER_MONTH);
     const reliability = round(random.between(0.9, 0.9999));
     const dlperf = round(model.dlperf * numGpus * random.between(0.85, 1.05), 2);
     const verified = random.chance(0.85);
@@ -145,7 +148,7 @@ export function seedNetworkVolumeOffers(random: Random, count: number, nowSecond
       start_date: Math.floor(nowSeconds) - random.int(3600, 86400 * 30),
       end_date: Math.floor(nowSeconds) + durationDays * 86400,
       storage_cost: storageCost,
-      storage_cost_total: round((storageCost * diskSpace) / 730, 6),
+      storage_cost_total: round((storageCost * diskSpace) / HOURS_PER_MONTH, 6),
     });
   }
   return offers;

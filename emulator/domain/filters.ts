@@ -1,8 +1,21 @@
 import { FieldFilter, FILTER_OPERATORS } from "../../sdk/schemas";
 import { badRequest } from "./errors";
 
-export type FieldType = "number" | "boolean" | "string";
+/**
+ * How a field's filter values are read. `location`: a text like "Texas, US" that ends with a two-letter country
+ * code; `eq`/`neq`/`in`/`notin` match the whole text or the code alone ("US"), as clients filter by country.
+ */
+export type FieldType = "number" | "boolean" | "string" | "location";
 type Scalar = string | number | boolean | null;
+
+/** The default and the largest `limit` of the offer and volume offer searches. */
+export const DEFAULT_LIMIT = 64;
+export const MAX_LIMIT = 1000;
+
+/** "Texas, US" → "US"; a bare code stays as it is. */
+export function countryCode(location: string): string {
+  return location.split(",").pop()!.trim();
+}
 
 /** A filter made ready to run: values coerced to the field's type once, not per offer. */
 export interface CompiledFilter {
@@ -38,16 +51,23 @@ export function compileFilters(filters: Record<string, unknown>, fields: Record<
 
 
 function predicate(field: string, type: FieldType, op: keyof FieldFilter, raw: Scalar | Scalar[]): (v: unknown) => boolean {
+  // A location is its whole text and its country code: it matches a value equal to either.
+  const matches =
+    type === "location"
+      ? (v: unknown, wanted: (x: Scalar) => boolean) => wanted(v as Scalar) || (typeof v === "string" && wanted(countryCode(v)))
+      : (v: unknown, wanted: (x: Scalar) => boolean) => wanted(v as Scalar);
   if (op === "in" || op === "notin") {
     const set = new Set((raw as Scalar[]).map((x) => coerce(field, type, x)));
-    return op === "in" ? (v) => set.has(v as Scalar) : (v) => !set.has(v as Scalar);
+    const has = (x: Scalar) => set.has(x);
+    return op === "in" ? (v) => matches(v, has) : (v) => !matches(v, has);
   }
   const target = coerce(field, type, raw as Scalar);
+  const equal = (x: Scalar) => x === target;
   switch (op) {
     case "eq":
-      return (v) => v === target;
+      return (v) => matches(v, equal);
     case "neq":
-      return (v) => v !== target;
+      return (v) => !matches(v, equal);
     case "lt":
       return (v) => v !== null && v !== undefined && target !== null && (v as number) < (target as number);
     case "lte":
@@ -85,7 +105,7 @@ export class Table<T extends object> {
   private readonly orderColumns = new Map<string, unknown[]>();
   private views?: Record<string, unknown>[];
 
-  /** `filterView`: the record as filters see it, when that differs (a country code for a location). */
+  /** `filterView`: the record as filters see it, when that differs (a derived field such as a duration). */
   constructor(
     readonly rows: readonly T[],
     private readonly filterView?: (record: T) => Record<string, unknown>,

@@ -18,9 +18,10 @@ export interface InstanceRecord {
   id: number;
   ownerId: number;
   offer: Offer;
-  /** The creation request as the client sent it. */
-  request: CreateInstanceRequest;
-  /** What the instance runs with: the request over its template's values (the request alone without one). */
+  /**
+   * What the instance runs with: the request over its template's values (the request alone without one). A
+   * registry login keeps its user and registry only (`-u <user> <registry>`): the token is dropped at creation.
+   */
   config: CreateInstanceRequest;
   runtype: Runtype;
   isBid: boolean;
@@ -33,8 +34,6 @@ export interface InstanceRecord {
   intended: "running" | "stopped";
   failure?: FailureStatus;
   statusMsg?: string;
-  /** Stopped because another client outbid it (interruptible instances only). */
-  outbid?: boolean;
   volume?: { id: number; mount_path: string };
   label: string;
   ports: Record<string, { HostIp: string; HostPort: string }[]>;
@@ -86,12 +85,24 @@ function containerEnv(config: CreateInstanceRequest): [string, string][] {
   return env;
 }
 
-/** `-u <user> -p <token> <registry>` → the user and registry; the token is never shown back. */
+/** `-u <user> -p <token> <registry>` → the user and registry; the token is never kept nor shown back. */
 function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
   if (!imageLogin) return { user: null, repo: null };
   const user = /(?:^|\s)-u\s+(\S+)/.exec(imageLogin)?.[1] ?? null;
   const repo = imageLogin.replace(/(?:^|\s)-[up]\s+\S+/g, " ").trim() || null;
   return { user, repo };
+}
+
+/**
+ * The config as it is kept: `image_login` without its token (`-u <user> <registry>`). The emulator never logs
+ * in to a registry, so a secret kept at rest (and in every `--data-dir` save) would serve no one.
+ */
+function withoutRegistryToken(config: CreateInstanceRequest): CreateInstanceRequest {
+  if (config.image_login === undefined) return config;
+  const { user, repo } = registryLogin(config.image_login);
+  const { image_login: _token, ...rest } = config;
+  const login = [user && `-u ${user}`, repo].filter(Boolean).join(" ");
+  return login ? { ...rest, image_login: login } : rest;
 }
 
 /** Port mappings: the runtype's ports plus `-p host:container` keys of `env`. */
@@ -236,7 +247,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
    */
   create(ownerId: number, offerId: number, request: CreateInstanceRequest): { instance: InstanceRecord; apiKey: string } {
     const template = request.template_hash_id ? this.template(ownerId, request.template_hash_id) : undefined;
-    const config = template ? applyTemplate(template, request) : request;
+    const config = withoutRegistryToken(template ? applyTemplate(template, request) : request);
     const runtype = config.runtype ?? "args";
     if (config.args_str !== undefined && runtype !== "args") {
       throw badRequest("invalid_args", `args_str is only used with runtype args (this request's runtype is ${runtype}): drop args_str, or use runtype args.`);
@@ -260,7 +271,6 @@ export class Instances implements Persistent<InstancesSnapshot> {
       id,
       ownerId,
       offer,
-      request,
       config,
       runtype,
       ...price,
@@ -310,7 +320,6 @@ export class Instances implements Persistent<InstancesSnapshot> {
       instance.intended = "running";
       instance.bootStartedAt = this.deps.now();
       instance.restarted = true;
-      instance.outbid = false;
       instance.statusMsg = undefined;
     }
   }
@@ -346,7 +355,6 @@ export class Instances implements Persistent<InstancesSnapshot> {
     }
     this.settleOne(instance);
     instance.intended = "stopped";
-    instance.outbid = true;
     instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
     return instance;
   }
@@ -364,8 +372,13 @@ export class Instances implements Persistent<InstancesSnapshot> {
     return structuredClone({ records: [...this.records.values()], nextId: this.nextId });
   }
 
+  /** Records saved before the token was dropped are cleaned on the way in (and so on the next save). */
   restore(data: InstancesSnapshot): void {
-    this.records = new Map(structuredClone(data.records).map((record) => [record.id, record]));
+    const records = structuredClone(data.records).map((record) => {
+      const { request: _request, outbid: _outbid, ...kept } = record as InstanceRecord & { request?: unknown; outbid?: unknown };
+      return { ...kept, config: withoutRegistryToken(kept.config) };
+    });
+    this.records = new Map(records.map((record) => [record.id, record]));
     this.nextId = data.nextId;
   }
 

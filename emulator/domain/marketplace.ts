@@ -5,7 +5,7 @@ import { Clock } from "./clock";
 import { ServiceError } from "./errors";
 import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
-import { Random } from "./random";
+import { CryptoRandom, Random } from "./random";
 import { Persistent } from "./persistence";
 import { RateLimits } from "./ratelimits";
 import { Billing } from "./billing";
@@ -39,11 +39,8 @@ export interface MarketplaceSnapshot {
   stats: MarketStats;
   contention: number;
   lifecycle: Lifecycle;
+  rateLimits: RateLimits["settings"];
 }
-
-const isPersistent = (value: unknown): value is Persistent =>
-  typeof value === "object" && value !== null && typeof (value as Persistent).snapshot === "function" &&
-  typeof (value as Persistent).restore === "function";
 
 export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 5_000 };
 
@@ -71,17 +68,17 @@ export class Marketplace {
   contention: number;
   readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0 };
 
-  constructor(options: MarketplaceOptions = {}) {
+  constructor(private readonly options: MarketplaceOptions = {}) {
     this.clock = options.clock ?? new Clock();
     this.random = new Random(options.seed ?? 1);
     this.contentionRandom = new Random((options.seed ?? 1) ^ 0x5eed);
     this.lifecycle = { ...DEFAULT_LIFECYCLE, ...options.lifecycle };
     this.contention = options.contention ?? 0;
     const now = () => this.clock.now();
-    this.accounts = new Accounts(this.random, now);
+    this.accounts = new Accounts(now);
     this.rateLimits = new RateLimits(now);
-    // Its own random stream, so 2FA codes and secrets do not shift what the seed gives the market.
-    this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new Random((options.seed ?? 1) ^ 0x2fa) });
+    // 2FA secrets and codes from node:crypto, never the seed: a seeded stream would replay them after a restart.
+    this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new CryptoRandom() });
     this.market = new Market(seedOffers(this.random, options.offers ?? 300, this.clock.nowSeconds()));
     this.templates = new Templates(now);
     // Volume offers from their own random stream, so they do not shift what the seed gives the rest.
@@ -118,19 +115,29 @@ export class Marketplace {
     return this.durability ? this.durability.save(() => this.snapshot()) : Promise.resolve();
   }
 
-  /** Every field of the marketplace that is `Persistent` is saved under its own name, with the stats and clock. */
+  /** The parts of the state a `--data-dir` keeps, by the name they are saved under. */
+  private persistentParts(): Record<string, Persistent> {
+    const { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing } = this;
+    return { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing };
+  }
+
   snapshot(): MarketplaceSnapshot {
-    const parts: Record<string, unknown> = {};
-    for (const [name, part] of Object.entries(this)) if (isPersistent(part)) parts[name] = part.snapshot();
-    return { version: 1, parts, stats: { ...this.stats }, contention: this.contention, lifecycle: this.lifecycle };
+    const parts = Object.fromEntries(Object.entries(this.persistentParts()).map(([name, part]) => [name, part.snapshot()]));
+    const settings = { contention: this.contention, lifecycle: this.lifecycle, rateLimits: this.rateLimits.settings };
+    return { version: 1, parts, stats: { ...this.stats }, ...settings };
   }
 
   restore(data: MarketplaceSnapshot): void {
     if (data.version !== 1) throw new Error(`unsupported state version ${data.version}`);
-    for (const [name, part] of Object.entries(this)) if (isPersistent(part) && name in data.parts) part.restore(data.parts[name]);
+    for (const [name, part] of Object.entries(this.persistentParts())) {
+      if (!(name in data.parts)) throw new Error(`the saved state has no ${name}: it was written by another version of the emulator`);
+      part.restore(data.parts[name]);
+    }
     Object.assign(this.stats, data.stats);
-    this.contention = data.contention;
-    this.lifecycle = data.lifecycle;
+    // Settings given on this start win over the saved ones.
+    this.contention = this.options.contention ?? data.contention;
+    this.lifecycle = { ...data.lifecycle, ...this.options.lifecycle };
+    Object.assign(this.rateLimits.settings, data.rateLimits);
     // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
     if (!this.accounts.knows(this.seededKey)) this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: this.seededKey });
   }

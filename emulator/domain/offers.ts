@@ -1,5 +1,7 @@
-import { Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
-import { FieldType, search, Table } from "./filters";
+import { createHash } from "node:crypto";
+import { canonicalJson, Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
+import { HOURS_PER_MONTH } from "./catalogue";
+import { DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
 
@@ -13,21 +15,31 @@ export const OFFER_FIELDS: Record<string, FieldType> = {
   compute_cap: "number", pcie_bw: "number", direct_port_count: "number", hosting_type: "number", min_bid: "number",
   dph_base: "number", dph_total: "number", storage_cost: "number", start_date: "number", end_date: "number",
   duration: "number",
-  gpu_name: "string", cpu_name: "string", driver_version: "string", geolocation: "string", verification: "string",
+  gpu_name: "string", cpu_name: "string", driver_version: "string", geolocation: "location", verification: "string",
   verified: "boolean", external: "boolean", rentable: "boolean", rented: "boolean", is_bid: "boolean",
 };
 
-const DEFAULT_LIMIT = 64;
-const MAX_LIMIT = 1000;
 /** Reserved (prepaid) offers are discounted against on-demand. */
 const RESERVED_DISCOUNT = 0.8;
-const HOURS_PER_MONTH = 730;
 
 /** Who holds an offer that is no longer on the market. */
 export type Holder = { kind: "instance"; instanceId: number } | { kind: "other_tenant" };
 
+/**
+ * What identifies the offers of a market without listing them: they are generated at start from `--seed` and
+ * `--offers`, so a save only has to tell whether they are the same ones. `fingerprint` is a hash of every
+ * offer without its dates (which follow the clock at start); the count and ids say what `--offers` was.
+ */
+export interface CatalogueCheck {
+  count: number;
+  firstId: number | null;
+  lastId: number | null;
+  fingerprint: string;
+}
+
+/** The market as saved: which offers are held, and the catalogue they belong to (not the offers themselves). */
 export interface MarketSnapshot {
-  offers: Offer[];
+  catalogue: CatalogueCheck;
   held: [number, Holder][];
 }
 
@@ -36,6 +48,8 @@ export class Market implements Persistent<MarketSnapshot> {
   private readonly offers = new Map<number, Offer>();
   private readonly held = new Map<number, Holder>();
   private tables: Partial<Record<"ondemand" | "bid" | "reserved", Table<Offer>>> = {};
+  /** Computed once: the offers never change. */
+  private catalogueCheck?: CatalogueCheck;
 
   constructor(offers: Offer[]) {
     for (const offer of offers) this.offers.set(offer.id, offer);
@@ -43,6 +57,11 @@ export class Market implements Persistent<MarketSnapshot> {
 
   get size(): number {
     return this.offers.size;
+  }
+
+  /** How many offers are on the market (not rented), whatever a search's limit. */
+  countOnMarket(): number {
+    return this.offers.size - this.held.size;
   }
 
   /**
@@ -73,6 +92,11 @@ export class Market implements Persistent<MarketSnapshot> {
     return [...this.offers.values()].filter((offer) => !this.held.has(offer.id));
   }
 
+  /** The offer as listed (on-demand), rented or not. */
+  offer(offerId: number): Offer | undefined {
+    return this.offers.get(offerId);
+  }
+
   /** The offer, if it is still on the market. */
   available(offerId: number): Offer | undefined {
     return this.held.has(offerId) ? undefined : this.offers.get(offerId);
@@ -94,16 +118,42 @@ export class Market implements Persistent<MarketSnapshot> {
   }
 
   snapshot(): MarketSnapshot {
-    return { offers: [...this.offers.values()].map((o) => ({ ...o })), held: [...this.held.entries()].map(([id, h]) => [id, { ...h }]) };
+    return { catalogue: { ...this.catalogue() }, held: [...this.held.entries()].map(([id, h]) => [id, { ...h }]) };
   }
 
-  restore(data: MarketSnapshot): void {
-    this.tables = {};
-    this.offers.clear();
+  /**
+   * Takes back which offers are held. The offers themselves are this start's: a save made with another
+   * `--offers` or `--seed` is refused rather than applied to offers it was not made with. (Saves from before
+   * the catalogue check list their offers: they are checked the same way.)
+   */
+  restore(data: MarketSnapshot | { offers: Offer[]; held: [number, Holder][] }): void {
+    const saved = "catalogue" in data ? data.catalogue : catalogueOf(data.offers);
+    const ours = this.catalogue();
+    const made = `this data dir was made with --offers ${saved.count} (offer ids ${saved.firstId}..${saved.lastId})`;
+    if (saved.count !== ours.count || saved.firstId !== ours.firstId || saved.lastId !== ours.lastId) {
+      throw new Error(`${made}, this emulator has --offers ${ours.count}: start it with --offers ${saved.count}, or use another data dir`);
+    }
+    if (saved.fingerprint !== ours.fingerprint) {
+      throw new Error(`${made} but other offers (another --seed, or another emulator version): start it with the --seed it was made with, or use another data dir`);
+    }
     this.held.clear();
-    for (const offer of data.offers) this.offers.set(offer.id, { ...offer });
     for (const [id, holder] of data.held) this.held.set(id, { ...holder });
   }
+
+  private catalogue(): CatalogueCheck {
+    return (this.catalogueCheck ??= catalogueOf([...this.offers.values()]));
+  }
+}
+
+function catalogueOf(offers: Offer[]): CatalogueCheck {
+  const hash = createHash("sha256");
+  for (const { start_date: _start, end_date: _end, ...offer } of offers) hash.update(canonicalJson(offer)).update("\n");
+  return {
+    count: offers.length,
+    firstId: offers.length ? offers[0].id : null,
+    lastId: offers.length ? offers[offers.length - 1].id : null,
+    fingerprint: hash.digest("hex").slice(0, 32),
+  };
 }
 
 /** Whether an offer can be rented as an interruptible (bid) instance. */

@@ -1,3 +1,5 @@
+import { randomBytes, randomInt } from "node:crypto";
+
 /** A small seeded generator (mulberry32): the same seed gives the same market and the same contention. */
 export class Random {
   private state: number;
@@ -45,5 +47,26 @@ export class Random {
 
   restore(data: { state: number }): void {
     this.state = data.state;
+  }
+}
+
+/**
+ * The same helpers drawing from the system's cryptographic generator, for what must be unguessable (2FA
+ * secrets, codes, TOTP secrets, backup codes): nothing about it follows from a seed, and a restart does not
+ * replay it. It has no state worth saving.
+ */
+export class CryptoRandom extends Random {
+  constructor() {
+    super(0);
+  }
+
+  /** 48 random bits: every multiple of 2^-48 in [0, 1) equally likely. */
+  override next(): number {
+    return randomBytes(6).readUIntBE(0, 6) / 2 ** 48;
+  }
+
+  /** Without the float step, so codes are exactly uniform. */
+  override int(min: number, max: number): number {
+    return randomInt(min, max + 1);
   }
 }

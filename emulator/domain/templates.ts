@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { CreateInstanceRequest, CreateTemplateRequest, EditTemplateRequest, Runtype, TemplateRuntype } from "../../sdk/schemas";
+import { canonicalJson, CreateInstanceRequest, CreateTemplateRequest, EditTemplateRequest, Runtype, TemplateRuntype } from "../../sdk/schemas";
 import { badRequest, forbidden, notFound } from "./errors";
 import { FieldType, search } from "./filters";
 import { Persistent } from "./persistence";
 
-/** Every content field of a template, defaults applied: what its `hash_id` is derived from. */
+/** Every content field of a template, defaults applied: what its `hash_id` is derived from (but the password). */
 export interface TemplateContent {
   name: string;
   image: string;
@@ -123,15 +123,22 @@ export class Templates implements Persistent<TemplatesSnapshot> {
 
   /**
    * Creates a template. Content is what identifies a template: creating the same content again returns the
-   * template that already has it (so a retried create is harmless).
+   * template that already has it (so a retried create is harmless). The password is not part of the content's
+   * identity: the same content with another password is that template, and it takes the password just sent.
    */
   create(creatorId: number, request: CreateTemplateRequest): TemplateRecord {
     const content = withDefaults(request);
     checkEnvFlags(content.env);
-    return this.withHash(hashOf(creatorId, content)) ?? this.insert(creatorId, content);
+    const existing = this.withHash(hashOf(creatorId, content));
+    if (!existing) return this.insert(creatorId, content);
+    existing.content.docker_login_pass = content.docker_login_pass;
+    return existing;
   }
 
-  /** Changes only the fields given; the template gets the `hash_id` of its new content. */
+  /**
+   * Changes only the fields given; the template gets the `hash_id` of its new content. An edit of the password
+   * alone keeps the `hash_id` (the password is not hashed), so clients holding the hash still find the template.
+   */
   edit(userId: number, request: EditTemplateRequest): TemplateRecord {
     const { hash_id, ...changes } = request;
     const template = this.owned(userId, this.byHash(userId, hash_id));
@@ -266,20 +273,13 @@ function searchView(template: TemplateRecord): Record<string, unknown> {
 
 /**
  * Content-derived `hash_id`: sha256 of the canonical JSON (keys sorted) of the creator and the content. The
- * creator is part of it so two users' identical private templates stay two templates.
+ * creator is part of it so two users' identical private templates stay two templates. The registry password is
+ * not: the hash of a public template would let anyone test guesses of it offline. It is hashed as the empty
+ * string whatever it is, so a template without credentials keeps the hash it had when the password was hashed.
  */
 export function hashOf(creatorId: number, content: TemplateContent): string {
-  return createHash("sha256").update(canonicalJson({ creator_id: creatorId, ...content })).digest("hex").slice(0, HASH_LENGTH);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+  const identity = { creator_id: creatorId, ...content, docker_login_pass: "" };
+  return createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, HASH_LENGTH);
 }
 
 /** Splits a docker flag string into words as a shell would, honouring single and double quotes. */

@@ -10,7 +10,7 @@ import {
   UpdateMethodRequest,
 } from "../../sdk/schemas/tfa";
 import { base32Decode, base32Encode, totp, totpProvisioningUri, totpStep } from "../../sdk/tfa";
-import { Accounts, UserRecord } from "./accounts";
+import { Accounts, ApiKeyRecord, UserRecord } from "./accounts";
 import { Clock } from "./clock";
 import { ServiceError, badRequest, forbidden, notFound, unauthorized } from "./errors";
 import { Persistent } from "./persistence";
@@ -47,6 +47,13 @@ export const PREAUTH_PHONE_WINDOW_MS = 24 * HOUR;
 export const TOTP_DRIFT_STEPS = 1;
 /** Random bytes in a TOTP secret (160 bits, as RFC 4226 recommends). */
 export const TOTP_SECRET_BYTES = 20;
+/** A 2FA login session lasts this long on the emulator clock, then gets `auth_error` (spec: not shown). */
+export const SESSION_TTL_MS = 24 * HOUR;
+/**
+ * An expired challenge, and a used or soft-deleted backup code, is kept this long before it is purged: long
+ * enough that a late use still gets `2fa_expired` (or a resend), short enough that the state does not grow.
+ */
+export const PURGE_AFTER_MS = 24 * HOUR;
 
 /**
  * Reserved phone numbers (in the style of an SMS provider's magic test numbers) that make the emulated
@@ -89,7 +96,10 @@ export interface ChallengeRecord {
   secret: string;
   userId: number;
   channel: "none" | "sms" | "email";
-  code?: string;
+  /** SHA-256 of the code sent: codes are only ever compared, so the plaintext is not kept (the outbox has it). */
+  codeHash?: string;
+  /** Wrong codes tried on it while no method row counts them (see `checkChallengeCode`); resends do not reset it. */
+  failCount?: number;
   phoneNumber?: string;
   methodId?: number;
   sentAt?: number;
@@ -142,7 +152,10 @@ export interface TfaFaults {
   challengeCreationFailed: number;
 }
 
-/** Where SMS and email codes "go": tests and developers read them through the control API or in-process. */
+/**
+ * Where SMS and email codes "go": tests and developers read them through the control API or in-process. A test
+ * aid, in memory only: it is never saved (it holds codes in plaintext and would grow the state file forever).
+ */
 export class Outbox {
   private messages: OutboxMessage[] = [];
   private nextId = 1;
@@ -165,15 +178,6 @@ export class Outbox {
   clear(): void {
     this.messages = [];
   }
-
-  snapshot() {
-    return { nextId: this.nextId, messages: this.messages.map((m) => ({ ...m })) };
-  }
-
-  restore(data: { nextId: number; messages: OutboxMessage[] }): void {
-    this.nextId = data.nextId;
-    this.messages = data.messages.map((m) => ({ ...m }));
-  }
 }
 
 export interface TfaSnapshot {
@@ -183,7 +187,6 @@ export interface TfaSnapshot {
   backupCodes: BackupCodeRecord[];
   authorizations: AuthorizationRecord[];
   smsLog: SmsSend[];
-  outbox: { nextId: number; messages: OutboxMessage[] };
 }
 
 /** What a proof of a second factor verified: a stored method, an email or legacy-SMS code, or a backup code. */
@@ -197,6 +200,9 @@ type Proof = Pick<TfaLoginRequest, "tfa_method" | "code" | "secret" | "tfa_metho
 
 /** Verification failures: at login they are `2fa_login_failed`, elsewhere `2fa_verification_failed`. */
 type Context = "login" | "verify";
+
+/** Makes the error of a failed verification (its code depends on the context). */
+type Failed = (msg: string, extra?: Record<string, unknown>) => ServiceError;
 
 export interface TfaDeps {
   accounts: Accounts;
@@ -274,14 +280,25 @@ export class Tfa implements Persistent<TfaSnapshot> {
 
   // ---- login ----
 
-  /** Completes a login: verifies the second factor and opens a session (`issueSession` makes the key). */
-  login(user: UserRecord, request: TfaLoginRequest) {
+  /**
+   * Completes a login: verifies the second factor and opens a session of `SESSION_TTL_MS`. The session may do
+   * what the `presented` key may (a scoped key plus a second factor stays scoped); a browser login (a secret
+   * and no key) gets full access, as a console login does.
+   */
+  login(user: UserRecord, request: TfaLoginRequest, presented: ApiKeyRecord | undefined) {
+    // The routes refuse instance keys already; a session without the instance binding would widen one.
+    if (presented?.instanceId !== undefined) throw forbidden("permission_denied", "An instance API key cannot open a session.");
     if (!tfaEnabled(user)) throw badRequest("2fa_login_failed", "Two-factor authentication is not enabled on this account.");
     if (request.admin && !user.isAdmin) throw badRequest("2fa_login_failed", "An admin session needs an admin account.");
     const verified = this.verify(user, request, "login");
     // The login secret has served its purpose, whichever factor completed it.
     if (request.secret && this.challenges.get(request.secret)?.userId === user.id) this.challenges.delete(request.secret);
-    const session = this.deps.accounts.issueKey(user.id, { name: request.admin ? "admin session" : "session" });
+    const session = this.deps.accounts.issueKey(user.id, {
+      name: request.admin ? "admin session" : "session",
+      permissions: presented?.permissions ?? null,
+      session: true,
+      expiresAt: this.now() + SESSION_TTL_MS,
+    });
     const remaining = this.activeBackupCodes(user).length;
     return {
       sessionKey: session.key,
@@ -353,9 +370,10 @@ export class Tfa implements Persistent<TfaSnapshot> {
   confirmAuthorization(user: UserRecord, request: ConfirmAuthorizationRequest): void {
     if (!request.code || !request.secret) throw badRequest("missing_params", "Send both code and secret.");
     const pending = this.authorizations.get(user.id)?.pending;
-    const challenge = pending && this.challenges.get(pending.secret);
-    if (!pending || !challenge) throw badRequest("no_pending_authorization", "No authorization is pending; start with POST authorize-new-method.");
-    if (pending.secret !== request.secret) throw badRequest("challenge_not_found", "No challenge matches the secret.");
+    if (!pending) throw badRequest("no_pending_authorization", "No authorization is pending; start with POST authorize-new-method.");
+    // Gone when voided by wrong codes, replaced by a resend, or purged long after expiring.
+    const challenge = this.challenges.get(pending.secret);
+    if (pending.secret !== request.secret || !challenge) throw badRequest("challenge_not_found", "No challenge matches the secret.");
     this.ensureLive(challenge);
     this.verify(user, { tfa_method: pending.channel, code: request.code, secret: pending.secret, tfa_method_id: pending.methodId }, "verify");
     this.challenges.delete(pending.secret);
@@ -433,9 +451,13 @@ export class Tfa implements Persistent<TfaSnapshot> {
    * first gets an SMS method from the number on file: that is its migration.
    */
   regenerateBackupCodes(user: UserRecord, request: RegenBackupCodesRequest): string[] {
-    if (user.tfaStatus === "legacy" && this.methodsOf(user).length === 0) this.migrateLegacy(user);
     if (!tfaEnabled(user)) throw badRequest("2fa_verification_failed", "Two-factor authentication is not enabled on this account.");
+    const migrating = user.tfaStatus === "legacy" && this.methodsOf(user).length === 0;
+    // Before verifying, so no code is spent on a migration that cannot happen.
+    if (migrating && !user.phoneNumber) throw badRequest("missing_phone_number", "The legacy account has no phone number on file to migrate.");
+    // Verified first (a legacy account against its number on file): a refused request changes nothing.
     this.verify(user, request, "verify");
+    if (migrating) this.migrateLegacy(user, user.phoneNumber!);
     return this.replaceBackupCodes(user);
   }
 
@@ -469,7 +491,6 @@ export class Tfa implements Persistent<TfaSnapshot> {
       backupCodes: this.backupCodes,
       authorizations: [...this.authorizations.values()],
       smsLog: this.smsLog,
-      outbox: this.outbox.snapshot(),
     });
   }
 
@@ -481,14 +502,12 @@ export class Tfa implements Persistent<TfaSnapshot> {
     this.backupCodes = copy.backupCodes;
     this.authorizations = new Map(copy.authorizations.map((a) => [a.userId, a]));
     this.smsLog = copy.smsLog;
-    this.outbox.restore(copy.outbox);
   }
 
   // ---- verification: the one mechanism behind login, remove, regenerate and the authorize confirm step ----
 
   private verify(user: UserRecord, proof: Proof, context: Context): Verified {
-    const failed = (msg: string, extra?: Record<string, unknown>) =>
-      badRequest(context === "login" ? "2fa_login_failed" : "2fa_verification_failed", msg, extra);
+    const failed: Failed = (msg, extra) => badRequest(context === "login" ? "2fa_login_failed" : "2fa_verification_failed", msg, extra);
     if (proof.backup_code) {
       this.useBackupCode(user, proof.backup_code);
       return { channel: "backup" };
@@ -499,16 +518,23 @@ export class Tfa implements Persistent<TfaSnapshot> {
     if (!proof.secret) throw badRequest("missing_params", `A ${channel} code needs the secret its sending returned.`);
     const challenge = this.codeChallenge(user, proof.secret, channel);
     const method = channel === "sms" ? this.smsMethodFor(user, challenge, proof.tfa_method_id) : undefined;
-    // Only a legacy account verifies SMS without a method row (its number on file).
-    if (channel === "sms" && !method && user.tfaStatus !== "legacy") throw failed("The code was not sent to a configured SMS method.");
+    if (channel === "sms" && !method) this.ensureLegacyNumber(user, challenge, failed);
     if (method) this.ensureUnlocked(method);
     this.ensureLive(challenge);
-    this.attempt(method, challenge.code === proof.code, failed);
+    // A method counts the failures toward its lockout; without one (email, legacy SMS) the challenge does.
+    if (method) this.attempt(method, codeMatches(challenge, proof.code), failed);
+    else this.checkChallengeCode(challenge, proof.code, failed);
     this.challenges.delete(challenge.secret);
     return { channel, method };
   }
 
-  private verifyTotp(user: UserRecord, code: string, methodId: number | undefined, failed: (msg: string, extra?: Record<string, unknown>) => ServiceError): Verified {
+  /** Only a legacy account verifies SMS without a method row, and only a code sent to its number on file. */
+  private ensureLegacyNumber(user: UserRecord, challenge: ChallengeRecord, failed: Failed): void {
+    if (user.tfaStatus !== "legacy") throw failed("The code was not sent to a configured SMS method.");
+    if (challenge.phoneNumber !== user.phoneNumber) throw badRequest("phone_number_mismatch", "The code was sent to another number than the one on file.");
+  }
+
+  private verifyTotp(user: UserRecord, code: string, methodId: number | undefined, failed: Failed): Verified {
     const method = this.findMethod(user, "totp", methodId);
     if (!method) throw failed("No authenticator app (TOTP) method is configured.");
     if (!method.totpSecret) {
@@ -523,15 +549,26 @@ export class Tfa implements Persistent<TfaSnapshot> {
   }
 
   /** Records one attempt on a method: success clears the failures, failure counts toward the lockout. */
-  private attempt(method: MethodRecord | undefined, ok: boolean, failed: (msg: string, extra?: Record<string, unknown>) => ServiceError): void {
+  private attempt(method: MethodRecord, ok: boolean, failed: Failed): void {
     if (ok) {
-      if (method) Object.assign(method, { failCount: 0, lockedUntil: null, lastUsed: this.now() });
+      Object.assign(method, { failCount: 0, lockedUntil: null, lastUsed: this.now() });
       return;
     }
-    if (!method) throw failed("Invalid code.");
     method.failCount++;
     if (method.failCount >= MAX_FAILED_ATTEMPTS) method.lockedUntil = this.now() + LOCKOUT_MS;
     throw failed("Invalid code.", { fail_count: method.failCount, locked_until: seconds(method.lockedUntil) });
+  }
+
+  /**
+   * A code with no method row to lock (email, legacy SMS, a number being added): the challenge counts the wrong
+   * codes itself and is void after as many as lock a method, so a 6-digit code cannot be guessed without limit.
+   */
+  private checkChallengeCode(challenge: ChallengeRecord, code: string, failed: Failed): void {
+    if (codeMatches(challenge, code)) return;
+    challenge.failCount = (challenge.failCount ?? 0) + 1;
+    if (challenge.failCount < MAX_FAILED_ATTEMPTS) throw failed("Invalid code.");
+    this.challenges.delete(challenge.secret);
+    throw failed("Invalid code. Too many wrong codes: this code is void; request a new one.");
   }
 
   private ensureUnlocked(method: MethodRecord): void {
@@ -557,17 +594,31 @@ export class Tfa implements Persistent<TfaSnapshot> {
   // ---- challenges ----
 
   private newChallenge(user: UserRecord, fields: Partial<ChallengeRecord> & Pick<ChallengeRecord, "channel">): ChallengeRecord {
-    const challenge: ChallengeRecord = { secret: this.deps.random.hex(32), userId: user.id, expiresAt: this.now() + CHALLENGE_TTL_MS, ...fields };
-    this.challenges.set(challenge.secret, challenge);
+    this.purgeChallenges();
+    const secret = this.deps.random.hex(32);
+    // A secret names its owner's challenge (and a logged-out caller by it): never hand one out twice.
+    if (this.challenges.has(secret)) throw new ServiceError("internal", "challenge_creation_failed", "The challenge could not be created; retry.");
+    const challenge: ChallengeRecord = { secret, userId: user.id, expiresAt: this.now() + CHALLENGE_TTL_MS, ...fields };
+    this.challenges.set(secret, challenge);
     return challenge;
   }
 
-  /** A fresh code on `existing` (renewing its validity) or on a new challenge. */
-  private issueCode(user: UserRecord, fields: Pick<ChallengeRecord, "channel" | "phoneNumber" | "methodId">, existing?: ChallengeRecord): ChallengeRecord {
+  /** Challenges expired more than `PURGE_AFTER_MS` ago: no answer needs them any more. */
+  private purgeChallenges(): void {
+    const before = this.now() - PURGE_AFTER_MS;
+    for (const [secret, challenge] of this.challenges) if (challenge.expiresAt <= before) this.challenges.delete(secret);
+  }
+
+  /** A fresh code on `existing` (renewing its validity) or on a new challenge; the plaintext code is for delivery only. */
+  private issueCode(
+    user: UserRecord,
+    fields: Pick<ChallengeRecord, "channel" | "phoneNumber" | "methodId">,
+    existing?: ChallengeRecord,
+  ): { challenge: ChallengeRecord; code: string } {
     const code = String(this.deps.random.int(0, 999_999)).padStart(6, "0");
     const now = this.now();
-    const update = { ...fields, code, sentAt: now, expiresAt: now + CHALLENGE_TTL_MS };
-    return existing ? Object.assign(existing, update) : this.newChallenge(user, update);
+    const update = { ...fields, codeHash: sha256(code), sentAt: now, expiresAt: now + CHALLENGE_TTL_MS };
+    return { challenge: existing ? Object.assign(existing, update) : this.newChallenge(user, update), code };
   }
 
   /** The caller's challenge named by `secret`, expired or not. */
@@ -604,8 +655,8 @@ export class Tfa implements Persistent<TfaSnapshot> {
   private sendEmail(user: UserRecord, existing?: ChallengeRecord): ChallengeRecord {
     if (!user.email) throw badRequest("missing_email", "The account has no email address.");
     this.requireVerifiedEmail(user);
-    const challenge = this.issueCode(user, { channel: "email", phoneNumber: undefined, methodId: undefined }, existing);
-    this.deliver(user, "email", user.email, challenge.code!);
+    const { challenge, code } = this.issueCode(user, { channel: "email", phoneNumber: undefined, methodId: undefined }, existing);
+    this.deliver(user, "email", user.email, code);
     return challenge;
   }
 
@@ -630,9 +681,9 @@ export class Tfa implements Persistent<TfaSnapshot> {
     }
     const refusal = RESERVED_NUMBERS[target.phoneNumber];
     if (refusal) throw new ServiceError(refusal.kind, refusal.code, refusal.msg);
-    const challenge = this.issueCode(user, { channel: "sms", ...target }, existing);
+    const { challenge, code } = this.issueCode(user, { channel: "sms", ...target }, existing);
     this.smsLog.push({ userId: user.id, phoneNumber: target.phoneNumber, at: now, preauth });
-    this.deliver(user, "sms", target.phoneNumber, challenge.code!);
+    this.deliver(user, "sms", target.phoneNumber, code);
     return challenge;
   }
 
@@ -734,20 +785,20 @@ export class Tfa implements Persistent<TfaSnapshot> {
     const challenge = this.codeChallenge(user, request.secret!, "sms");
     if (challenge.phoneNumber !== phoneNumber) throw badRequest("phone_number_mismatch", "The code was sent to another number.");
     this.ensureLive(challenge);
-    if (challenge.code !== request.code) throw badRequest("2fa_verification_failed", "Invalid code.");
+    this.checkChallengeCode(challenge, request.code!, (msg) => badRequest("2fa_verification_failed", msg));
     this.challenges.delete(challenge.secret);
     return { phoneNumber };
   }
 
-  private migrateLegacy(user: UserRecord): void {
-    if (!user.phoneNumber) throw badRequest("missing_phone_number", "The legacy account has no phone number on file to migrate.");
+  /** A legacy account's number on file becomes its SMS method (called once its code is verified). */
+  private migrateLegacy(user: UserRecord, phoneNumber: string): void {
     const now = this.now();
     const method: MethodRecord = {
       id: this.nextMethodId++,
       userId: user.id,
       method: "sms",
-      label: `SMS ${maskPhone(user.phoneNumber)}`,
-      phoneNumber: user.phoneNumber,
+      label: `SMS ${maskPhone(phoneNumber)}`,
+      phoneNumber,
       isPrimary: true,
       failCount: 0,
       lockedUntil: null,
@@ -792,6 +843,7 @@ export class Tfa implements Persistent<TfaSnapshot> {
   }
 
   private replaceBackupCodes(user: UserRecord): string[] {
+    this.purgeSpentBackupCodes();
     this.softDeleteBackupCodes(user);
     const codes = Array.from({ length: BACKUP_CODE_COUNT }, () => this.newBackupCode());
     const now = this.now();
@@ -802,6 +854,12 @@ export class Tfa implements Persistent<TfaSnapshot> {
   private newBackupCode(): string {
     const group = () => Array.from({ length: 4 }, () => this.deps.random.pick([...BACKUP_ALPHABET])).join("");
     return `${group()}-${group()}-${group()}`;
+  }
+
+  /** Codes used or soft-deleted more than `PURGE_AFTER_MS` ago: dropped where new ones are made, so rows stay bounded. */
+  private purgeSpentBackupCodes(): void {
+    const before = this.now() - PURGE_AFTER_MS;
+    this.backupCodes = this.backupCodes.filter((c) => Math.min(c.usedAt ?? Infinity, c.deletedAt ?? Infinity) > before);
   }
 
   private softDeleteBackupCodes(user: UserRecord): void {
@@ -843,8 +901,17 @@ function matchTotp(secret: string, code: string, nowMs: number): number | undefi
   return undefined;
 }
 
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
 function hashBackupCode(code: string): string {
-  return createHash("sha256").update(code.trim().toUpperCase()).digest("hex");
+  return sha256(code.trim().toUpperCase());
+}
+
+/** Whether `code` is the one sent for the challenge (a login secret alone has none). */
+function codeMatches(challenge: ChallengeRecord, code: string): boolean {
+  return challenge.codeHash !== undefined && challenge.codeHash === sha256(code);
 }
 
 /** Only the last 4 digits show. */

@@ -1,7 +1,7 @@
 import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
-import { NetworkVolumeOffer } from "./catalogue";
+import { HOURS_PER_MONTH, NetworkVolumeOffer } from "./catalogue";
 import { badRequest, notFound } from "./errors";
-import { FieldType, search } from "./filters";
+import { DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
 import { Persistent } from "./persistence";
 
 /** Fields a volume offer search (`q`) can filter or order on; `disk_bw` and `duration` are derived, see below. */
@@ -9,12 +9,8 @@ export const VOLUME_OFFER_FIELDS: Record<string, FieldType> = {
   ask_contract_id: "number", disk_space: "number", inet_up: "number", inet_down: "number", reliability2: "number",
   nw_disk_avg_bw: "number", nw_disk_max_bw: "number", nw_disk_min_bw: "number", start_date: "number",
   end_date: "number", storage_cost: "number", storage_cost_total: "number", disk_bw: "number", duration: "number",
-  verified: "boolean", geolocation: "string",
+  verified: "boolean", geolocation: "location",
 };
-
-const DEFAULT_LIMIT = 64;
-const MAX_LIMIT = 1000;
-const HOURS_PER_MONTH = 730;
 
 export interface VolumeRecord {
   id: number;
@@ -220,8 +216,9 @@ function localOfferView(offer: Offer): NetworkVolumeOffer {
 }
 
 /**
- * Runs a volume offer search. Filters see `geolocation` as its two-letter country code (the spec's example
- * filters with codes), `disk_bw` as the average read bandwidth, and `duration` as seconds left on the offer.
+ * Runs a volume offer search. `geolocation` matches its full text or its two-letter country code (the spec's
+ * example filters with codes), as in offer search; filters see `disk_bw` as the average read bandwidth, and
+ * `duration` as seconds left on the offer.
  */
 function runVolumeSearch(offers: NetworkVolumeOffer[], q: VolumeQuery): NetworkVolumeOffer[] {
   const { order, limit, ...filters } = q;
@@ -230,14 +227,8 @@ function runVolumeSearch(offers: NetworkVolumeOffer[], q: VolumeQuery): NetworkV
     maxLimit: MAX_LIMIT,
     filterView: (offer) => ({
       ...offer,
-      geolocation: countryCode(offer.geolocation),
       disk_bw: offer.nw_disk_avg_bw,
       duration: offer.end_date - offer.start_date,
     }),
   });
-}
-
-/** "Texas, US" → "US"; a bare code stays as it is. */
-export function countryCode(location: string): string {
-  return location.split(",").pop()!.trim();
 }

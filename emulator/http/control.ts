@@ -38,7 +38,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
       lifecycle: market.lifecycle,
       stats: { ...market.stats, faultsInjected: faults.injected },
       faults: faults.list(),
-      offers_on_market: market.searchOffers({ limit: 1_000_000 }).length,
+      offers_on_market: market.market.countOnMarket(),
       instances: market.instances.all().map((i) => ({ ...instanceView(i, now, market.lifecycle), owner_id: i.ownerId })),
     };
   });

@@ -121,7 +121,10 @@ function renameError(error: Error, errors: RouteErrors): Error {
   return error;
 }
 
-/** The key, from `Authorization: Bearer <key>` or (older clients) `?api_key=<key>`. */
+/** The cookie a browser's 2FA login sets (emulator/http/tfa.ts): its value is a session key. */
+export const SESSION_COOKIE = "session";
+
+/** The key, from `Authorization: Bearer <key>`, (older clients) `?api_key=<key>`, or a browser's session cookie. */
 function apiKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
@@ -129,7 +132,9 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   const fromQuery = (request.query as Record<string, unknown>).api_key;
   // `?api_key=a&api_key=b` arrives as a list: no key at all, rather than a guess.
   if (Array.isArray(fromQuery)) return "";
-  return typeof fromQuery === "string" && fromQuery ? fromQuery : undefined;
+  if (typeof fromQuery === "string" && fromQuery) return fromQuery;
+  // Last, so a key a client sends explicitly wins over a cookie its browser carries.
+  return new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=([^;\\s]+)`).exec(request.headers.cookie ?? "")?.[1];
 }
 
 /** Validates a body or query with its schema; a mismatch is a 400 that names each problem. */

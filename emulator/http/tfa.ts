@@ -21,7 +21,8 @@ import {
   UpdateMethodResponse,
 } from "../../sdk/schemas/tfa";
 import { Marketplace } from "../domain/marketplace";
-import { RouteErrors, route } from "./routes";
+import { SESSION_TTL_MS } from "../domain/tfa";
+import { RouteErrors, SESSION_COOKIE, route } from "./routes";
 import { userView } from "./users";
 
 /** The 2FA error contract: a bad body is `bad_request`, a missing or invalid bearer is 403 `auth_error`. */
@@ -55,9 +56,11 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     response: TfaLoginResponse,
     handler: ({ principal, body, reply }) => {
       const user = tfa.caller(principal?.user, body.secret);
-      const session = tfa.login(user, body);
-      // A CLI caller (a key as bearer) gets the session key in the body; a browser (secret only) a cookie.
-      if (!principal) reply.header("set-cookie", `session=${session.sessionKey}; Path=/; HttpOnly; SameSite=Lax`);
+      const session = tfa.login(user, body, principal?.key);
+      // A CLI caller (a key as bearer) gets the session key in the body; a browser (secret only) a cookie, which
+      // the browser drops when the session expires (the emulator refuses it from then on in any case).
+      const maxAge = SESSION_TTL_MS / 1000;
+      if (!principal) reply.header("set-cookie", `${SESSION_COOKIE}=${session.sessionKey}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax`);
       return {
         ...userView(user),
         ...(principal && { session_key: session.sessionKey }),

@@ -2,7 +2,7 @@ import { GpuRentalClient } from "../client";
 import { describeIssues } from "../schemas";
 import { z } from "zod";
 import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
-import { OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
+import { DEFAULT_ORDER, OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
 import { waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError } from "../errors";
 
@@ -20,7 +20,8 @@ export const InstanceSpec = z
     gpuCount: z.number().int().positive().optional(),
     filters: z.record(z.string(), FieldFilter).optional(),
     order: Order.optional(),
-    offerType: OfferType.optional(),
+    /** `reserved` is left out: the API shows no way to accept an offer at its reserved price. */
+    offerType: z.enum(["on-demand", "ondemand", "bid"]).optional(),
     maxPricePerHour: z.number().positive().optional(),
     image: z.string().min(1),
     label: z.string().optional(),
@@ -62,10 +63,10 @@ const DEFAULTS: Partial<Record<SpecKey, unknown>> = {
   disk: 8,
   runtype: "ssh_direct",
   targetState: "running",
-  offerType: "on-demand",
   label: "",
-  order: [["dph_total", "asc"]],
   env: {},
+  offerType: "on-demand",
+  order: DEFAULT_ORDER,
 };
 
 export interface SpecDiff {
@@ -81,10 +82,14 @@ export interface SpecDiff {
  * (during preview): it counts as a change.
  */
 export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): SpecDiff {
+  const isUnknown = (key: SpecKey) => unknown !== undefined && news[key] === unknown;
+  // Criteria written differently but meaning the same search (`ondemand` for `on-demand`, `gpuModel` for a
+  // `gpu_name` filter) are not a change: the criteria are compared as the search they stand for.
+  const sameSearch = !CRITERIA_KEYS.some(isUnknown) && sameValue(searchOf(olds), searchOf(news));
   const changed = SPEC_KEYS.filter((key) => {
-    const next = news[key];
-    if (unknown !== undefined && next === unknown) return true;
-    return !sameValue(withDefault(key, olds[key]), withDefault(key, next));
+    if (isUnknown(key)) return true;
+    if (sameSearch && (CRITERIA_KEYS as readonly string[]).includes(key)) return false;
+    return !sameValue(withDefault(key, olds[key]), withDefault(key, news[key]));
   });
   const updates = changed.filter((key) => (UPDATABLE_INPUTS as readonly string[]).includes(key));
   const replaces = changed.filter((key) => !updates.includes(key));
@@ -104,20 +109,34 @@ export function checkInstanceSpec(spec: unknown): { spec?: InstanceSpec; failure
   };
 }
 
+/** The inputs that say which offer to rent. */
+const CRITERIA_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour"] as const;
+
 export function criteriaOf(spec: InstanceSpec): OfferCriteria {
-  const filters: Record<string, FieldFilter> = { ...spec.filters };
-  if (spec.gpuModel) filters.gpu_name = { ...filters.gpu_name, eq: spec.gpuModel };
-  if (spec.gpuCount) filters.num_gpus = { ...filters.num_gpus, eq: spec.gpuCount };
-  const runtype = spec.runtype ?? "ssh_direct";
-  // Direct SSH or Jupyter needs at least one directly reachable port on the machine.
-  if (runtype.endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
   return {
     offerId: spec.offerId,
-    filters: spec.offerId !== undefined ? undefined : filters,
+    filters: spec.offerId !== undefined ? undefined : filtersOf(spec),
     order: spec.order,
     type: spec.offerType,
     maxPricePerHour: spec.maxPricePerHour,
   };
+}
+
+/** The offer-search filters a spec stands for: its filters, with the gpuModel/gpuCount sugar folded in. */
+function filtersOf(spec: Pick<InstanceSpec, "filters" | "gpuModel" | "gpuCount" | "runtype">): Record<string, FieldFilter> {
+  const filters: Record<string, FieldFilter> = { ...spec.filters };
+  if (spec.gpuModel) filters.gpu_name = { ...filters.gpu_name, eq: spec.gpuModel };
+  if (spec.gpuCount) filters.num_gpus = { ...filters.num_gpus, eq: spec.gpuCount };
+  // Direct SSH or Jupyter needs at least one directly reachable port on the machine.
+  if ((spec.runtype ?? "ssh_direct").endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
+  return filters;
+}
+
+/** The search a (stored or new) spec stands for, in one spelling, for comparison. */
+function searchOf(spec: Readonly<Record<string, any>>): unknown {
+  if (spec.offerId !== undefined && spec.offerId !== null) return { offerId: spec.offerId };
+  const type = withDefault("offerType", spec.offerType);
+  return { filters: filtersOf(spec), order: withDefault("order", spec.order), type, maxPricePerHour: spec.maxPricePerHour ?? null };
 }
 
 export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
@@ -202,7 +221,14 @@ export async function updateInstanceFromSpec(
     : await client.getInstance(Number(id));
   if (!instance) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   const rentedOfferId = typeof olds.rentedOfferId === "number" ? olds.rentedOfferId : -1;
-  return { ...olds, ...spec, ...outputsOf(instance, rentedOfferId), instanceApiKey: (olds.instanceApiKey as string) ?? null };
+  // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
+  return {
+    ...spec,
+    label: spec.label ?? "",
+    targetState: spec.targetState ?? "running",
+    ...outputsOf(instance, rentedOfferId),
+    instanceApiKey: (olds.instanceApiKey as string) ?? null,
+  };
 }
 
 /** Destroys the instance; one already gone counts as destroyed. */
@@ -233,6 +259,7 @@ function requireSpec(input: unknown): InstanceSpec {
 }
 
 function withDefault(key: SpecKey, value: unknown): unknown {
+  if (key === "offerType" && value === "ondemand") return "on-demand";
   return value === undefined || value === null ? DEFAULTS[key] : value;
 }
 

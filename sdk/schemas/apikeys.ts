@@ -14,16 +14,22 @@ export const CreateApiKeyRequest = z
   .strict();
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
 
-/** A key as listings show it: never its value, which is shown once, at creation. */
+/**
+ * A key as listings show it: never its value, which is shown once, at creation. The spec does not describe the
+ * record: only `id` is required (keys are fetched and deleted by it); the rest is what the emulator sends,
+ * optional so a live answer with other fields still parses. `permissions` is read loosely (a request's
+ * PermissionSet is strict): a permission set of the live service with more in it must not make a listing fail.
+ */
 export const ApiKey = z.looseObject({
   id: z.number().int(),
-  name: z.string(),
-  permissions: PermissionSet.nullable(),
-  key_prefix: z.string(),
-  created_at: z.number(),
+  name: z.string().nullable().optional(),
+  permissions: z.looseObject({ api: z.record(z.string(), z.unknown()).optional() }).nullable().optional(),
+  key_prefix: z.string().nullable().optional(),
+  created_at: z.number().nullable().optional(),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
-export const CreateApiKeyResponse = ApiKey.extend({ success: z.boolean(), key: z.string() });
+/** The new key: its `id` and, this once, its value `key`. */
+export const CreateApiKeyResponse = ApiKey.extend({ success: z.boolean().optional(), key: z.string() });
 export const ApiKeyListResponse = z.looseObject({ apikeys: z.array(ApiKey) });
 export const ApiKeyResponse = z.looseObject({ apikey: ApiKey });

@@ -9,3 +9,4 @@ export * from "./tfa";
 export * from "./apikeys";
 export * from "./billing";
 export * from "./issues";
+export * from "./canonical";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FieldFilter, Order } from "./filters";
+import { Order } from "./filters";
 
 const num = z.number().nullable().optional();
 
@@ -52,7 +52,8 @@ export type OfferType = z.infer<typeof OfferType>;
 
 /**
  * The body of `POST /api/v0/bundles/`: the reserved keys below, and any other key is a field filter
- * (`{"num_gpus": {"gte": 2}}`). Filters on fields the market does not know are ignored, as the live service does.
+ * (`{"num_gpus": {"gte": 2}}`, a FieldFilter). Filters on fields the market does not know are ignored, as the
+ * live service does, so other keys are not checked here: the search checks the filters of the fields it knows.
  */
 export const OfferSearchRequest = z
   .object({
@@ -61,7 +62,7 @@ export const OfferSearchRequest = z
     limit: z.coerce.number().int().positive().optional(),
     allocated_storage: z.coerce.number().nonnegative().optional(),
   })
-  .catchall(z.union([FieldFilter, z.unknown()]));
+  .catchall(z.unknown());
 export type OfferSearchRequest = z.infer<typeof OfferSearchRequest>;
 
 export const OfferSearchResponse = z.looseObject({ offers: z.array(Offer) });

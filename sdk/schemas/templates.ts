@@ -68,37 +68,43 @@ export type TemplateFilters = z.infer<typeof TemplateFilters>;
 /** The query of `GET /api/v0/template/`: `select_filters` is a JSON-encoded TemplateFilters. */
 export const TemplateSearchQuery = z.object({ select_filters: z.string().optional() });
 
-/** A template as the service returns it. `docker_login_pass` is shown to its creator only. */
+/**
+ * A template as the service returns it. The spec lists the content fields, not the answer's record: only `id`
+ * and `hash_id` are required (the SDK deletes by `id`, edits and creates instances by `hash_id`); the rest is
+ * what the emulator sends, optional (and nullable) so a live answer with other fields still parses.
+ * `docker_login_pass` is shown to its creator only.
+ */
 export const Template = z.looseObject({
   id: z.number().int(),
   hash_id: z.string(),
-  creator_id: z.number().int(),
-  created_at: z.number(),
-  count_created: z.number().int(),
-  recent_create_date: z.number().nullable(),
-  recommended: z.boolean(),
-  default_tag: z.string(),
-  name: z.string(),
-  image: z.string(),
-  tag: z.string(),
-  runtype: z.string(),
-  recommended_disk_space: z.number(),
-  private: z.boolean(),
-  env: z.string().optional(),
-  onstart: z.string().optional(),
-  args_str: z.string().optional(),
-  ssh_direct: z.boolean().optional(),
-  use_ssh: z.boolean().optional(),
-  jup_direct: z.boolean().optional(),
+  creator_id: z.number().int().nullable().optional(),
+  created_at: z.number().nullable().optional(),
+  count_created: z.number().int().nullable().optional(),
+  recent_create_date: z.number().nullable().optional(),
+  recommended: z.boolean().nullable().optional(),
+  default_tag: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
+  image: z.string().nullable().optional(),
+  tag: z.string().nullable().optional(),
+  runtype: z.string().nullable().optional(),
+  recommended_disk_space: z.number().nullable().optional(),
+  private: z.boolean().nullable().optional(),
+  env: z.string().nullable().optional(),
+  onstart: z.string().nullable().optional(),
+  args_str: z.string().nullable().optional(),
+  ssh_direct: z.boolean().nullable().optional(),
+  use_ssh: z.boolean().nullable().optional(),
+  jup_direct: z.boolean().nullable().optional(),
   jupyter_dir: z.string().nullable().optional(),
-  use_jupyter_lab: z.boolean().optional(),
-  docker_login_repo: z.string().optional(),
-  docker_login_user: z.string().optional(),
-  docker_login_pass: z.string().optional(),
-  extra_filters: z.record(z.string(), z.unknown()).optional(),
+  use_jupyter_lab: z.boolean().nullable().optional(),
+  docker_login_repo: z.string().nullable().optional(),
+  docker_login_user: z.string().nullable().optional(),
+  docker_login_pass: z.string().nullable().optional(),
+  extra_filters: z.record(z.string(), z.unknown()).nullable().optional(),
   volume_info: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 export type Template = z.infer<typeof Template>;
 
 export const TemplateSearchResponse = z.looseObject({ templates: z.array(Template) });
+/** POST and PUT: `{success, template}` (the emulator); only the template is read. */
 export const TemplateResponse = z.looseObject({ template: Template });

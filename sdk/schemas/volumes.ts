@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FieldFilter, Order } from "./filters";
+import { Order } from "./filters";
 
 /** An offer of storage, network (a cluster's shared disk) or local (a machine's disk), as volume searches return it. */
 export const VolumeOffer = z.looseObject({
@@ -20,10 +20,14 @@ export const VolumeOffer = z.looseObject({
 });
 export type VolumeOffer = z.infer<typeof VolumeOffer>;
 
-/** `q` of a volume offer search: `order` and `limit`, every other key a field filter. Unknown fields are ignored. */
+/**
+ * `q` of a volume offer search: `order` and `limit`; every other key is a field filter (a FieldFilter, e.g.
+ * `{"geolocation": {"in": ["US", "CA"]}}`). Keys of unknown fields are ignored, so other keys are not checked
+ * here: the search checks the filters of the fields it knows.
+ */
 export const VolumeQuery = z
   .object({ order: Order.optional(), limit: z.coerce.number().int().positive().optional() })
-  .catchall(z.union([FieldFilter, z.unknown()]));
+  .catchall(z.unknown());
 export type VolumeQuery = z.infer<typeof VolumeQuery>;
 
 /** `POST /api/v0/network_volumes/search/` and `POST /api/v0/volumes/search/`. */
@@ -45,22 +49,32 @@ export type VolumeListType = z.infer<typeof VolumeListType>;
 export const VolumeListQuery = z.object({ type: VolumeListType.optional() });
 export const VolumeDeleteQuery = z.object({ id: z.coerce.number().int().nonnegative() });
 
-/** A volume of the caller's. `instances` lists the instances it is attached to. */
+/**
+ * A volume of the caller's. The spec does not describe the record: only `id` is required (the SDK deletes by
+ * it); the rest is what the emulator sends, optional so a live answer with other fields still parses.
+ * `instances` lists the instances it is attached to.
+ */
 export const Volume = z.looseObject({
   id: z.number().int(),
-  type: VolumeType,
-  name: z.string().optional(),
-  disk_space: z.number(),
-  ask_contract_id: z.number().int(),
+  type: z.union([VolumeType, z.string()]).nullable().optional(),
+  name: z.string().nullable().optional(),
+  disk_space: z.number().nullable().optional(),
+  ask_contract_id: z.number().int().nullable().optional(),
   machine_id: z.number().int().nullable().optional(),
   geolocation: z.string().nullable().optional(),
-  status: z.string(),
-  start_date: z.number(),
-  storage_cost: z.number().optional(),
-  storage_cost_total: z.number().optional(),
-  instances: z.array(z.number().int()),
+  status: z.string().nullable().optional(),
+  start_date: z.number().nullable().optional(),
+  storage_cost: z.number().nullable().optional(),
+  storage_cost_total: z.number().nullable().optional(),
+  instances: z.array(z.number().int()).nullable().optional(),
 });
 export type Volume = z.infer<typeof Volume>;
 
 export const VolumeListResponse = z.looseObject({ volumes: z.array(Volume) });
-export const CreateNetworkVolumeResponse = z.looseObject({ success: z.boolean(), volume_id: z.number().int(), volume: Volume });
+/** `PUT /api/v0/network_volumes/`: the new volume's id, as `volume_id` or in `volume` (the emulator sends both). */
+export const CreateNetworkVolumeResponse = z
+  .looseObject({ success: z.boolean().optional(), volume_id: z.number().int().optional(), volume: Volume.optional() })
+  .refine((res) => res.volume_id !== undefined || res.volume !== undefined, {
+    message: "the answer names no volume: volume_id or volume is required",
+    path: ["volume_id"],
+  });

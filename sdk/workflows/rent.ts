@@ -1,5 +1,5 @@
 import { GpuRentalClient, OfferQuery } from "../client";
-import { GpuRentalError, NetworkError, OfferUnavailableError, ServerError } from "../errors";
+import { ConfigurationError, GpuRentalError, NetworkError, OfferUnavailableError, ServerError } from "../errors";
 import { CreateInstanceRequest, FieldFilter, Instance, Offer, OfferType, Order } from "../schemas";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
@@ -89,9 +89,17 @@ export async function rentInstance(
   request: CreateInstanceRequest,
   options: RentOptions = {},
 ): Promise<RentResult> {
+  if (criteria.type === "reserved") {
+    throw new ConfigurationError(
+      "Renting a reserved offer is not supported: the API shows no way to accept one at its reserved price. Use on-demand or bid.",
+    );
+  }
   const maxAttempts = options.maxAttempts ?? 10;
   const maxSearches = criteria.offerId !== undefined ? 1 : (options.maxSearches ?? 4);
   const attempts: RentAttempt[] = [];
+  // Instances that exist before this rental: one created by a request whose answer was lost is found by
+  // being new on the offer's machine, whatever image or template it was made from.
+  let before: Set<number> | undefined;
   const record = (attempt: RentAttempt) => {
     attempts.push(attempt);
     options.onAttempt?.(attempt);
@@ -106,7 +114,8 @@ export async function rentInstance(
     for (const offer of candidates) {
       if (attempts.length >= maxAttempts) break;
       try {
-        const created = await client.createInstance(offer.id, request);
+        before ??= new Set((await client.listInstances()).map((i) => i.id));
+        const created = await client.createInstance(offer.id, withBid(request, criteria, offer));
         record({ offerId: offer.id, outcome: "rented" });
         return { instanceId: created.new_contract, instanceApiKey: created.instance_api_key, offer, attempts };
       } catch (error) {
@@ -117,7 +126,7 @@ export async function rentInstance(
         if (!(error instanceof NetworkError || error instanceof ServerError)) throw error;
         // The request may have been carried out with its answer lost: look before renting anything else, or
         // an instance would be left running (and billed) that nobody knows of.
-        const created = await findCreated(client, offer, request);
+        const created = await findCreated(client, offer, before ?? new Set());
         record({ offerId: offer.id, outcome: created ? "recovered" : "failed", detail: error.message });
         if (created) return { instanceId: created.id, offer, attempts };
       }
@@ -131,12 +140,20 @@ export async function rentInstance(
   );
 }
 
-/** Our instance on the offer's machine with this image and label, if the creation went through after all. */
-async function findCreated(client: GpuRentalClient, offer: Offer, request: CreateInstanceRequest): Promise<Instance | undefined> {
+/** A new instance of ours on the offer's machine, if the creation went through after all. */
+async function findCreated(client: GpuRentalClient, offer: Offer, before: Set<number>): Promise<Instance | undefined> {
   const instances = await client.listInstances();
-  return instances.find(
-    (i) => i.machine_id === offer.machine_id && i.image_uuid === (request.image ?? null) && (i.label ?? "") === (request.label ?? ""),
-  );
+  return instances.find((i) => !before.has(i.id) && i.machine_id === offer.machine_id);
+}
+
+/**
+ * An interruptible rental must name its bid (the spec: provide `price` for an offer found with type `bid`),
+ * or the service rents on demand, at a higher price. The bid is the price limit when there is one (the most the
+ * user will pay, which makes being outbid less likely), else the offer's minimum bid, which a bid search shows.
+ */
+function withBid(request: CreateInstanceRequest, criteria: OfferCriteria, offer: Offer): CreateInstanceRequest {
+  if (criteria.type !== "bid" || request.price !== undefined) return request;
+  return { ...request, price: criteria.maxPricePerHour ?? offer.dph_total };
 }
 
 function noMatch(criteria: OfferCriteria): NoMatchingOfferError {

@@ -36,7 +36,8 @@ export function hasReached(instance: Instance, target: WaitTarget): boolean {
 
 /**
  * Polls an instance with backoff until it reaches `target`. Fails fast on `exited`, `unknown` or `offline`
- * when waiting for `running` (the spec: from those it never gets there), and when the instance disappears.
+ * when waiting for `running` (the spec: from those it never gets there; seen on two polls in a row), and when
+ * the instance disappears.
  */
 export async function waitForStatus(
   client: GpuRentalClient,
@@ -47,12 +48,17 @@ export async function waitForStatus(
   const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   let delay = options.pollMs ?? 250;
   let last: Instance | null = null;
+  // A failure status must be seen twice in a row: just after a start, a stopped instance may still report the
+  // `exited` of its stop for a moment.
+  let failedPolls = 0;
   for (;;) {
     last = await client.getInstance(id);
     if (!last) throw new NotFoundError(`Instance ${id} no longer exists (it was destroyed while waiting for ${target}).`);
     options.onPoll?.(last);
     if (hasReached(last, target)) return last;
-    if (target === "running" && last.actual_status && FAILED_STATUSES.includes(last.actual_status)) {
+    const failed = target === "running" && !!last.actual_status && FAILED_STATUSES.includes(last.actual_status);
+    failedPolls = failed ? failedPolls + 1 : 0;
+    if (failedPolls >= 2) {
       throw new InstanceFailedError(
         `Instance ${id} is ${last.actual_status}${last.status_msg ? ` (${last.status_msg})` : ""} and will not reach running.`,
         last,

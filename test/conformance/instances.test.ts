@@ -1,4 +1,7 @@
-import { Marketplace } from "../../emulator";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Clock, Marketplace } from "../../emulator";
 import { instanceView } from "../../emulator/domain/instances";
 import { createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
@@ -48,6 +51,22 @@ describe("instances", () => {
       const res = await create({ label: "nothing to run" });
       expect(res.status).toBe(400);
       expect(res.body.msg).toMatch(/image or template_hash_id/);
+    });
+
+    it("keeps no registry token at rest: only the login's user and registry, from the request or a template", async () => {
+      const direct = await created({ image: "ghcr.io/acme/app", image_login: "-u bob -p tok-direct-123 ghcr.io" });
+      const template = (await call("POST", "/api/v0/template/", {
+        name: "private", image: "ghcr.io/acme/app", docker_login_repo: "registry.acme.test", docker_login_user: "carol",
+        docker_login_pass: "tok-template-456",
+      })).body.template;
+      const fromTemplate = await created({ template_hash_id: template.hash_id });
+      expect(await view(direct)).toMatchObject({ docker_login_user: "bob", docker_login_repo: "ghcr.io" });
+      expect(await view(fromTemplate)).toMatchObject({ docker_login_user: "carol", docker_login_repo: "registry.acme.test" });
+      const records = emu.marketplace.instances.all();
+      expect(records.map((r) => r.config.image_login)).toEqual(["-u bob ghcr.io", "-u carol registry.acme.test"]);
+      expect(records[0]).not.toHaveProperty("request");
+      const saved = JSON.stringify(emu.marketplace.instances.snapshot());
+      for (const token of ["tok-direct-123", "tok-template-456"]) expect(saved).not.toContain(token);
     });
 
     it("reflects every creation field in the instance record", async () => {
@@ -282,7 +301,7 @@ describe("instances", () => {
       advance(HOUR);
       const storage = (o: any) => (o.storage_cost * 8) / 730;
       // b is on-demand: its compute price is the listed one, not the bid view's.
-      const listedB = emu.marketplace.market.snapshot().offers.find((o) => o.id === b.id)!;
+      const listedB = emu.marketplace.market.offer(b.id)!;
       expect(before - (await credit())).toBeCloseTo(bid + storage(a) + listedB.dph_base! + storage(listedB), 4);
     });
   });
@@ -317,7 +336,8 @@ describe("persistence of market, instances, templates and volumes", () => {
       const parts = { market: source.market, instances: source.instances, templates: source.templates, volumes: source.volumes };
       const saved = JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(parts).map(([k, p]) => [k, p.snapshot()]))));
 
-      const copy = new Marketplace({ clock: source.clock, offers: 10 });
+      // The offers are not saved: they come from the seed and the offer count of this start (and its clock).
+      const copy = new Marketplace({ clock: new Clock("frozen"), offers: source.market.size });
       copy.market.restore(saved.market);
       copy.instances.restore(saved.instances);
       copy.templates.restore(saved.templates);
@@ -334,6 +354,50 @@ describe("persistence of market, instances, templates and volumes", () => {
       // Identifiers continue where they stopped, and the restored instance still bills.
       expect(copy.instances.snapshot().nextId).toBe(new_contract + 1);
       expect(JSON.parse(JSON.stringify(copy.instances.snapshot()))).toEqual(saved.instances);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("the market is saved as the offers held and a check of its catalogue, not as every offer", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-market-"));
+    try {
+      const emu = await emulator({ dataDir, offers: 2000 });
+      const offerId = (await emu.client().searchOffers({ limit: 1 }))[0].id;
+      const { new_contract } = await emu.client().createInstance(offerId, { image: "ubuntu" });
+      const market = JSON.parse(JSON.stringify(emu.marketplace.snapshot().parts.market));
+      await emu.close();
+      expect(market).not.toHaveProperty("offers");
+      expect(market.held).toEqual([[offerId, { kind: "instance", instanceId: new_contract }]]);
+      expect(market.catalogue).toMatchObject({ count: 2000, firstId: 10000, lastId: 11999 });
+      expect(JSON.stringify(market).length).toBeLessThan(1000);
+      // The whole save, not megabytes of offers (2000 offers listed would be over 2 MB).
+      expect(fs.statSync(path.join(dataDir, "state.json")).size).toBeLessThan(200_000);
+
+      // The same start again: the offer is still rented, and the state reports the market's size.
+      const again = await emulator({ dataDir, offers: 2000 });
+      try {
+        expect((await again.client().searchOffers({ filters: { id: { eq: offerId } } }))).toHaveLength(0);
+        expect((await http(again.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1999);
+      } finally {
+        await again.close();
+      }
+      // Another market is refused, not restored onto offers the save was not made with.
+      await expect(emulator({ dataDir, offers: 500 })).rejects.toThrow(/this data dir was made with --offers 2000\b.*--offers 500/);
+      await expect(emulator({ dataDir, offers: 2000, seed: 7 })).rejects.toThrow(/this data dir was made with --offers 2000\b.*--seed/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("emulator state", () => {
+  it("offers_on_market counts every offer on the market, beyond the largest search", async () => {
+    const emu = await emulator({ offers: 1500 });
+    try {
+      const client = emu.client();
+      await client.createInstance((await client.searchOffers({ limit: 1 }))[0].id, { image: "ubuntu" });
+      expect((await http(emu.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1499);
     } finally {
       await emu.close();
     }

@@ -64,6 +64,27 @@ describe("offer search", () => {
     expect(notVerified.every((o) => o.verified === false)).toBe(true);
   });
 
+  it("geolocation matches a location by its full text or by its two-letter country code, with eq, neq, in, notin", async () => {
+    const all = await search({ limit: 1000, order: [["id", "asc"]] });
+    const country = (o: Record<string, any>) => o.geolocation.split(",").pop().trim();
+    expect(all.some((o) => country(o) === "US")).toBe(true);
+    const cases: [Record<string, unknown>, (o: Record<string, any>) => boolean][] = [
+      [{ in: ["US"] }, (o) => country(o) === "US"],
+      [{ in: ["US", "CA"] }, (o) => ["US", "CA"].includes(country(o))],
+      [{ notin: ["US"] }, (o) => country(o) !== "US"],
+      [{ eq: "DE" }, (o) => country(o) === "DE"],
+      [{ neq: "DE" }, (o) => country(o) !== "DE"],
+      [{ eq: "Texas, US" }, (o) => o.geolocation === "Texas, US"],
+      [{ in: ["Texas, US", "CA"] }, (o) => o.geolocation === "Texas, US" || country(o) === "CA"],
+      [{ notin: ["Texas, US"] }, (o) => o.geolocation !== "Texas, US"],
+      [{ eq: "Texas" }, () => false],
+    ];
+    for (const [filter, expected] of cases) {
+      const found = await search({ geolocation: filter, limit: 1000, order: [["id", "asc"]] });
+      expect(found.map((o) => o.id)).toEqual(all.filter(expected).map((o) => o.id));
+    }
+  });
+
   it("ignores unknown filter fields and accepts the default filters clients send", async () => {
     const all = await search({ limit: 1000 });
     const withUnknown = await search({ no_such_field: { eq: 3 }, limit: 1000 });

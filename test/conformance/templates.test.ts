@@ -52,6 +52,18 @@ describe("templates", () => {
       expect(c.id).not.toBe(a.id);
     });
 
+    it("the registry password is no part of the hash: the same content with another password is the same template, with that password", async () => {
+      const registry = { name: "reg", image: "ghcr.io/acme/app", docker_login_repo: "ghcr.io", docker_login_user: "acme" };
+      const a = await post({ ...registry, docker_login_pass: "first-password" });
+      const b = await post({ ...registry, docker_login_pass: "second-password" });
+      expect(b.hash_id).toBe(a.hash_id);
+      expect(b.id).toBe(a.id);
+      expect(b.docker_login_pass).toBe("second-password");
+      // A public template's hash tells nothing of its password: it is the hash of the same content without one.
+      const other = emu.marketplace.templates.create(999, { ...registry, docker_login_pass: "" });
+      expect(emu.marketplace.templates.create(999, { ...registry, docker_login_pass: "guess" }).hash_id).toBe(other.hash_id);
+    });
+
     it("refuses an env flag string it cannot read", async () => {
       const res = await call("POST", "/api/v0/template/", { name: "n", image: "i", ...LOGIN, env: "-e \"unterminated" });
       expect(res.status).toBe(400);
@@ -139,6 +151,14 @@ describe("templates", () => {
       expect((await call("PUT", "/api/v0/template/", { hash_id: t.hash_id, onstart: "x" })).status).toBe(404);
       const back = (await call("PUT", "/api/v0/template/", { hash_id: edited.hash_id, onstart: "echo 1" })).body.template;
       expect(back.hash_id).toBe(t.hash_id);
+    });
+
+    it("an edit of the password alone keeps the hash_id; the template has the new password", async () => {
+      const t = await post({ name: "reg", image: "ghcr.io/acme/app", docker_login_repo: "ghcr.io", docker_login_user: "acme", docker_login_pass: "old" });
+      const res = await call("PUT", "/api/v0/template/", { hash_id: t.hash_id, docker_login_pass: "new" });
+      expect(res.status).toBe(200);
+      expect(res.body.template).toMatchObject({ id: t.id, hash_id: t.hash_id, docker_login_pass: "new" });
+      expect((await find({ hash_id: { eq: t.hash_id } })).body.templates[0].docker_login_pass).toBe("new");
     });
 
     it("only the creator may edit or delete", async () => {

@@ -143,7 +143,7 @@ describe("SDK 2FA functions against the emulator", () => {
 describe("persistence", () => {
   it("a snapshot restores into a fresh Tfa that behaves the same", () => {
     const clock = new Clock("frozen");
-    const accounts = new Accounts(new Random(1), () => clock.now());
+    const accounts = new Accounts(() => clock.now());
     const user = accounts.addUser({ email: "p@tfa.test" });
     const tfa = new Tfa({ accounts, clock, random: new Random(2) });
     tfa.authorizeNewMethod(user, {});
@@ -157,8 +157,10 @@ describe("persistence", () => {
     copy.restore(data);
     expect(copy.snapshot()).toEqual(tfa.snapshot());
     expect(copy.status(user)).toEqual(tfa.status(user));
-    expect(copy.outbox.list()).toEqual(tfa.outbox.list());
-    expect(copy.login(user, { backup_code: backupCodes![0] }).backupCodesRemaining).toBe(9);
+    // The outbox is a test aid in memory only: never saved, so not restored.
+    expect(tfa.outbox.list()).toHaveLength(2);
+    expect(copy.outbox.list()).toEqual([]);
+    expect(copy.login(user, { backup_code: backupCodes![0] }, undefined).backupCodesRemaining).toBe(9);
     // The snapshot is a copy: changing the restored part leaves the original alone.
     expect(tfa.status(user).backup_codes_remaining).toBe(10);
   });

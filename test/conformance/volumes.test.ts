@@ -48,6 +48,9 @@ describe("volumes", () => {
         [{ inet_up: { lte: 5000 } }, (o) => o.inet_up <= 5000],
         [{ geolocation: { in: ["US", "CA"] } }, (o) => ["US", "CA"].includes(country(o))],
         [{ geolocation: { notin: ["US"] } }, (o) => country(o) !== "US"],
+        // The full text matches too, as in offer search (one mechanism for both).
+        [{ geolocation: { eq: all[0].geolocation } }, (o) => o.geolocation === all[0].geolocation],
+        [{ geolocation: { in: [all[0].geolocation, "CA"] } }, (o) => o.geolocation === all[0].geolocation || country(o) === "CA"],
         [{ disk_bw: { gte: 2000 } }, (o) => o.nw_disk_avg_bw >= 2000],
         [{ duration: { gte: 90 * 86400 } }, (o) => o.end_date - o.start_date >= 90 * 86400],
         [{ storage_cost: { lt: 0.1 } }, (o) => o.storage_cost < 0.1],

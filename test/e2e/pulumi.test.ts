@@ -36,7 +36,7 @@ describe("root stack through the real engine", () => {
     expect(outputs.sshHost).toBe(instance.publicIp);
     expect(outputs.sshPort).toBe(Number(instance.ports["22/tcp"][0].HostPort));
     expect(instance).toMatchObject({ label: "e2e-first", intended: "running" });
-    expect(instance.request.image).toBe("pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime");
+    expect(instance.config.image).toBe("pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime");
   });
 
   it("a second up reports no changes", async () => {
@@ -60,7 +60,7 @@ describe("root stack through the real engine", () => {
     expect(instances()).toHaveLength(1);
     const [replacement] = instances();
     expect(replacement.id).not.toBe(firstId);
-    expect(replacement.request.image).toBe("nvidia/cuda:12.4.1-devel-ubuntu22.04");
+    expect(replacement.config.image).toBe("nvidia/cuda:12.4.1-devel-ubuntu22.04");
     expect((await stack.outputs()).instanceId).toBe(replacement.id);
   });
 

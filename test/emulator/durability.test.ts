@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
-import { GpuRentalClient } from "../../sdk";
+import { GpuRentalClient, TemplateResponse } from "../../sdk";
 import { REPO_ROOT } from "../helpers/provider-host";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-data-"));
@@ -27,10 +27,49 @@ describe("--data-dir", () => {
     expect(await again.searchOffers({ filters: { id: { eq: offer.id } } })).toEqual([]);
     // The instance key still works on its own instance; the file holds no key in plaintext.
     await new GpuRentalClient({ apiUrl: second.url, apiKey: instanceKey! }).updateInstance(id, { state: "stopped" });
-    const text = fs.readFileSync(path.join(dataDir, "state.json"), "utf8");
-    expect(text).not.toContain("durable-key-1");
-    expect(text).not.toContain(instanceKey);
     await second.close();
+  });
+
+  it("seals the file: nothing in it is readable without the key beside it, which only its owner can read", async () => {
+    const dataDir = tempDir();
+    const emu = await startEmulator({ dataDir, apiKey: "sealed-key-123" });
+    const client = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
+    await client.call({
+      method: "POST",
+      path: "/api/v0/template/",
+      body: { name: "private-registry", image: "ghcr.io/acme/trainer", docker_login_repo: "ghcr.io", docker_login_user: "acme", docker_login_pass: "registry-token-42" },
+      schema: TemplateResponse,
+    });
+    await emu.close();
+    const text = fs.readFileSync(path.join(dataDir, "state.json"), "utf8");
+    for (const secret of ["sealed-key-123", "registry-token-42", "demo@gpu-rental.test", "private-registry"]) expect(text).not.toContain(secret);
+    expect(fs.statSync(path.join(dataDir, "state.key")).mode & 0o077).toBe(0);
+    expect(fs.statSync(path.join(dataDir, "state.json")).mode & 0o077).toBe(0);
+  });
+
+  it("lets settings given on the command line win over saved ones, and keeps changed rate limits", async () => {
+    const dataDir = tempDir();
+    const first = await startEmulator({ dataDir, contention: 0.25, lifecycle: { loadingMs: 1234 } });
+    await fetch(`${first.url}/_emulator/settings`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rateLimits: { offer_search: { limit: 7, windowMs: 60000 } } }),
+    });
+    await first.close();
+    const second = await startEmulator({ dataDir, contention: 0.5 });
+    expect(second.marketplace.contention).toBe(0.5);
+    expect(second.marketplace.lifecycle.loadingMs).toBe(1234);
+    expect(second.marketplace.rateLimits.settings.offer_search).toEqual({ limit: 7, windowMs: 60000 });
+    await second.close();
+  });
+
+  it("refuses a second emulator on a folder in use", async () => {
+    const dataDir = tempDir();
+    const first = await startEmulator({ dataDir });
+    await expect(startEmulator({ dataDir })).rejects.toThrow(/in use by another emulator/);
+    await first.close();
+    const again = await startEmulator({ dataDir });
+    await again.close();
   });
 
   it("loses no acknowledged change when killed with SIGKILL in the middle of writes", async () => {
@@ -59,7 +98,7 @@ describe("--data-dir", () => {
       }),
     );
     await new Promise((resolve) => emulator.process.once("exit", resolve));
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "state.json"), "utf8")).version).toBe(1);
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "state.json"), "utf8")).format).toBe("gpu-rental-state/1");
 
     emulator = await spawnEmulator(dataDir, key);
     const after = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key });

@@ -42,6 +42,19 @@ it("answers every malformed request with a 4xx JSON object that has a msg", asyn
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
 
+it("treats a key sent in odd ways as no key, never as a crash", async () => {
+  const routes = routesOf(emu.server).filter((r) => r.url.startsWith("/api/v0/"));
+  for (const r of routes) {
+    const url = r.url.replace(/:(\w+)/g, "1");
+    for (const query of [`api_key=${emu.apiKey}&api_key=${emu.apiKey}`, "api_key=", "api_key[a]=1", `api_key=${"k".repeat(5000)}`]) {
+      const res = await http(emu.url, r.method, `${url}?${query}`, { body: r.method === "GET" ? undefined : {} });
+      expect([`${r.method} ${url}?${query.slice(0, 30)}`, res.status < 500]).toEqual([`${r.method} ${url}?${query.slice(0, 30)}`, true]);
+    }
+    const res = await http(emu.url, r.method, url, { headers: { authorization: "Bearer" }, body: r.method === "GET" ? undefined : {} });
+    expect(res.status).toBeLessThan(500);
+  }
+});
+
 it("answers unknown paths and methods with a 404 JSON object", async () => {
   const res = await http(emu.url, "PATCH", "/api/v0/nothing-here/", { key: emu.apiKey, body: {} });
   expect(res).toMatchObject({ status: 404, body: { error: "not_found", msg: expect.any(String) } });

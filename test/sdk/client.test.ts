@@ -136,9 +136,22 @@ describe("retries", () => {
 
   it("gives up after the retry budget with the last error", async () => {
     emu.faults.add({ path: "/api/v0/instances/", kind: "status", status: 502, times: 10 });
-    const error = await emu.client({ retries: 2 }).listInstances().catch((e) => e);
+    const retries: RetryEvent[] = [];
+    const error = await emu.client({ retries: 2, onRetry: (e) => retries.push(e) }).listInstances().catch((e) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect(error.status).toBe(502);
+    expect(retries).toHaveLength(2);
+    expect(emu.faults.list()[0].times).toBe(7);
+  });
+
+  it("takes a DELETE whose answer was lost as done when its retry finds the instance gone", async () => {
+    const [offer] = await client.searchOffers({ limit: 1, order: [["dph_total", "desc"]] });
+    const { new_contract: id } = await client.createInstance(offer.id, { image: "x" });
+    emu.faults.add({ path: `/api/v0/instances/${id}/`, method: "DELETE", kind: "lost_response", times: 1 });
+    await client.destroyInstance(id);
+    expect(await client.getInstance(id)).toBeNull();
+    // A first try that finds nothing is still an error.
+    await expect(client.destroyInstance(id)).rejects.toMatchObject({ status: 404 });
   });
 
   it("does not resend an instance creation whose outcome is unknown (5xx), but does after a 429", async () => {

@@ -62,14 +62,23 @@ describe("checkInstanceInputs", () => {
   });
 });
 
+describe("diffInstanceSpec on criteria", () => {
+  it("sees the same search written two ways as no change", () => {
+    const olds = { image: "i", gpuModel: "RTX 4090", offerType: "ondemand" };
+    expect(diffInstanceSpec(olds, { image: "i", filters: { gpu_name: { eq: "RTX 4090" } }, offerType: "on-demand" }).changes).toBe(false);
+    expect(diffInstanceSpec(olds, { image: "i", gpuModel: "RTX 4090", order: [["dph_total", "asc"]] }).changes).toBe(false);
+    expect(diffInstanceSpec(olds, { image: "i", gpuModel: "RTX 3090" }).replaces).toEqual(["gpuModel"]);
+  });
+});
+
 describe("instance resource over HTTP", () => {
   let emu: TestEmulator;
   beforeAll(async () => {
-    // A running clock with short boot phases: the SDK's own polling sees the lifecycle through.
-    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 40 } });
+    emu = await emulator({ lifecycle: { provisioningMs: 30_000, loadingMs: 90_000 } });
   });
   afterAll(() => emu.close());
-  const options = () => ({ client: emu.client(), wait: { pollMs: 10 } });
+  // Each poll of the SDK moves the emulator's (frozen) clock on, so boots complete without sleeping.
+  const options = () => ({ client: emu.client(), wait: { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(20_000) } });
 
   it("creates, reads, updates in place and destroys", async () => {
     const { id, outs } = await createInstanceFromSpec(base, options());
@@ -89,6 +98,16 @@ describe("instance resource over HTTP", () => {
     await destroyInstanceById(id, options()); // already gone: still fine
   });
 
+  it("drops inputs the program no longer sets from the outputs, so the next diff is clean", async () => {
+    const { id, outs } = await createInstanceFromSpec({ ...base, label: "named", targetState: "stopped" }, options());
+    const news = { gpuModel: base.gpuModel, image: base.image };
+    const updated = await updateInstanceFromSpec(id, outs, news, options());
+    expect(updated).toMatchObject({ label: "", targetState: "running", status: "running" });
+    expect(emu.marketplace.instances.all().find((i) => i.id === Number(id))).toMatchObject({ label: "", intended: "running" });
+    expect(diffInstanceSpec(updated, news).changes).toBe(false);
+    await destroyInstanceById(id, options());
+  });
+
   it("destroys an instance that fails to boot instead of leaving it behind", async () => {
     const failFirst = (instanceId: number) => emu.marketplace.instances.fail(instanceId, "exited", "image pull failed");
     const before = emu.marketplace.instances.all().length;
@@ -99,7 +118,7 @@ describe("instance resource over HTTP", () => {
       failFirst(created.new_contract);
       return created;
     };
-    await expect(createInstanceFromSpec(base, { client, wait: { pollMs: 5 } })).rejects.toThrow(/exited \(image pull failed\)/);
+    await expect(createInstanceFromSpec(base, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
     expect(emu.marketplace.instances.all()).toHaveLength(before);
   });
 });

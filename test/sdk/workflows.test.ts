@@ -7,6 +7,7 @@ import {
   waitForStatus,
   WaitTimeoutError,
 } from "../../sdk";
+import { TemplateSearchResponse } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 let emu: TestEmulator;
@@ -67,6 +68,27 @@ describe("rentInstance", () => {
     expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
     expect((await client.getInstance(rented.instanceId))!.label).toBe("lost-answer");
     await client.destroyInstance(rented.instanceId);
+  });
+
+  it("finds an instance made from a template whose creation answer was lost", async () => {
+    const client = emu.client();
+    const [template] = (await client.call({ method: "GET", path: "/api/v0/template/", schema: TemplateSearchResponse })).templates;
+    const before = emu.marketplace.instances.all().length;
+    emu.faults.add({ path: "/api/v0/asks/", kind: "lost_response", times: 1 });
+    const rented = await rentInstance(client, rtx4090, { template_hash_id: template.hash_id });
+    expect(rented.attempts.map((a) => a.outcome)).toEqual(["recovered"]);
+    expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
+    await client.destroyInstance(rented.instanceId);
+  });
+
+  it("bids when renting an interruptible offer, at the price limit, and refuses reserved", async () => {
+    const client = emu.client();
+    const rented = await rentInstance(client, { type: "bid", maxPricePerHour: 0.9 }, { image: "x" });
+    const instance = await client.getInstance(rented.instanceId);
+    expect(instance).toMatchObject({ is_bid: true });
+    expect(emu.marketplace.instances.all().find((i) => i.id === rented.instanceId)).toMatchObject({ isBid: true, pricePerHour: 0.9 });
+    await client.destroyInstance(rented.instanceId);
+    await expect(rentInstance(client, { type: "reserved" }, { image: "x" })).rejects.toThrow(/reserved/);
   });
 
   it("moves on to the next offer when a creation failed without creating anything", async () => {
