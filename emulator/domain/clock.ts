@@ -26,10 +26,6 @@ export class Clock {
     this.offsetMs += ms;
   }
 
-  get frozen(): boolean {
-    return this.frozenAt !== undefined;
-  }
-
   /** Time advanced so far survives a restart with `--data-dir`. */
   snapshot(): { offsetMs: number } {
     return { offsetMs: this.offsetMs };

@@ -82,33 +82,27 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     },
   });
 
-  for (const url of ["/api/v0/tfa/sms/", "/api/v0/tfa/test/"]) {
-    route(app, market, {
-      ...SECRET_OR_BEARER,
-      method: "POST",
-      url,
-      body: SendSmsCodeRequest,
-      response: SendCodeResponse,
-      handler: ({ principal, body }) => {
-        const challenge = tfa.sendSmsCode(tfa.caller(principal?.user, body.secret), body);
-        return { msg: `A code was sent by SMS to ${maskedEnd(challenge.phoneNumber)}.`, secret: challenge.secret };
-      },
-    });
+  // Send and resend, each also at its deprecated path.
+  const smsSenders = [
+    { urls: ["/api/v0/tfa/sms/", "/api/v0/tfa/test/"], send: tfa.sendSmsCode.bind(tfa), msg: "A code was sent" },
+    { urls: ["/api/v0/tfa/sms/resend/", "/api/v0/tfa/resend/"], send: tfa.resendSmsCode.bind(tfa), msg: "A new code was sent" },
+  ];
+  for (const { urls, send, msg } of smsSenders) {
+    for (const url of urls) {
+      route(app, market, {
+        ...SECRET_OR_BEARER,
+        method: "POST",
+        url,
+        body: SendSmsCodeRequest,
+        response: SendCodeResponse,
+        handler: ({ principal, body }) => {
+          const challenge = send(tfa.caller(principal?.user, body.secret), body);
+          return { msg: `${msg} by SMS to ${maskedEnd(challenge.phoneNumber)}.`, secret: challenge.secret };
+        },
+      });
+    }
   }
 
-  for (const url of ["/api/v0/tfa/sms/resend/", "/api/v0/tfa/resend/"]) {
-    route(app, market, {
-      ...SECRET_OR_BEARER,
-      method: "POST",
-      url,
-      body: SendSmsCodeRequest,
-      response: SendCodeResponse,
-      handler: ({ principal, body }) => {
-        const challenge = tfa.resendSmsCode(tfa.caller(principal?.user, body.secret), body);
-        return { msg: `A new code was sent by SMS to ${maskedEnd(challenge.phoneNumber)}.`, secret: challenge.secret };
-      },
-    });
-  }
 
   route(app, market, {
     ...BEARER,

@@ -1,5 +1,5 @@
 import { GpuRentalClient } from "../client";
-import { describeIssues } from "../schemas";
+import { canonicalJson, describeIssues } from "../schemas";
 import { z } from "zod";
 import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
@@ -59,15 +59,15 @@ const SPEC_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offer
 type SpecKey = (typeof SPEC_KEYS)[number];
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
-const DEFAULTS: Partial<Record<SpecKey, unknown>> = {
+const DEFAULTS = {
   disk: 8,
-  runtype: "ssh_direct",
-  targetState: "running",
+  runtype: "ssh_direct" as Runtype,
+  targetState: "running" as TargetState,
   label: "",
   env: {},
   offerType: "on-demand",
   order: DEFAULT_ORDER,
-};
+} satisfies Partial<Record<SpecKey, unknown>>;
 
 export interface SpecDiff {
   changes: boolean;
@@ -128,7 +128,7 @@ function filtersOf(spec: Pick<InstanceSpec, "filters" | "gpuModel" | "gpuCount" 
   if (spec.gpuModel) filters.gpu_name = { ...filters.gpu_name, eq: spec.gpuModel };
   if (spec.gpuCount) filters.num_gpus = { ...filters.num_gpus, eq: spec.gpuCount };
   // Direct SSH or Jupyter needs at least one directly reachable port on the machine.
-  if ((spec.runtype ?? "ssh_direct").endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
+  if ((spec.runtype ?? DEFAULTS.runtype).endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
   return filters;
 }
 
@@ -143,9 +143,9 @@ export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
   return {
     image: spec.image,
     label: spec.label,
-    disk: spec.disk ?? 8,
-    runtype: spec.runtype ?? "ssh_direct",
-    target_state: spec.targetState ?? "running",
+    disk: spec.disk ?? DEFAULTS.disk,
+    runtype: spec.runtype ?? DEFAULTS.runtype,
+    target_state: spec.targetState ?? DEFAULTS.targetState,
     env: spec.env,
     onstart: spec.onstart,
   };
@@ -170,7 +170,7 @@ export async function createInstanceFromSpec(
   const rented = await rentInstance(client, criteriaOf(spec), creationRequestOf(spec), options.rent);
   let instance: Instance;
   try {
-    instance = await waitForStatus(client, rented.instanceId, spec.targetState ?? "running", options.wait);
+    instance = await waitForStatus(client, rented.instanceId, spec.targetState ?? DEFAULTS.targetState, options.wait);
   } catch (error) {
     await client.destroyInstance(rented.instanceId).catch(() => undefined);
     throw error;
@@ -213,8 +213,8 @@ export async function updateInstanceFromSpec(
   }
   const client = options.client ?? new GpuRentalClient();
   const change: { label?: string; state?: "running" | "stopped" } = {};
-  if (diff.updates.includes("label")) change.label = spec.label ?? "";
-  if (diff.updates.includes("targetState")) change.state = spec.targetState ?? "running";
+  if (diff.updates.includes("label")) change.label = spec.label ?? DEFAULTS.label;
+  if (diff.updates.includes("targetState")) change.state = spec.targetState ?? DEFAULTS.targetState;
   if (change.label !== undefined || change.state !== undefined) await client.updateInstance(Number(id), change);
   const instance = change.state
     ? await waitForStatus(client, Number(id), change.state, options.wait)
@@ -224,8 +224,8 @@ export async function updateInstanceFromSpec(
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   return {
     ...spec,
-    label: spec.label ?? "",
-    targetState: spec.targetState ?? "running",
+    label: spec.label ?? DEFAULTS.label,
+    targetState: spec.targetState ?? DEFAULTS.targetState,
     ...outputsOf(instance, rentedOfferId),
     instanceApiKey: (olds.instanceApiKey as string) ?? null,
   };
@@ -260,20 +260,11 @@ function requireSpec(input: unknown): InstanceSpec {
 
 function withDefault(key: SpecKey, value: unknown): unknown {
   if (key === "offerType" && value === "ondemand") return "on-demand";
-  return value === undefined || value === null ? DEFAULTS[key] : value;
+  return value === undefined || value === null ? (DEFAULTS as Partial<Record<SpecKey, unknown>>)[key] : value;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-/** Sorts object keys, so `{a, b}` and `{b, a}` compare equal. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
-  }
-  return value;
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /**

@@ -1,8 +1,6 @@
 import { z } from "zod";
 
-/** Statuses the spec names; the SDK still accepts any string, so a new status never breaks a client. */
-export const KNOWN_STATUSES = ["loading", "running", "exited", "unknown", "offline"] as const;
-export type KnownStatus = (typeof KNOWN_STATUSES)[number];
+// `actual_status` is read as any string (or null): a status the spec does not name never breaks a client.
 /** Statuses from which an instance never reaches `running`. */
 export const FAILED_STATUSES: readonly string[] = ["exited", "unknown", "offline"];
 

@@ -63,9 +63,6 @@ function expectError(res: { status: number; body: any }, code: string, status = 
 }
 
 let h: TfaHarness;
-let phone = 4155550100;
-/** A phone number no other test uses (the phone cap counts across users). */
-const newPhone = () => `+1${phone++}`;
 
 beforeAll(async () => {
   h = await TfaHarness.start();
@@ -104,7 +101,7 @@ describe("2FA error table", () => {
     await h.addTotp(u);
     expectError(await h.call("POST", "/api/v0/tfa/", { key: u.key, body: { tfa_method: "totp" } }), "missing_auth_value", 400);
     expectError(await h.call("POST", "/api/v0/tfa/", { body: { tfa_method: "totp", code: "123456" } }), "missing_auth_value", 401);
-    expectError(await h.call("POST", "/api/v0/tfa/sms/", { body: { phone_number: newPhone() } }), "missing_auth_value", 401);
+    expectError(await h.call("POST", "/api/v0/tfa/sms/", { body: { phone_number: h.newPhone() } }), "missing_auth_value", 401);
   });
 
   it("missing_params 400: code and secret missing", async () => {
@@ -116,7 +113,7 @@ describe("2FA error table", () => {
   it("email_not_verified 400: sending codes needs a verified email, first-method setup included", async () => {
     const u = h.newUser({ emailVerified: false });
     expectError(await h.call("POST", "/api/v0/tfa/email/", { key: u.key, body: {} }), "email_not_verified");
-    expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: newPhone() } }), "email_not_verified");
+    expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: h.newPhone() } }), "email_not_verified");
     expectError(await h.call("POST", "/api/v0/tfa/authorize-new-method/", { key: u.key, body: {} }), "email_not_verified");
   });
 
@@ -143,12 +140,12 @@ describe("2FA error table", () => {
 
   it("no_challenge_found 400: resend with no SMS code sent in this context", async () => {
     const u = h.newUser();
-    expectError(await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { phone_number: newPhone() } }), "no_challenge_found");
+    expectError(await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { phone_number: h.newPhone() } }), "no_challenge_found");
   });
 
   it("tfa_challenge_exists 400: a recent code was already sent to the number", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     expect((await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: to } })).status).toBe(200);
     expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: to } }), "tfa_challenge_exists");
   });
@@ -175,7 +172,7 @@ describe("2FA error table", () => {
 
   it("untracked_2fa_found 400: a legacy account on the deprecated test-submit path", async () => {
     const u = h.newUser();
-    await h.setFlags(u, { phone_number: newPhone(), legacy_tfa: true });
+    await h.setFlags(u, { phone_number: h.newPhone(), legacy_tfa: true });
     expectError(
       await h.call("POST", "/api/v0/tfa/test-submit/", { key: u.key, body: { tfa_method: "totp", code: "123456", secret: "x" } }),
       "untracked_2fa_found",
@@ -198,7 +195,7 @@ describe("2FA error table", () => {
   });
 
   it(`preauth_phone_cap 429: a number that is no one's method gets at most ${PREAUTH_PHONE_CAP} codes a day`, async () => {
-    const target = newPhone();
+    const target = h.newPhone();
     for (let i = 0; i < PREAUTH_PHONE_CAP; i++) {
       expect((await h.call("POST", "/api/v0/tfa/sms/", { key: h.newUser().key, body: { phone_number: target } })).status).toBe(200);
     }
@@ -211,7 +208,7 @@ describe("2FA error table", () => {
 
   it(`sms_rate_limited 429: at most ${SMS_RATE_LIMIT} SMS codes per user per hour, and resends wait`, async () => {
     const u = h.newUser();
-    const { secret } = await h.smsCode(u, { phone_number: newPhone() });
+    const { secret } = await h.smsCode(u, { phone_number: h.newPhone() });
     expectError(await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { secret } }), "sms_rate_limited");
     for (let i = 1; i < SMS_RATE_LIMIT; i++) {
       h.advance(SMS_RESEND_INTERVAL_MS);
@@ -250,12 +247,12 @@ describe("2FA error table", () => {
 
   it("phone_number_mismatch 400: the number differs from the challenge or the method", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     const { secret, code } = await h.smsCode(u, { phone_number: to });
     h.advance(SMS_RESEND_INTERVAL_MS);
-    expectError(await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { secret, phone_number: newPhone() } }), "phone_number_mismatch");
+    expectError(await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { secret, phone_number: h.newPhone() } }), "phone_number_mismatch");
     await h.authorize(u);
-    const body = { tfa_method: "sms", code, secret, phone_number: newPhone() };
+    const body = { tfa_method: "sms", code, secret, phone_number: h.newPhone() };
     expectError(await h.call("POST", "/api/v0/tfa/confirm-new/", { key: u.key, body }), "phone_number_mismatch");
   });
 
@@ -324,7 +321,7 @@ describe("2FA error table", () => {
   it("sms_fraud_detected 403: the account is flagged (control API)", async () => {
     const u = h.newUser();
     await h.setFlags(u, { sms_fraud: true });
-    expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: newPhone() } }), "sms_fraud_detected");
+    expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: h.newPhone() } }), "sms_fraud_detected");
   });
 
   it("twilio_rate_limited 429: the SMS provider's own limit (reserved +15005550429)", async () => {

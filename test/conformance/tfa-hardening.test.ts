@@ -15,8 +15,6 @@ import { TfaHarness, TfaUser, wrong } from "../helpers/tfa";
  * and a state that does not grow forever nor keep codes in plaintext.
  */
 let h: TfaHarness;
-let phone = 4155552100;
-const newPhone = () => `+1${phone++}`;
 
 beforeAll(async () => {
   h = await TfaHarness.start();
@@ -78,7 +76,7 @@ describe("randomness: secrets and codes come from node:crypto", () => {
 describe("legacy migration happens only after verification", () => {
   it("a wrong code, or a code sent to another number than the one on file, migrates nothing", async () => {
     const u = h.newUser();
-    const onFile = newPhone();
+    const onFile = h.newPhone();
     await h.setFlags(u, { phone_number: onFile, legacy_tfa: true });
     const proof = await h.smsCode(u);
     const refused = await h.call("PUT", "/api/v0/tfa/regen-backup-codes/", { key: u.key, body: { tfa_method: "sms", secret: proof.secret, code: wrong(proof.code) } });
@@ -88,7 +86,7 @@ describe("legacy migration happens only after verification", () => {
     expect((await h.call("GET", "/api/v0/users/current/", { key: u.key })).body.tfa_status).toBe("legacy");
     expect((await h.status(u)).methods).toEqual([]);
 
-    const elsewhere = await h.smsCode(u, { phone_number: newPhone() });
+    const elsewhere = await h.smsCode(u, { phone_number: h.newPhone() });
     const mismatch = await h.call("PUT", "/api/v0/tfa/regen-backup-codes/", { key: u.key, body: { tfa_method: "sms", ...elsewhere } });
     expect(mismatch.body.error).toBe("phone_number_mismatch");
     expect((await h.status(u)).methods).toEqual([]);
@@ -118,7 +116,7 @@ describe(`codes without a method row are voided after ${MAX_FAILED_ATTEMPTS} wro
 
   it("legacy SMS (no method row) too; fewer failures leave the code usable", async () => {
     const u = h.newUser();
-    await h.setFlags(u, { phone_number: newPhone(), legacy_tfa: true });
+    await h.setFlags(u, { phone_number: h.newPhone(), legacy_tfa: true });
     const kept = await h.smsCode(u);
     for (let i = 1; i < MAX_FAILED_ATTEMPTS; i++) {
       expect((await h.call("POST", "/api/v0/tfa/", { key: u.key, body: { secret: kept.secret, code: wrong(kept.code) } })).body.error).toBe("2fa_login_failed");
@@ -137,7 +135,7 @@ describe(`codes without a method row are voided after ${MAX_FAILED_ATTEMPTS} wro
   it("the code that adds an SMS method too", async () => {
     const u = h.newUser();
     await h.authorize(u);
-    const to = newPhone();
+    const to = h.newPhone();
     const { secret, code } = await h.smsCode(u, { phone_number: to });
     const body = { tfa_method: "sms", secret, phone_number: to };
     for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) {

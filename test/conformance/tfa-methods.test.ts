@@ -8,8 +8,6 @@ import { MINUTE, TfaHarness, wrong } from "../helpers/tfa";
  * disabled with the last method), backup codes, and the per-method lockout, all on the controllable clock.
  */
 let h: TfaHarness;
-let phone = 4155552100;
-const newPhone = () => `+1${phone++}`;
 const BACKUP_CODE = /^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/;
 
 beforeAll(async () => {
@@ -42,7 +40,7 @@ describe("add a method: authorize (POST, PUT), then confirm", () => {
     for (const code of codes) expect(code).toMatch(BACKUP_CODE);
     expect(new Set(codes).size).toBe(10);
 
-    const to = newPhone();
+    const to = h.newPhone();
     const sent = await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: to } });
     const second = await h.call("POST", "/api/v0/tfa/confirm-new/", {
       key: u.key,
@@ -65,7 +63,7 @@ describe("add a method: authorize (POST, PUT), then confirm", () => {
     expect((await h.call("POST", "/api/v0/tfa/confirm-new/", { key: u.key, body: await totpBody(u.key) })).status).toBe(200);
     h.advance(1);
     expect((await h.status(u)).new_method_authorized).toBe(false);
-    const to = newPhone();
+    const to = h.newPhone();
     const sent = await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: to } });
     const late = await h.call("POST", "/api/v0/tfa/confirm-new/", {
       key: u.key,
@@ -90,7 +88,7 @@ describe("add a method: authorize (POST, PUT), then confirm", () => {
 
   it("authorizes by an SMS method (code sent to its number) and by tfa_method_id", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     const { methodId } = await h.addSms(u, to);
     h.advance(AUTHORIZATION_WINDOW_MS);
     h.emu.marketplace.tfa.outbox.clear();
@@ -148,7 +146,7 @@ describe("labels (at most 30 characters) and update", () => {
     expect(long.status).toBe(400);
     expect(long.body).toMatchObject({ error: "bad_request", msg: expect.stringContaining("label") });
     expect((await h.call("POST", "/api/v0/tfa/confirm-new/", { key: u.key, body: await totpBody(u.key, "x".repeat(30)) })).status).toBe(200);
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const labels = (await h.status(u)).methods.map((m: { label: string }) => m.label);
     expect(labels).toEqual(["x".repeat(30), `SMS ********${to.slice(-4)}`]);
@@ -156,8 +154,8 @@ describe("labels (at most 30 characters) and update", () => {
 
   it("relabels and makes primary; several of a type need tfa_method_id", async () => {
     const u = h.newUser();
-    const a = await h.addSms(u, newPhone());
-    const b = await h.addSms(u, newPhone());
+    const a = await h.addSms(u, h.newPhone());
+    const b = await h.addSms(u, h.newPhone());
     const res = await h.call("PUT", "/api/v0/tfa/update/", { key: u.key, body: { tfa_method_id: b.methodId, label: "Backup phone", is_primary: true } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, msg: expect.any(String), method: { id: b.methodId, label: "Backup phone", is_primary: true, method: "sms" } });
@@ -174,8 +172,8 @@ describe("remove a method (DELETE /api/v0/tfa/)", () => {
     const u = h.newUser();
     const { secret, methodId: totpId } = await h.addTotp(u);
     await h.authorize(u, { tfa_method: "totp", totpSecret: secret });
-    const smsA = await h.addSms(u, newPhone());
-    const smsB = await h.addSms(u, newPhone());
+    const smsA = await h.addSms(u, h.newPhone());
+    const smsB = await h.addSms(u, h.newPhone());
     const byTarget = await h.call("DELETE", "/api/v0/tfa/", { key: u.key, body: { tfa_method: "totp", code: h.freshTotp(secret), target_id: smsA.methodId } });
     expect(byTarget.body).toEqual({ msg: expect.any(String), remaining_methods: 2 });
     const byDefault = await h.call("DELETE", "/api/v0/tfa/", { key: u.key, body: { tfa_method: "totp", code: h.freshTotp(secret) } });
@@ -232,7 +230,7 @@ describe("backup codes", () => {
 
   it("regenerating by SMS needs the secret", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const { code } = await h.smsCode(u, { phone_number: to });
     expect((await h.call("PUT", "/api/v0/tfa/regen-backup-codes/", { key: u.key, body: { tfa_method: "sms", code } })).body.error).toBe("missing_params");
@@ -250,7 +248,7 @@ describe("per-method lockout", () => {
     const u = h.newUser();
     const { secret, methodId } = await h.addTotp(u);
     await h.authorize(u, { tfa_method: "totp", totpSecret: secret });
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const bad = wrong(h.freshTotp(secret));
     for (let i = 1; i < MAX_FAILED_ATTEMPTS; i++) {
@@ -287,7 +285,7 @@ describe("per-method lockout", () => {
 
   it("SMS failures count on the SMS method too", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     const { methodId } = await h.addSms(u, to);
     const { secret, code } = await h.smsCode(u, { phone_number: to });
     for (let i = 1; i <= MAX_FAILED_ATTEMPTS; i++) await h.call("POST", "/api/v0/tfa/", { key: u.key, body: { code: wrong(code), secret } });

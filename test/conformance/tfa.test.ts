@@ -9,8 +9,6 @@ import { MINUTE, TfaHarness } from "../helpers/tfa";
  * prerequisite, team context, legacy accounts, deprecated paths, and the emulator's outbox.
  */
 let h: TfaHarness;
-let phone = 4155551100;
-const newPhone = () => `+1${phone++}`;
 
 beforeAll(async () => {
   h = await TfaHarness.start();
@@ -40,7 +38,7 @@ describe("caller types (the 2FA endpoint table)", () => {
 
   it("a logged-out caller completes a browser login by SMS with the secret only; the session comes as a cookie", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const { tfa_secret } = (await h.call("POST", "/_emulator/tfa/login-secret", { body: { user_id: u.user.id } })).body;
     const sent = await h.call("POST", "/api/v0/tfa/sms/", { body: { secret: tfa_secret } });
@@ -60,7 +58,7 @@ describe("caller types (the 2FA endpoint table)", () => {
 
   it("a logged-out caller may send email codes and resend SMS codes with the secret only", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const { tfa_secret } = (await h.call("POST", "/_emulator/tfa/login-secret", { body: { user_id: u.user.id } })).body;
     const email = await h.call("POST", "/api/v0/tfa/email/", { body: { secret: tfa_secret } });
@@ -86,7 +84,7 @@ describe("status", () => {
     const u = h.newUser();
     const before = await h.status(u);
     expect(TfaStatusResponse.parse(before)).toEqual({ success: true, tfa_enabled: false, methods: [], backup_codes_remaining: 0, new_method_authorized: false });
-    const to = newPhone();
+    const to = h.newPhone();
     const { methodId } = await h.addSms(u, to, "Work phone");
     const after = await h.status(u);
     expect(after).toMatchObject({ success: true, tfa_enabled: true, backup_codes_remaining: 10, new_method_authorized: true });
@@ -125,7 +123,7 @@ describe("complete login (POST /api/v0/tfa/)", () => {
 
   it("tfa_method defaults to sms; SMS and email codes need their secret and are single use", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const { secret, code } = await h.smsCode(u, { phone_number: to });
     expect((await h.call("POST", "/api/v0/tfa/", { key: u.key, body: { code } })).body.error).toBe("missing_params");
@@ -138,7 +136,7 @@ describe("complete login (POST /api/v0/tfa/)", () => {
 
   it("an SMS login code expires after 10 minutes", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     await h.addSms(u, to);
     const first = await h.smsCode(u, { phone_number: to });
     h.advance(10 * MINUTE - 1);
@@ -200,15 +198,15 @@ describe("sending codes", () => {
 
   it("SMS goes to the method named by tfa_method_id, or the number on file", async () => {
     const u = h.newUser();
-    const a = newPhone();
-    const b = newPhone();
+    const a = h.newPhone();
+    const b = h.newPhone();
     await h.addSms(u, a);
     await h.authorize(u, { tfa_method: "sms", phone: a });
     const { methodId } = await h.addSms(u, b);
     h.advance(10 * MINUTE);
     await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { tfa_method_id: methodId } });
     expect(h.emu.marketplace.tfa.outbox.list({ channel: "sms" }).at(-1)!.to).toBe(b);
-    const onFile = newPhone();
+    const onFile = h.newPhone();
     await h.setFlags(u, { phone_number: onFile });
     await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: {} });
     expect(h.emu.marketplace.tfa.outbox.list({ channel: "sms" }).at(-1)!.to).toBe(onFile);
@@ -218,7 +216,7 @@ describe("sending codes", () => {
 
   it("resend: a new code after 30 s; with a bearer and no secret a new secret replaces the old", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     const first = await h.smsCode(u, { phone_number: to });
     h.advance(SMS_RESEND_INTERVAL_MS - 1);
     expect((await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { phone_number: to } })).body.error).toBe("sms_rate_limited");
@@ -237,7 +235,7 @@ describe("sending codes", () => {
 
   it("resend renews an expired challenge's 10 minutes", async () => {
     const u = h.newUser();
-    const to = newPhone();
+    const to = h.newPhone();
     const { secret } = await h.smsCode(u, { phone_number: to });
     h.advance(11 * MINUTE);
     expect((await h.call("POST", "/api/v0/tfa/sms/resend/", { key: u.key, body: { secret } })).status).toBe(200);
@@ -250,7 +248,7 @@ describe("sending codes", () => {
 describe("email verification prerequisite and its exemptions", () => {
   it("admins are exempt on POST sms/ and sms/resend/ only", async () => {
     const u = h.newUser({ emailVerified: false, isAdmin: true });
-    const to = newPhone();
+    const to = h.newPhone();
     const sent = await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: to } });
     expect(sent.status).toBe(200);
     h.advance(SMS_RESEND_INTERVAL_MS);
@@ -302,7 +300,7 @@ describe("team context", () => {
 describe("legacy accounts", () => {
   it("log in by SMS to the number on file, are told they are legacy, and migrate by regenerating backup codes", async () => {
     const u = h.newUser();
-    const onFile = newPhone();
+    const onFile = h.newPhone();
     await h.setFlags(u, { phone_number: onFile, legacy_tfa: true });
     expect((await h.call("GET", "/api/v0/users/current/", { key: u.key })).body.tfa_status).toBe("legacy");
     expect(await h.status(u)).toMatchObject({ tfa_enabled: true, methods: [], backup_codes_remaining: 0 });
@@ -339,7 +337,7 @@ describe("deprecated paths (still active)", () => {
   it("POST test/ sends like sms/, resend/ resends like sms/resend/, test-submit/ adds like confirm-new/", async () => {
     const u = h.newUser();
     await h.authorize(u);
-    const to = newPhone();
+    const to = h.newPhone();
     const sent = await h.call("POST", "/api/v0/tfa/test/", { key: u.key, body: { phone_number: to } });
     expect(sent.body).toEqual({ msg: expect.any(String), secret: expect.any(String) });
     h.advance(SMS_RESEND_INTERVAL_MS);

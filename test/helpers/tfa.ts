@@ -13,6 +13,7 @@ export interface TfaUser {
 /** An emulator plus the moves 2FA tests repeat: users, raw calls, codes from the outbox, methods set up. */
 export class TfaHarness {
   private users = 0;
+  private phones = 0;
 
   constructor(readonly emu: TestEmulator) {}
 
@@ -29,6 +30,11 @@ export class TfaHarness {
     const n = ++this.users;
     const user = this.emu.marketplace.accounts.addUser({ email: `user${n}@tfa.test`, ...fields });
     return { user, key: this.emu.marketplace.accounts.issueKey(user.id, { name: "test" }).key };
+  }
+
+  /** A phone number no other call of this harness used (the phone cap counts across users). */
+  newPhone(): string {
+    return `+1415555${String(1000 + this.phones++).padStart(4, "0")}`;
   }
 
   call(method: string, path: string, options: { key?: string; body?: unknown; rawBody?: string } = {}) {
