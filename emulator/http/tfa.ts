@@ -103,7 +103,6 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     }
   }
 
-
   route(app, market, {
     ...BEARER,
     method: "POST",
