@@ -1,6 +1,18 @@
 import { routesOf } from "../../emulator/http/routes";
 import { PERMISSIONS } from "../../emulator/domain/accounts";
-import { createApiKey, deleteApiKey } from "../../sdk";
+import {
+  createApiKey,
+  createNetworkVolume,
+  createTemplate,
+  deleteApiKey,
+  deleteTemplate,
+  deleteVolume,
+  editTemplate,
+  GpuRentalClient,
+  listVolumes,
+  searchNetworkVolumeOffers,
+  searchTemplates,
+} from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -108,6 +120,32 @@ it("never shows or touches another user's instances or keys", async () => {
   expect((await mine.getInstance(id))!.cur_state).toBe("running");
   expect((await http(emu.url, "GET", "/api/v0/users/current/", { key: myKey.key })).status).toBe(200);
   await mine.destroyInstance(id);
+});
+
+it("never shows or touches another user's private templates or volumes", async () => {
+  const other = await http(emu.url, "POST", "/_emulator/users", { body: { email: "third@gpu-rental.test" } });
+  const theirs = new GpuRentalClient({ apiUrl: emu.url, apiKey: other.body.api_key });
+  const mine = emu.client();
+  const template = await createTemplate(mine, {
+    name: "my-private", image: "ghcr.io/me/private", private: true, docker_login_repo: "", docker_login_user: "", docker_login_pass: "",
+  });
+  const [volumeOffer] = await searchNetworkVolumeOffers(mine, { limit: 1 });
+  const volume = await createNetworkVolume(mine, { offerId: volumeOffer.ask_contract_id, size: 10 });
+
+  expect((await searchTemplates(theirs)).map((t) => t.hash_id)).not.toContain(template.hash_id);
+  await expect(editTemplate(theirs, template.hash_id!, { name: "stolen" })).rejects.toMatchObject({ status: 404 });
+  await expect(deleteTemplate(theirs, { id: template.id })).rejects.toMatchObject({ status: 404 });
+  expect((await listVolumes(theirs)).map((v) => v.id)).not.toContain(volume.id);
+  await expect(deleteVolume(theirs, volume.id)).rejects.toMatchObject({ status: 404 });
+  // And neither can they use them to create an instance.
+  const [offer] = await theirs.searchOffers({ limit: 1 });
+  await expect(theirs.createInstance(offer.id, { template_hash_id: template.hash_id! })).rejects.toMatchObject({ status: 404 });
+  await expect(
+    theirs.createInstance(offer.id, { image: "x", volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" } }),
+  ).rejects.toMatchObject({ status: 400 });
+
+  expect((await searchTemplates(mine)).map((t) => t.hash_id)).toContain(template.hash_id);
+  expect((await listVolumes(mine)).map((v) => v.id)).toContain(volume.id);
 });
 
 it("does not let a scoped key mint a wider key", async () => {
