@@ -21,6 +21,8 @@ export function countryCode(location: string): string {
 export interface CompiledFilter {
   field: string;
   test: (value: unknown) => boolean;
+  /** For `eq` and `in` on exact-match fields: the values wanted, so a search can look them up in an index. */
+  oneOf?: Scalar[];
 }
 
 /**
@@ -43,12 +45,13 @@ export function compileFilters(filters: Record<string, unknown>, fields: Record<
     }
     for (const [op, raw] of Object.entries(parsed.data)) {
       if (raw === undefined) continue;
-      compiled.push({ field, test: predicate(field, type, op as keyof FieldFilter, raw) });
+      const exact = type !== "location" && (op === "eq" || op === "in");
+      const oneOf = exact ? [...new Set((Array.isArray(raw) ? raw : [raw]).map((value) => coerce(field, type, value)))] : undefined;
+      compiled.push({ field, test: predicate(field, type, op as keyof FieldFilter, raw), oneOf });
     }
   }
   return compiled;
 }
-
 
 function predicate(field: string, type: FieldType, op: keyof FieldFilter, raw: Scalar | Scalar[]): (v: unknown) => boolean {
   // A location is its whole text and its country code: it matches a value equal to either.
@@ -103,6 +106,7 @@ function coerce(field: string, type: FieldType, value: Scalar): Scalar {
 export class Table<T extends object> {
   private readonly filterColumns = new Map<string, unknown[]>();
   private readonly orderColumns = new Map<string, unknown[]>();
+  private readonly indexes = new Map<string, Map<unknown, number[]>>();
   private views?: Record<string, unknown>[];
 
   /** `filterView`: the record as filters see it, when that differs (a derived field such as a duration). */
@@ -118,6 +122,19 @@ export class Table<T extends object> {
     return cached(this.filterColumns, field, () => this.views!.map((view) => view[field]));
   }
 
+  /** The rows holding each value of a field (as filters see it), in table order. */
+  index(field: string): Map<unknown, number[]> {
+    return cached(this.indexes, field, () => {
+      const index = new Map<unknown, number[]>();
+      this.filterColumn(field).forEach((value, row) => {
+        const rows = index.get(value);
+        if (rows) rows.push(row);
+        else index.set(value, [row]);
+      });
+      return index;
+    });
+  }
+
   /** A field's values in the records themselves (ordering and results use the record). */
   orderColumn(field: string): unknown[] {
     return cached(this.orderColumns, field, () => this.rows.map((row) => (row as Record<string, unknown>)[field]));
@@ -128,6 +145,28 @@ function cached<V>(map: Map<string, V>, key: string, build: () => V): V {
   let value = map.get(key);
   if (value === undefined) map.set(key, (value = build()));
   return value;
+}
+
+/**
+ * The rows an exact-match filter (`eq`, `in`) allows, looked up in the field's index, in table order: the
+ * narrowest such filter, so a search by GPU model reads a few thousand offers, not all of them. Undefined when no
+ * filter can use an index (then every row is read).
+ */
+function indexedCandidates<T extends object>(table: Table<T>, compiled: CompiledFilter[]): Int32Array | undefined {
+  let best: number[][] | undefined;
+  let size = Infinity;
+  for (const filter of compiled) {
+    if (!filter.oneOf) continue;
+    const index = table.index(filter.field);
+    const lists = filter.oneOf.map((value) => index.get(value) ?? []);
+    const count = lists.reduce((sum, rows) => sum + rows.length, 0);
+    if (count < size) [best, size] = [lists, count];
+  }
+  if (!best) return undefined;
+  const rows = new Int32Array(size);
+  let at = 0;
+  for (const list of best) for (const row of list) rows[at++] = row;
+  return best.length > 1 ? rows.sort() : rows;
 }
 
 /**
@@ -203,11 +242,14 @@ export function search<T extends object>(
   const compiled = compileFilters(query.filters, fields);
   const columns = compiled.map((filter) => table.filterColumn(filter.field));
   const found: number[] = [];
-  rows: for (let row = 0; row < table.rows.length; row++) {
-    for (let k = 0; k < compiled.length; k++) if (!compiled[k].test(columns[k][row])) continue rows;
-    if (options.include && !options.include(table.rows[row])) continue;
+  const check = (row: number) => {
+    for (let k = 0; k < compiled.length; k++) if (!compiled[k].test(columns[k][row])) return;
+    if (options.include && !options.include(table.rows[row])) return;
     found.push(row);
-  }
+  };
+  const candidates = indexedCandidates(table, compiled);
+  if (candidates) candidates.forEach(check);
+  else for (let row = 0; row < table.rows.length; row++) check(row);
   const limit = Math.min(query.limit ?? options.defaultLimit, options.maxLimit);
   const first = query.order?.length ? firstRows(found, query.order, limit, fields, table) : found.slice(0, limit);
   return first.map((row) => table.rows[row]);

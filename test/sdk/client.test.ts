@@ -49,6 +49,15 @@ describe("offer search", () => {
     }
   });
 
+  it("gives each offer once and in market order, whichever filter narrows the search", async () => {
+    const twice = await client.searchOffers({ filters: { gpu_name: { in: ["RTX 4090", "RTX 4090", "RTX 3090"] }, num_gpus: { in: [1, "1", 2] as number[] } }, limit: 1000 });
+    const once = await client.searchOffers({ filters: { gpu_name: { in: ["RTX 3090", "RTX 4090"] }, num_gpus: { gte: 1, lte: 2 } }, limit: 1000 });
+    expect(twice.length).toBeGreaterThan(10);
+    expect(new Set(twice.map((o) => o.id)).size).toBe(twice.length);
+    expect(twice.map((o) => o.id)).toEqual(once.map((o) => o.id));
+    expect(twice.map((o) => o.id)).toEqual([...twice.map((o) => o.id)].sort((a, b) => a - b));
+  });
+
   it("orders on numeric fields in both directions and honours limit", async () => {
     const asc = await client.searchOffers({ order: [["dph_total", "asc"]], limit: 10 });
     const desc = await client.searchOffers({ order: [["dlperf", "desc"]], limit: 10 });
