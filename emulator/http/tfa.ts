@@ -33,7 +33,7 @@ const BEARER = { permission: "user_write", errors: TFA_ERRORS } as const;
 
 /**
  * `/api/v0/tfa/...`: every endpoint of the 2FA table, including the three deprecated paths. The rules are in
- * the domain (emulator/domain/tfa.ts, documented in emulator/TFA.md); this layer only names the caller and
+ * the domain (emulator/domain/tfa/, documented in emulator/TFA.md); this layer only names the caller and
  * shapes the answers.
  */
 export function registerTfa(app: FastifyInstance, market: Marketplace): void {
