@@ -1,55 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { FieldFilter, OfferType, Runtype, TargetState } from "../sdk/schemas";
+import { SdkProvider } from "./sdk-provider";
+import { seededOutputs, withSecretOutputs } from "./sdk";
 
-/** The engine's marker for a value not known yet (preview). */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-type Sdk = typeof import("../sdk");
-
-/**
- * Loads the SDK from the program's folder, where the provider host runs: a plain `require` here would resolve
- * from Pulumi's own module instead (the provider is re-loaded from its serialized text), which finds the SDK only
- * when it sits in the same node_modules.
- */
-function sdk(): Sdk {
-  const { createRequire } = require("node:module");
-  return createRequire(require("node:path").join(process.cwd(), "pulumi-program.js"))("gpu-rental/sdk");
-}
-
-/**
- * The dynamic provider of `Instance`. It is serialized into the stack and re-loaded in the provider host, so it
- * holds no state and no logic: each method loads the SDK (from the program's node_modules) and calls one
- * function of it. The API key reaches the SDK through `configure` (stack config) or the environment, never
- * through resource inputs, so it is never written to state.
- */
-export class InstanceProvider implements pulumi.dynamic.ResourceProvider {
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    sdk().configureFromStackConfig(req.config);
-  }
-
-  async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult> {
-    return sdk().checkInstanceInputs(news, UNKNOWN);
-  }
-
-  async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
-    return sdk().diffInstanceSpec(olds, news, UNKNOWN);
-  }
-
-  async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {
-    return sdk().createInstanceFromSpec(inputs);
-  }
-
-  async read(id: string, props: any): Promise<pulumi.dynamic.ReadResult> {
-    const state = await sdk().readInstanceState(id, props);
-    return state ? { id, props: state } : {};
-  }
-
-  async update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult> {
-    return { outs: await sdk().updateInstanceFromSpec(id, olds, news) };
-  }
-
-  async delete(id: string): Promise<void> {
-    await sdk().destroyInstanceById(id);
+/** The dynamic provider of `Instance` (see SdkProvider). */
+export class InstanceProvider extends SdkProvider {
+  constructor() {
+    super("Instance");
   }
 }
 
@@ -66,7 +23,10 @@ export interface InstanceArgs {
   order?: pulumi.Input<[string, "asc" | "desc"][]>;
   offerType?: pulumi.Input<OfferType>;
   maxPricePerHour?: pulumi.Input<number>;
-  image: pulumi.Input<string>;
+  /** The container image; may be left out when `templateHashId` gives one. */
+  image?: pulumi.Input<string>;
+  /** Create from this template (its `hashId` output): its values are the base, the inputs here win. */
+  templateHashId?: pulumi.Input<string>;
   label?: pulumi.Input<string>;
   /** Local disk in GB (default 8). */
   disk?: pulumi.Input<number>;
@@ -100,12 +60,11 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly instanceApiKey: pulumi.Output<string | null>;
 
   constructor(name: string, args: InstanceArgs, opts: pulumi.CustomResourceOptions = {}) {
-    const outputs = Object.fromEntries(OUTPUTS.map((key) => [key, undefined]));
     super(
       new InstanceProvider(),
       name,
-      { ...outputs, ...args },
-      { ...opts, additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), "instanceApiKey"] },
+      { ...seededOutputs(OUTPUTS), ...args },
+      withSecretOutputs(opts, ["instanceApiKey"]),
       "gpu-rental",
       "Instance",
     );

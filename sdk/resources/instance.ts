@@ -1,10 +1,9 @@
-import { GpuRentalClient } from "../client";
-import { canonicalJson, describeIssues } from "../schemas";
 import { z } from "zod";
 import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
 import { waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError } from "../errors";
+import { checkInputs, checkSpec, CheckFailure, clientOf, requireSpec as requireValid, sameValue, WithClient, withDefault as defaultOf } from "./spec";
 
 /**
  * The desired state of one rented instance, as the Pulumi `Instance` resource declares it. The search criteria
@@ -23,7 +22,9 @@ export const InstanceSpec = z
     /** `reserved` is left out: the API shows no way to accept an offer at its reserved price. */
     offerType: z.enum(["on-demand", "ondemand", "bid"]).optional(),
     maxPricePerHour: z.number().positive().optional(),
-    image: z.string().min(1),
+    image: z.string().min(1).optional(),
+    /** A template's `hash_id`: the template's values are the base of the instance; its own inputs win. */
+    templateHashId: z.string().min(1).optional(),
     label: z.string().optional(),
     disk: z.number().positive().optional(),
     env: z.record(z.string(), z.string()).optional(),
@@ -34,6 +35,10 @@ export const InstanceSpec = z
   .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
     message: "give either offerId or search criteria (gpuModel, gpuCount, filters, order), not both",
     path: ["offerId"],
+  })
+  .refine((s) => s.image !== undefined || s.templateHashId !== undefined, {
+    message: "give image, or templateHashId (a template's hash_id), or both",
+    path: ["image"],
   });
 export type InstanceSpec = z.infer<typeof InstanceSpec>;
 
@@ -55,7 +60,7 @@ export interface InstanceOutputs {
 /** Inputs changed in place by `PUT /api/v0/instances/{id}/`; every other input needs a new instance. */
 export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
 const SPEC_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour", "image",
-  "label", "disk", "env", "onstart", "runtype", "targetState"] as const;
+  "templateHashId", "label", "disk", "env", "onstart", "runtype", "targetState"] as const;
 type SpecKey = (typeof SPEC_KEYS)[number];
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
@@ -98,15 +103,8 @@ export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Read
 }
 
 /** Validates a spec; the messages name the input and the problem. */
-export function checkInstanceSpec(spec: unknown): { spec?: InstanceSpec; failures: { property: string; reason: string }[] } {
-  const parsed = InstanceSpec.safeParse(spec);
-  if (parsed.success) return { spec: parsed.data, failures: [] };
-  return {
-    failures: parsed.error.issues.map((issue) => ({
-      property: String(issue.path[0] ?? ""),
-      reason: describeIssues(new z.ZodError([issue])),
-    })),
-  };
+export function checkInstanceSpec(spec: unknown): { spec?: InstanceSpec; failures: CheckFailure[] } {
+  return checkSpec(InstanceSpec, spec);
 }
 
 /** The inputs that say which offer to rent. */
@@ -140,19 +138,21 @@ function searchOf(spec: Readonly<Record<string, any>>): unknown {
 }
 
 export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
+  // With a template, what the program leaves out comes from the template, not from our defaults.
+  const fallback: Partial<typeof DEFAULTS> = spec.templateHashId === undefined ? DEFAULTS : {};
   return {
     image: spec.image,
+    template_hash_id: spec.templateHashId,
     label: spec.label,
-    disk: spec.disk ?? DEFAULTS.disk,
-    runtype: spec.runtype ?? DEFAULTS.runtype,
+    disk: spec.disk ?? fallback.disk,
+    runtype: spec.runtype ?? fallback.runtype,
     target_state: spec.targetState ?? DEFAULTS.targetState,
     env: spec.env,
     onstart: spec.onstart,
   };
 }
 
-export interface ResourceOptions {
-  client?: GpuRentalClient;
+export interface ResourceOptions extends WithClient {
   rent?: RentOptions;
   wait?: WaitOptions;
 }
@@ -166,7 +166,7 @@ export async function createInstanceFromSpec(
   options: ResourceOptions = {},
 ): Promise<{ id: string; outs: InstanceSpec & InstanceOutputs }> {
   const spec = requireSpec(input);
-  const client = options.client ?? new GpuRentalClient();
+  const client = clientOf(options);
   const rented = await rentInstance(client, criteriaOf(spec), creationRequestOf(spec), options.rent);
   let instance: Instance;
   try {
@@ -185,7 +185,7 @@ export async function readInstanceState(
   props: Readonly<Record<string, any>>,
   options: ResourceOptions = {},
 ): Promise<(Record<string, unknown> & InstanceOutputs) | null> {
-  const client = options.client ?? new GpuRentalClient();
+  const client = clientOf(options);
   const instance = await client.getInstance(Number(id));
   if (!instance) return null;
   const rentedOfferId = typeof props.rentedOfferId === "number" ? props.rentedOfferId : -1;
@@ -211,7 +211,7 @@ export async function updateInstanceFromSpec(
   if (diff.replaces.length) {
     throw new GpuRentalError(`Instance ${id}: ${diff.replaces.join(", ")} cannot change in place (the engine should replace it).`);
   }
-  const client = options.client ?? new GpuRentalClient();
+  const client = clientOf(options);
   const change: { label?: string; state?: "running" | "stopped" } = {};
   if (diff.updates.includes("label")) change.label = spec.label ?? DEFAULTS.label;
   if (diff.updates.includes("targetState")) change.state = spec.targetState ?? DEFAULTS.targetState;
@@ -233,7 +233,7 @@ export async function updateInstanceFromSpec(
 
 /** Destroys the instance; one already gone counts as destroyed. */
 export async function destroyInstanceById(id: string, options: ResourceOptions = {}): Promise<void> {
-  const client = options.client ?? new GpuRentalClient();
+  const client = clientOf(options);
   if (await client.getInstance(Number(id))) await client.destroyInstance(Number(id));
 }
 
@@ -253,18 +253,12 @@ function outputsOf(instance: Instance, rentedOfferId: number): Omit<InstanceOutp
 }
 
 function requireSpec(input: unknown): InstanceSpec {
-  const { spec, failures } = checkInstanceSpec(input);
-  if (!spec) throw new GpuRentalError(`Invalid Instance: ${failures.map((f) => f.reason).join("; ")}`);
-  return spec;
+  return requireValid("Instance", InstanceSpec, input);
 }
 
 function withDefault(key: SpecKey, value: unknown): unknown {
   if (key === "offerType" && value === "ondemand") return "on-demand";
-  return value === undefined || value === null ? (DEFAULTS as Partial<Record<SpecKey, unknown>>)[key] : value;
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return defaultOf<SpecKey>(DEFAULTS, key, value);
 }
 
 /**
@@ -274,10 +268,6 @@ function sameValue(a: unknown, b: unknown): boolean {
 export function checkInstanceInputs(
   news: Record<string, unknown>,
   unknown?: unknown,
-): { inputs: Record<string, unknown>; failures: { property: string; reason: string }[] } {
-  const known = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== unknown && v !== null));
-  const hasUnknown = Object.keys(known).length !== Object.keys(news).filter((k) => news[k] !== null).length;
-  const spec = Object.fromEntries(Object.entries(known).filter(([k]) => (SPEC_KEYS as readonly string[]).includes(k)));
-  const { failures } = checkInstanceSpec(spec);
-  return { inputs: news, failures: hasUnknown ? failures.filter((f) => f.property in spec) : failures };
+): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  return checkInputs(InstanceSpec, SPEC_KEYS, news, unknown);
 }

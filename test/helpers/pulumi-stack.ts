@@ -5,8 +5,8 @@ import { pulumi, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulu
 import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 
 /**
- * A stack of the root Pulumi project (Pulumi.yaml at the repository root), run by the real `pulumi` CLI in a
- * private home and file backend, configured against an emulator.
+ * A stack of the root Pulumi project (Pulumi.yaml at the repository root), or of the project in `projectDir`,
+ * run by the real `pulumi` CLI in a private home and file backend, configured against an emulator.
  */
 export class TestStack {
   readonly ws: PulumiWorkspace;
@@ -16,10 +16,11 @@ export class TestStack {
   constructor(
     readonly name: string,
     env: Record<string, string> = {},
+    projectDir: string = PACKAGE_ROOT,
   ) {
     this.ws = {
       toolchainBin: ensureToolchain(),
-      projectDir: PACKAGE_ROOT,
+      projectDir,
       stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)),
       env,
     };
@@ -53,7 +54,7 @@ export class TestStack {
 
   /** Every file the backend and the stack config hold, as text. */
   stateText(): string {
-    const files = [...walk(this.ws.stateDir), path.join(PACKAGE_ROOT, `Pulumi.${this.name}.yaml`)];
+    const files = [...walk(this.ws.stateDir), path.join(this.ws.projectDir, `Pulumi.${this.name}.yaml`)];
     return files.filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).map((f) => fs.readFileSync(f, "utf8")).join("\n");
   }
 

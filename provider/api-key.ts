@@ -1,0 +1,34 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PermissionSet } from "../sdk/schemas";
+import { SdkProvider } from "./sdk-provider";
+import { seededOutputs, withSecretOutputs } from "./sdk";
+
+/** The dynamic provider of `ApiKey` (see SdkProvider). */
+export class ApiKeyProvider extends SdkProvider {
+  constructor() {
+    super("ApiKey");
+  }
+}
+
+export interface ApiKeyArgs {
+  name?: pulumi.Input<string>;
+  /** `{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access. */
+  permissions?: pulumi.Input<PermissionSet>;
+}
+
+const OUTPUTS = ["keyId", "key", "keyPrefix"] as const;
+
+/**
+ * An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`)
+ * before the old one is revoked.
+ */
+export class ApiKey extends pulumi.dynamic.Resource {
+  declare readonly keyId: pulumi.Output<number>;
+  /** The key's value, shown by the service once: a secret output. */
+  declare readonly key: pulumi.Output<string>;
+  declare readonly keyPrefix: pulumi.Output<string | null>;
+
+  constructor(name: string, args: ApiKeyArgs, opts: pulumi.CustomResourceOptions = {}) {
+    super(new ApiKeyProvider(), name, { ...seededOutputs(OUTPUTS), ...args }, withSecretOutputs(opts, ["key"]), "gpu-rental", "ApiKey");
+  }
+}

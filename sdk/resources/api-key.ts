@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { createApiKey, deleteApiKey, getApiKey } from "../apikeys";
+import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
+import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, foundOrNull, requireSpec, WithClient } from "./spec";
+
+/**
+ * The Pulumi `ApiKey` resource: an API key of the account, optionally scoped. Its value is shown once, at
+ * creation, and kept as a secret output; a key's permissions cannot be edited, so every change is a new key.
+ */
+export const ApiKeySpec = z
+  .object({
+    name: CreateApiKeyRequest.shape.name,
+    /** `{api: {<category>: {}}}`; without it the key has full access, as the console's default. */
+    permissions: PermissionSet.optional(),
+  });
+export type ApiKeySpec = z.infer<typeof ApiKeySpec>;
+
+const SPEC_KEYS = ["name", "permissions"] as const;
+
+export interface ApiKeyOutputs {
+  keyId: number;
+  /** The key's value: returned by the service once, at creation. Kept secret in state. */
+  key: string | null;
+  keyPrefix: string | null;
+}
+
+export interface ApiKeyDiff {
+  changes: boolean;
+  replaces: string[];
+  /** The new key is issued before the old one is revoked, so whatever uses it can move over. */
+  deleteBeforeReplace: boolean;
+}
+
+/** Every change replaces: the API has no way to edit a key. An empty name is no name. */
+export function diffApiKeySpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): ApiKeyDiff {
+  const replaces = changedKeys(SPEC_KEYS, olds, news, (key, value) => value ?? (key === "name" ? "" : null), unknown);
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+/** The provider's `check`. */
+export function checkApiKeyInputs(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  return checkInputs(ApiKeySpec, SPEC_KEYS, news, unknown);
+}
+
+/** Issues the key (`POST /api/v0/auth/apikeys/`); not resent after an unclear failure, which could issue two. */
+export async function createApiKeyFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
+  const spec = requireSpec("ApiKey", ApiKeySpec, input);
+  const created = await createApiKey(clientOf(options), spec);
+  return { id: String(created.id), outs: { ...spec, ...outputsOf(created, created.key) } };
+}
+
+/** The key as it is now (`GET /api/v0/auth/apikeys/{id}/`), or null when it is revoked or gone. */
+export async function readApiKeyState(
+  id: string,
+  props: Readonly<Record<string, any>>,
+  options: WithClient = {},
+): Promise<(Record<string, unknown> & ApiKeyOutputs) | null> {
+  const found = await foundOrNull(() => getApiKey(clientOf(options), Number(id)));
+  // The value is never shown again: the one kept in state stays.
+  return found ? { ...props, ...outputsOf(found, props.key ?? null) } : null;
+}
+
+/** Revokes the key; one already revoked or gone counts as deleted. */
+export async function deleteApiKeyById(id: string, options: WithClient = {}): Promise<void> {
+  await deletedOrGone(() => deleteApiKey(clientOf(options), Number(id)));
+}
+
+function outputsOf(apiKey: ApiKey, key: string | null): ApiKeyOutputs {
+  return { keyId: apiKey.id, key, keyPrefix: apiKey.key_prefix ?? null };
+}

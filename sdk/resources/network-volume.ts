@@ -1,0 +1,151 @@
+import { z } from "zod";
+import { GpuRentalClient } from "../client";
+import { BadRequestError, GpuRentalError } from "../errors";
+import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
+import { createNetworkVolume, deleteVolume, listVolumes, searchNetworkVolumeOffers } from "../volumes";
+import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
+
+/**
+ * The Pulumi `NetworkVolume` resource: a network volume taken from a network volume offer. The offer (or the
+ * search for one) is its identity; which offer was used is an output (`askContractId`).
+ */
+export const NetworkVolumeSpec = z
+  .object({
+    /** Take space from exactly this network volume offer (`ask_contract_id` of the offer search). */
+    offerId: z.number().int().nonnegative().optional(),
+    /** Otherwise the cheapest offer (by `storage_cost`) matching this `q` of the network volume offer search. */
+    q: VolumeQuery.optional(),
+    /** GB. */
+    size: z.number().positive(),
+    name: z.string().optional(),
+  })
+  .refine((s) => s.offerId === undefined || s.q === undefined, {
+    message: "give either offerId or q (a network volume offer search), not both",
+    path: ["offerId"],
+  });
+export type NetworkVolumeSpec = z.infer<typeof NetworkVolumeSpec>;
+
+const SPEC_KEYS = ["offerId", "q", "size", "name"] as const;
+
+/** What the volume record reports. Nulls, never undefined. */
+export interface NetworkVolumeOutputs {
+  volumeId: number;
+  /** The network volume offer the space was taken from. */
+  askContractId: number | null;
+  diskSpace: number | null;
+  /** The name the service gave the volume (its own when `name` is not set). */
+  volumeName: string | null;
+  geolocation: string | null;
+  status: string | null;
+  storageCost: number | null;
+  storageCostTotal: number | null;
+  /** Instances the volume is attached to. */
+  instances: number[];
+}
+
+/** The search when no offer is pinned: cheapest storage first. */
+const DEFAULT_ORDER: [string, "asc" | "desc"][] = [["storage_cost", "asc"]];
+
+export interface NetworkVolumeDiff {
+  changes: boolean;
+  /** The API shows no way to resize, rename or move a volume: every change is a new volume. */
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+/** Every change replaces; the new volume is made before the old one goes, so its data can be copied over. */
+export function diffNetworkVolumeSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): NetworkVolumeDiff {
+  const replaces = changedKeys(SPEC_KEYS, olds, news, (_key, value) => value ?? null, unknown);
+  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+/** The provider's `check`. */
+export function checkNetworkVolumeInputs(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  return checkInputs(NetworkVolumeSpec, SPEC_KEYS, news, unknown);
+}
+
+/**
+ * Creates the volume (`PUT /api/v0/network_volumes/`), on the pinned offer or on the cheapest one with room
+ * for `size`. Not retried after an unclear failure (see createNetworkVolume): a retry could make two.
+ */
+export async function createNetworkVolumeFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
+  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
+  const client = clientOf(options);
+  const offerId = spec.offerId ?? (await cheapestOffer(client, spec.q ?? {}, spec.size)).ask_contract_id;
+  const created = await createNetworkVolume(client, definedOnly({ offerId, size: spec.size, name: spec.name }));
+  // The creation answer may name the volume only: the listing has the rest.
+  const volume = (await findVolume(client, created.id)) ?? created;
+  return { id: String(volume.id), outs: { ...spec, ...outputsOf(volume) } };
+}
+
+/** The volume as it is now, or null when it is gone (refresh then drops it). */
+export async function readNetworkVolumeState(
+  id: string,
+  props: Readonly<Record<string, any>>,
+  options: WithClient = {},
+): Promise<(Record<string, unknown> & NetworkVolumeOutputs) | null> {
+  const volume = await findVolume(clientOf(options), Number(id));
+  return volume ? { ...props, ...outputsOf(volume) } : null;
+}
+
+/** A volume still attached to an instance cannot be deleted; `instances` says which. */
+export class VolumeInUseError extends GpuRentalError {
+  override name = "VolumeInUseError";
+  constructor(
+    readonly volumeId: number,
+    readonly instances: number[],
+  ) {
+    super(
+      `Network volume ${volumeId} is attached to instance ${instances.join(", ")}: destroy ${instances.length > 1 ? "those instances" : "that instance"} first, then delete the volume again. ` +
+        "(In a Pulumi program, make the instances depend on the volume, so they are destroyed before it.)",
+      400,
+      "volume_in_use",
+    );
+  }
+}
+
+/** Deletes the volume (`DELETE /api/v0/volumes/?id=`); one already gone counts as deleted. */
+export async function deleteNetworkVolumeById(id: string, options: WithClient = {}): Promise<void> {
+  const client = clientOf(options);
+  const volume = await findVolume(client, Number(id));
+  if (!volume) return;
+  if (volume.instances?.length) throw new VolumeInUseError(volume.id, volume.instances);
+  await deletedOrGone(() => deleteVolume(client, volume.id).catch((error) => refusedInUse(client, volume.id, error)));
+}
+
+/** Attached between the listing and the deletion: says by which instance, as above. */
+async function refusedInUse(client: GpuRentalClient, id: number, error: unknown): Promise<never> {
+  if (error instanceof BadRequestError && error.code === "volume_in_use") {
+    throw new VolumeInUseError(id, (await findVolume(client, id))?.instances ?? []);
+  }
+  throw error;
+}
+
+async function cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: number): Promise<VolumeOffer> {
+  // Offers without room for the volume are left out by the search itself.
+  const given = q.disk_space as FieldFilter | undefined;
+  const disk = { ...given, gte: Math.max(size, Number(given?.gte ?? 0)) };
+  const [offer] = await searchNetworkVolumeOffers(client, { ...q, disk_space: disk, order: q.order ?? DEFAULT_ORDER, limit: 1 });
+  if (!offer) {
+    throw new GpuRentalError(`No network volume offer has ${size} GB free and matches q ${JSON.stringify(q)}: ask for less space, or widen the search.`);
+  }
+  return offer;
+}
+
+async function findVolume(client: GpuRentalClient, id: number): Promise<Volume | null> {
+  return (await listVolumes(client, "network_volume")).find((v) => v.id === id) ?? null;
+}
+
+function outputsOf(volume: Volume): NetworkVolumeOutputs {
+  return {
+    volumeId: volume.id,
+    askContractId: volume.ask_contract_id ?? null,
+    diskSpace: volume.disk_space ?? null,
+    volumeName: volume.name ?? null,
+    geolocation: volume.geolocation ?? null,
+    status: volume.status ?? null,
+    storageCost: volume.storage_cost ?? null,
+    storageCostTotal: volume.storage_cost_total ?? null,
+    instances: volume.instances ?? [],
+  };
+}

@@ -1,0 +1,171 @@
+import { z } from "zod";
+import { GpuRentalClient } from "../client";
+import { GpuRentalError } from "../errors";
+import { EditTemplateRequest, Template } from "../schemas";
+import { createTemplate, deleteTemplate, editTemplate, searchTemplates } from "../templates";
+import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
+
+/**
+ * The Pulumi `Template` resource: a stored template of the service. Its numeric `id` is the resource's id (it
+ * never changes); its `hash_id` derives from its content, so it is an output that changes on every edit.
+ */
+
+/** Each input and the template field it stands for (the spec's template table, in camelCase). */
+const WIRE_FIELDS = {
+  name: "name",
+  image: "image",
+  tag: "tag",
+  desc: "desc",
+  readme: "readme",
+  env: "env",
+  onstart: "onstart",
+  runtype: "runtype",
+  argsStr: "args_str",
+  sshDirect: "ssh_direct",
+  useSsh: "use_ssh",
+  jupDirect: "jup_direct",
+  jupyterDir: "jupyter_dir",
+  useJupyterLab: "use_jupyter_lab",
+  dockerLoginRepo: "docker_login_repo",
+  dockerLoginUser: "docker_login_user",
+  dockerLoginPass: "docker_login_pass",
+  href: "href",
+  repo: "repo",
+  extraFilters: "extra_filters",
+  recommendedDiskSpace: "recommended_disk_space",
+  private: "private",
+} as const satisfies Record<string, keyof EditTemplateRequest>;
+
+type TemplateInput = keyof typeof WIRE_FIELDS;
+const TEMPLATE_INPUTS = Object.keys(WIRE_FIELDS) as TemplateInput[];
+
+export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof WIRE_FIELDS)[K]] } & { name: string; image: string };
+
+/**
+ * Validated as the service validates the fields (the wire schema of an edit), `name` and `image` required. Keys
+ * that are not inputs (the engine's `__provider`, outputs of the state) are dropped, not refused.
+ */
+export const TemplateSpec = z
+  .object(Object.fromEntries(TEMPLATE_INPUTS.map((input) => [input, EditTemplateRequest.shape[WIRE_FIELDS[input]]])))
+  .required({ name: true, image: true }) as unknown as z.ZodType<TemplateSpec>;
+
+/** The spec's defaults (tag `latest`, runtype `args`, 8 GB) and empty for the rest, as the service applies them. */
+const DEFAULTS: Partial<Record<TemplateInput, unknown>> = {
+  tag: "latest",
+  desc: "",
+  readme: "",
+  env: "",
+  onstart: "",
+  runtype: "args",
+  argsStr: "",
+  sshDirect: false,
+  useSsh: false,
+  jupDirect: false,
+  jupyterDir: null,
+  useJupyterLab: false,
+  dockerLoginRepo: "",
+  dockerLoginUser: "",
+  dockerLoginPass: "",
+  href: "",
+  repo: "",
+  extraFilters: {},
+  recommendedDiskSpace: 8,
+  private: false,
+};
+
+export interface TemplateOutputs {
+  /** The numeric `id`: the resource's id, used to find and delete the template. */
+  templateId: number;
+  /** The content hash: what instances are created from (`template_hash_id`); it changes on every edit. */
+  hashId: string;
+}
+
+export interface TemplateDiff {
+  changes: boolean;
+  /** Every field can change through `PUT /api/v0/template/`: nothing replaces a template. */
+  replaces: string[];
+  updates: TemplateInput[];
+  deleteBeforeReplace: boolean;
+}
+
+/** Compares the declared template of the state with a new one; defaults written out are not a change. */
+export function diffTemplateSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): TemplateDiff {
+  const updates = changedKeys(TEMPLATE_INPUTS, olds, news, (key, value) => withDefault(DEFAULTS, key, value), unknown);
+  return { changes: updates.length > 0, replaces: [], updates, deleteBeforeReplace: false };
+}
+
+/** The provider's `check`. */
+export function checkTemplateInputs(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  return checkInputs(TemplateSpec, TEMPLATE_INPUTS, news, unknown);
+}
+
+/** Creates the template (`POST /api/v0/template/`); the registry fields are required by the service, empty when unused. */
+export async function createTemplateFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
+  const spec = requireSpec("Template", TemplateSpec, input);
+  const template = await createTemplate(clientOf(options), {
+    ...wireFieldsOf(spec, TEMPLATE_INPUTS),
+    name: spec.name,
+    image: spec.image,
+    docker_login_repo: spec.dockerLoginRepo ?? "",
+    docker_login_user: spec.dockerLoginUser ?? "",
+    docker_login_pass: spec.dockerLoginPass ?? "",
+  });
+  return { id: String(template.id), outs: { ...spec, ...outputsOf(template) } };
+}
+
+/**
+ * Applies the changed fields with one `PUT` to the template's current `hash_id` (looked up by id, so an edit
+ * made elsewhere does not make it fail). A field the program no longer sets goes back to its default.
+ */
+export async function updateTemplateFromSpec(
+  id: string,
+  olds: Readonly<Record<string, any>>,
+  input: unknown,
+  options: WithClient = {},
+): Promise<TemplateSpec & TemplateOutputs> {
+  const spec = requireSpec("Template", TemplateSpec, input);
+  const { updates } = diffTemplateSpec(olds, spec);
+  const client = clientOf(options);
+  let template = await currentTemplate(client, id);
+  if (!template) throw new GpuRentalError(`Template ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+  const withDefaults = Object.fromEntries(updates.map((key) => [key, withDefault(DEFAULTS, key, spec[key])]));
+  if (updates.length) template = await editTemplate(client, template.hash_id, wireFieldsOf(withDefaults, updates));
+  return { ...spec, ...outputsOf(template) };
+}
+
+/**
+ * The template as it is now, or null when it is gone (refresh then drops it). Fields changed elsewhere show
+ * as changed inputs, so the next `up` puts them back.
+ */
+export async function readTemplateState(
+  id: string,
+  props: Readonly<Record<string, any>>,
+  options: WithClient = {},
+): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
+  const template = await currentTemplate(clientOf(options), id);
+  if (!template) return null;
+  const observed = Object.fromEntries(
+    TEMPLATE_INPUTS.filter((key) => template[WIRE_FIELDS[key]] !== undefined).map((key) => [key, template[WIRE_FIELDS[key]]]),
+  );
+  return { ...props, ...observed, ...outputsOf(template) };
+}
+
+/** Deletes the template by its numeric id; one already gone counts as deleted. */
+export async function deleteTemplateById(id: string, options: WithClient = {}): Promise<void> {
+  await deletedOrGone(() => deleteTemplate(clientOf(options), { id: Number(id) }));
+}
+
+/** The template with this numeric id (`select_filters` `{"id": {"eq": N}}`), or null. */
+async function currentTemplate(client: GpuRentalClient, id: string): Promise<Template | null> {
+  const [template] = await searchTemplates(client, { id: { eq: Number(id) } });
+  return template ?? null;
+}
+
+function outputsOf(template: Template): TemplateOutputs {
+  return { templateId: template.id, hashId: template.hash_id };
+}
+
+/** The wire fields of the given inputs, leaving out those not set. */
+function wireFieldsOf(values: Readonly<Record<string, unknown>>, keys: readonly TemplateInput[]): Record<string, any> {
+  return definedOnly(Object.fromEntries(keys.map((key) => [WIRE_FIELDS[key], values[key]])));
+}

@@ -1,0 +1,101 @@
+import * as path from "node:path";
+import { listVolumes, searchTemplates } from "../../sdk";
+import { emulator, TestEmulator } from "../helpers/emulator";
+import { ProviderHost, REPO_ROOT } from "../helpers/provider-host";
+
+// The compiled providers, as a program loads them from the package (`gpu-rental/provider`).
+const { TemplateProvider, NetworkVolumeProvider, ApiKeyProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
+
+const DIFF_NONE = 1;
+const DIFF_SOME = 2;
+
+let emu: TestEmulator;
+const hosts: ProviderHost[] = [];
+
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(async () => {
+  for (const host of hosts) host.stop();
+  await emu.close();
+});
+
+/** A provider host running `provider`, configured against the emulator through stack config. */
+async function hostOf(provider: object): Promise<ProviderHost> {
+  const host = await ProviderHost.start(provider);
+  hosts.push(host);
+  await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
+  expect(host.serializedProvider.length).toBeLessThan(20_000);
+  expect(host.serializedProvider).not.toContain(emu.apiKey);
+  return host;
+}
+
+describe("Template through the real provider host", () => {
+  const spec = { name: "host-template", image: "nvidia/cuda", tag: "12.4.1", runtype: "ssh", sshDirect: true, dockerLoginPass: "p" };
+  const mine = async () => (await searchTemplates(emu.client(), { name: { eq: "host-template" } }));
+
+  it("checks, creates, diffs, updates in place, reads and deletes", async () => {
+    const host = await hostOf(new TemplateProvider());
+    expect((await host.check({}, { ...spec, name: "", runtype: "vnc" })).failures.map((f) => f.property).sort()).toEqual(["name", "runtype"]);
+
+    const { id, outs } = await host.create(spec);
+    expect(outs).toMatchObject({ templateId: Number(id), hashId: expect.any(String), tag: "12.4.1" });
+    expect(await host.diff(id, outs, spec)).toMatchObject({ changes: DIFF_NONE, replaces: [] });
+    expect(await host.diff(id, outs, { ...spec, tag: "12.5.0" })).toMatchObject({ changes: DIFF_SOME, replaces: [] });
+
+    const updated = await host.update(id, outs, { ...spec, tag: "12.5.0" });
+    expect(updated).toMatchObject({ templateId: Number(id), tag: "12.5.0" });
+    expect(updated.hashId).not.toBe(outs.hashId);
+    expect((await mine()).map((t) => [t.id, t.hash_id, t.tag])).toEqual([[Number(id), updated.hashId, "12.5.0"]]);
+
+    expect(await host.read(id, updated)).toMatchObject({ id, props: { hashId: updated.hashId } });
+    await host.delete(id, updated);
+    expect(await mine()).toEqual([]);
+    expect((await host.read(id, updated)).id).toBe("");
+    await host.delete(id, updated);
+  });
+});
+
+describe("NetworkVolume through the real provider host", () => {
+  const spec = { q: { verified: { eq: true } }, size: 20, name: "host-volume" };
+
+  it("checks, creates, diffs (replace only), reads and deletes", async () => {
+    const host = await hostOf(new NetworkVolumeProvider());
+    expect((await host.check({}, { offerId: 1, q: {}, size: 1 })).failures.map((f) => f.property)).toEqual(["offerId"]);
+
+    const { id, outs } = await host.create(spec);
+    expect(outs).toMatchObject({ volumeId: Number(id), diskSpace: 20, volumeName: "host-volume", status: "available" });
+    expect(await host.diff(id, outs, spec)).toMatchObject({ changes: DIFF_NONE, replaces: [] });
+    expect(await host.diff(id, outs, { ...spec, size: 30 })).toMatchObject({ changes: DIFF_SOME, replaces: ["size"], deleteBeforeReplace: false });
+
+    expect(await host.read(id, outs)).toMatchObject({ id, props: { volumeId: Number(id), askContractId: outs.askContractId } });
+    await host.delete(id, outs);
+    expect(await listVolumes(emu.client())).toEqual([]);
+    expect((await host.read(id, outs)).id).toBe("");
+    await host.delete(id, outs);
+  });
+});
+
+describe("ApiKey through the real provider host", () => {
+  const spec = { name: "host-key", permissions: { api: { instance_read: {} } } };
+
+  it("checks, creates, diffs (replace only), reads and deletes", async () => {
+    const host = await hostOf(new ApiKeyProvider());
+    expect((await host.check({}, { permissions: { api: [] } })).failures.map((f) => f.property)).toEqual(["permissions"]);
+
+    const { id, outs } = await host.create(spec);
+    expect(outs).toMatchObject({ ...spec, keyId: Number(id), key: expect.any(String), keyPrefix: expect.any(String) });
+    expect(await host.diff(id, outs, spec)).toMatchObject({ changes: DIFF_NONE, replaces: [] });
+    expect(await host.diff(id, outs, { name: "host-key" })).toMatchObject({ changes: DIFF_SOME, replaces: ["permissions"] });
+
+    expect(await host.read(id, outs)).toMatchObject({ id, props: { key: outs.key } });
+    await host.delete(id, outs);
+    expect((await host.read(id, outs)).id).toBe("");
+    await host.delete(id, outs);
+  });
+
+  it("reports the service's refusal as a failed create", async () => {
+    const host = await hostOf(new ApiKeyProvider());
+    await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport/);
+  });
+});

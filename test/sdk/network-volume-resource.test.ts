@@ -1,0 +1,100 @@
+import {
+  checkNetworkVolumeInputs,
+  createNetworkVolumeFromSpec,
+  deleteNetworkVolumeById,
+  diffNetworkVolumeSpec,
+  listVolumes,
+  readNetworkVolumeState,
+  searchNetworkVolumeOffers,
+  VolumeInUseError,
+} from "../../sdk";
+import { emulator, TestEmulator } from "../helpers/emulator";
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const base = { q: { geolocation: { in: ["US"] } }, size: 50, name: "datasets" };
+
+describe("diffNetworkVolumeSpec", () => {
+  it("replaces for every change, creating the new volume first", () => {
+    for (const change of [{ size: 60 }, { name: "other" }, { q: { verified: { eq: true } } }, { offerId: 1 }]) {
+      expect(diffNetworkVolumeSpec(base, { ...base, ...change })).toEqual({
+        changes: true,
+        replaces: Object.keys(change),
+        deleteBeforeReplace: false,
+      });
+    }
+  });
+
+  it("sees no change in outputs, key order or a missing name written as null", () => {
+    const olds = { size: 50, q: { a: { eq: 1 }, b: { eq: 2 } }, volumeId: 800001, status: "available" };
+    expect(diffNetworkVolumeSpec(olds, { size: 50, name: null, q: { b: { eq: 2 }, a: { eq: 1 } } }).changes).toBe(false);
+    expect(diffNetworkVolumeSpec(base, { ...base, size: UNKNOWN }, UNKNOWN).replaces).toEqual(["size"]);
+  });
+});
+
+describe("checkNetworkVolumeInputs", () => {
+  it("names each bad input", () => {
+    expect(checkNetworkVolumeInputs({ size: -5, name: 3 }).failures.map((f) => f.property).sort()).toEqual(["name", "size"]);
+    expect(checkNetworkVolumeInputs({ name: "x" }).failures.map((f) => f.property)).toEqual(["size"]);
+  });
+
+  it("refuses offerId together with a search", () => {
+    expect(checkNetworkVolumeInputs({ offerId: 1, q: {}, size: 1 }).failures[0]).toMatchObject({ property: "offerId" });
+  });
+});
+
+describe("network volume resource over HTTP", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await emulator();
+  });
+  afterAll(() => emu.close());
+  const options = () => ({ client: emu.client() });
+  const volumes = () => listVolumes(emu.client(), "network_volume");
+
+  it("creates on the cheapest matching offer with room, reads and deletes", async () => {
+    const offers = await searchNetworkVolumeOffers(emu.client(), { geolocation: { in: ["US"] }, disk_space: { gte: 50 }, order: [["storage_cost", "asc"]] });
+    const { id, outs } = await createNetworkVolumeFromSpec(base, options());
+    expect(outs).toMatchObject({ ...base, volumeId: Number(id), askContractId: offers[0].ask_contract_id, diskSpace: 50, volumeName: "datasets", status: "available", instances: [] });
+    expect(outs.geolocation).toMatch(/US/);
+    expect(Object.values(outs)).not.toContain(undefined);
+
+    expect(await readNetworkVolumeState(id, outs, options())).toMatchObject({ volumeId: Number(id), diskSpace: 50, name: "datasets" });
+
+    await deleteNetworkVolumeById(id, options());
+    expect(await volumes()).toEqual([]);
+    expect(await readNetworkVolumeState(id, outs, options())).toBeNull();
+    await deleteNetworkVolumeById(id, options()); // already gone: still fine
+  });
+
+  it("takes the space of a pinned offer, named by the service when no name is given", async () => {
+    const [offer] = await searchNetworkVolumeOffers(emu.client(), { order: [["storage_cost", "desc"]], limit: 1 });
+    const { id, outs } = await createNetworkVolumeFromSpec({ offerId: offer.ask_contract_id, size: 10 }, options());
+    expect(outs).toMatchObject({ askContractId: offer.ask_contract_id, volumeName: `volume-${id}` });
+    expect(outs).not.toHaveProperty("name");
+    await deleteNetworkVolumeById(id, options());
+  });
+
+  it("refuses to delete a volume an instance uses, naming the instance and what to do", async () => {
+    const client = emu.client();
+    const { id } = await createNetworkVolumeFromSpec({ size: 5 }, options());
+    const [offer] = await client.searchOffers({ limit: 1 });
+    const { new_contract } = await client.createInstance(offer.id, {
+      image: "busybox",
+      volume_info: { create_new: false, volume_id: Number(id), mount_path: "/data" },
+    });
+    const refusal = deleteNetworkVolumeById(id, options());
+    await expect(refusal).rejects.toBeInstanceOf(VolumeInUseError);
+    await expect(refusal).rejects.toThrow(new RegExp(`attached to instance ${new_contract}: destroy that instance first`));
+    expect((await volumes()).map((v) => v.id)).toEqual([Number(id)]);
+
+    await client.destroyInstance(new_contract);
+    await deleteNetworkVolumeById(id, options());
+    expect(await volumes()).toEqual([]);
+  });
+
+  it("says so when no offer has room, and refuses bad input before anything is sent", async () => {
+    await expect(createNetworkVolumeFromSpec({ size: 10_000_000 }, options())).rejects.toThrow(/No network volume offer has 10000000 GB free/);
+    await expect(createNetworkVolumeFromSpec({ size: 0 }, options())).rejects.toThrow(/Invalid NetworkVolume: size/);
+    expect(await volumes()).toEqual([]);
+  });
+});
