@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { canonicalJson, CreateInstanceRequest, CreateTemplateRequest, EditTemplateRequest, Runtype, TemplateRuntype } from "../../sdk/schemas";
+import {
+  canonicalJson,
+  CreateInstanceRequest,
+  CreateTemplateRequest,
+  EditTemplateRequest,
+  Runtype,
+  TEMPLATE_DEFAULTS,
+  TemplateRuntype,
+} from "../../sdk/schemas";
 import { badRequest, forbidden, notFound } from "./errors";
 import { FieldType, search } from "./filters";
 import { Persistent } from "./persistence";
@@ -43,27 +51,6 @@ export interface TemplateRecord {
   content: TemplateContent;
 }
 
-/** The defaults of the spec's template table (`tag` latest, `runtype` args, 8 GB), and empty for the rest. */
-const DEFAULTS: Omit<TemplateContent, "name" | "image" | "docker_login_repo" | "docker_login_user" | "docker_login_pass"> = {
-  tag: "latest",
-  desc: "",
-  readme: "",
-  env: "",
-  onstart: "",
-  runtype: "args",
-  args_str: "",
-  ssh_direct: false,
-  use_ssh: false,
-  jup_direct: false,
-  jupyter_dir: null,
-  use_jupyter_lab: false,
-  href: "",
-  repo: "",
-  extra_filters: {},
-  recommended_disk_space: 8,
-  private: false,
-  volume_info: null,
-};
 
 /** The template search fields of the spec, usable in `select_filters`. */
 export const TEMPLATE_FIELDS: Record<string, FieldType> = {
@@ -243,7 +230,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
 
 function withDefaults(fields: Partial<TemplateContent> & Pick<TemplateContent, "name" | "image" | "docker_login_repo" | "docker_login_user" | "docker_login_pass">): TemplateContent {
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-  return { ...DEFAULTS, ...given } as TemplateContent;
+  return { ...TEMPLATE_DEFAULTS, ...given } as TemplateContent;
 }
 
 /** The fields `select_filters` sees, beside the content: identifiers, popularity, and `default_tag`. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
-import { EditTemplateRequest, Template } from "../schemas";
+import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
 import { createTemplate, deleteTemplate, editTemplate, searchTemplates } from "../templates";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
 
@@ -49,29 +49,10 @@ export const TemplateSpec = z
   .object(Object.fromEntries(TEMPLATE_INPUTS.map((input) => [input, EditTemplateRequest.shape[WIRE_FIELDS[input]]])))
   .required({ name: true, image: true }) as unknown as z.ZodType<TemplateSpec>;
 
-/** The spec's defaults (tag `latest`, runtype `args`, 8 GB) and empty for the rest, as the service applies them. */
-const DEFAULTS: Partial<Record<TemplateInput, unknown>> = {
-  tag: "latest",
-  desc: "",
-  readme: "",
-  env: "",
-  onstart: "",
-  runtype: "args",
-  argsStr: "",
-  sshDirect: false,
-  useSsh: false,
-  jupDirect: false,
-  jupyterDir: null,
-  useJupyterLab: false,
-  dockerLoginRepo: "",
-  dockerLoginUser: "",
-  dockerLoginPass: "",
-  href: "",
-  repo: "",
-  extraFilters: {},
-  recommendedDiskSpace: 8,
-  private: false,
-};
+/** The service's defaults (sdk/schemas/templates.ts), by input name. */
+const DEFAULTS: Partial<Record<TemplateInput, unknown>> = Object.fromEntries(
+  TEMPLATE_INPUTS.map((input) => [input, (TEMPLATE_DEFAULTS as Record<string, unknown>)[WIRE_FIELDS[input]]]),
+);
 
 export interface TemplateOutputs {
   /** The numeric `id`: the resource's id, used to find and delete the template. */

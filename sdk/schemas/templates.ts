@@ -108,3 +108,32 @@ export type Template = z.infer<typeof Template>;
 export const TemplateSearchResponse = z.looseObject({ templates: z.array(Template) });
 /** POST and PUT: `{success, template}` (the emulator); only the template is read. */
 export const TemplateResponse = z.looseObject({ template: Template });
+
+/**
+ * The defaults of the spec's template table (`tag` latest, `runtype` args, `recommended_disk_space` 8) and empty
+ * values for the rest: what the service stores for a field not given. The emulator applies them; the Template
+ * resource compares with them, so writing a default explicitly is not a change.
+ */
+export const TEMPLATE_DEFAULTS = {
+  tag: "latest",
+  desc: "",
+  readme: "",
+  env: "",
+  onstart: "",
+  runtype: "args" as TemplateRuntype,
+  args_str: "",
+  ssh_direct: false,
+  use_ssh: false,
+  jup_direct: false,
+  jupyter_dir: null as string | null,
+  use_jupyter_lab: false,
+  docker_login_repo: "",
+  docker_login_user: "",
+  docker_login_pass: "",
+  href: "",
+  repo: "",
+  extra_filters: {} as Record<string, unknown>,
+  recommended_disk_space: 8,
+  private: false,
+  volume_info: null as Record<string, unknown> | null,
+};
