@@ -32,6 +32,11 @@ export interface InstanceArgs {
   disk?: pulumi.Input<number>;
   env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   onstart?: pulumi.Input<string>;
+  /**
+   * A network volume mounted at `mountPath`: an existing one (`volumeId`, e.g. a NetworkVolume's `volumeId`),
+   * or a new one of `size` GB from a volume offer (`offerId`). Changing it replaces the instance.
+   */
+  volume?: pulumi.Input<{ volumeId?: pulumi.Input<number>; offerId?: number; size?: number; mountPath: string }>;
   /** Launch mode; default `ssh_direct`, which gives the ssh host and port outputs. */
   runtype?: pulumi.Input<Runtype>;
   /** `running` (default) or `stopped`; changed in place. */

@@ -37,6 +37,8 @@ const workers = ["a", "b"].map(
       filters: { reliability: { gte: 0.95 } },
       templateHashId: template.hashId,
       label: `fleet-worker-${suffix}`,
+      // Both mount the datasets volume (a network volume can serve several instances).
+      volume: { volumeId: datasets.volumeId, mountPath: "/datasets" },
     }),
 );
 

@@ -31,6 +31,21 @@ export const InstanceSpec = z
     onstart: z.string().optional(),
     runtype: Runtype.optional(),
     targetState: TargetState.optional(),
+    /**
+     * A network volume mounted at `mountPath`: an existing one of yours (`volumeId`, e.g. a NetworkVolume
+     * resource's output), or a new one of `size` GB made from a volume offer (`offerId`) with the instance.
+     */
+    volume: z
+      .object({
+        volumeId: z.number().int().optional(),
+        offerId: z.number().int().optional(),
+        size: z.number().positive().optional(),
+        mountPath: z.string().min(1),
+      })
+      .strict()
+      .refine((v) => (v.volumeId === undefined) !== (v.offerId === undefined), { message: "give volumeId or offerId, not both" })
+      .refine((v) => v.offerId === undefined || v.size !== undefined, { message: "a new volume (offerId) needs its size" })
+      .optional(),
   })
   .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
     message: "give either offerId or search criteria (gpuModel, gpuCount, filters, order), not both",
@@ -60,7 +75,7 @@ export interface InstanceOutputs {
 /** Inputs changed in place by `PUT /api/v0/instances/{id}/`; every other input needs a new instance. */
 export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
 const SPEC_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour", "image",
-  "templateHashId", "label", "disk", "env", "onstart", "runtype", "targetState"] as const;
+  "templateHashId", "label", "disk", "env", "onstart", "runtype", "targetState", "volume"] as const;
 type SpecKey = (typeof SPEC_KEYS)[number];
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
@@ -149,6 +164,19 @@ export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
     target_state: spec.targetState ?? DEFAULTS.targetState,
     env: spec.env,
     onstart: spec.onstart,
+    volume_info: volumeInfoOf(spec.volume),
+  };
+}
+
+/** The `volume_info` of a creation request: link an existing volume, or create one from a volume offer. */
+function volumeInfoOf(volume: InstanceSpec["volume"]): CreateInstanceRequest["volume_info"] {
+  if (!volume) return undefined;
+  const created = volume.offerId !== undefined;
+  return {
+    create_new: created,
+    volume_id: created ? volume.offerId! : volume.volumeId!,
+    ...(created && { size: volume.size }),
+    mount_path: volume.mountPath,
   };
 }
 

@@ -52,7 +52,8 @@ export function checkInputs<S extends z.ZodType>(
   news: Record<string, unknown>,
   unknown?: unknown,
 ): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  const known = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== unknown && v !== null));
+  // A value not known yet (preview), even deep inside an object (`{volumeId: <unknown>}`), is checked later.
+  const known = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null && (unknown === undefined || !holds(v, unknown))));
   const hasUnknown = Object.keys(known).length !== Object.keys(news).filter((k) => news[k] !== null).length;
   const spec = Object.fromEntries(Object.entries(known).filter(([k]) => keys.includes(k)));
   const { failures } = checkSpec(schema, spec);
@@ -102,4 +103,11 @@ export async function foundOrNull<T>(read: () => Promise<T | null | undefined>):
     if (error instanceof NotFoundError) return null;
     throw error;
   }
+}
+
+/** Whether `value` is `marker` or holds it somewhere inside. */
+function holds(value: unknown, marker: unknown): boolean {
+  if (value === marker) return true;
+  if (value && typeof value === "object") return Object.values(value).some((inner) => holds(inner, marker));
+  return false;
 }

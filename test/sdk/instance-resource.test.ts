@@ -5,8 +5,10 @@ import {
   diffInstanceSpec,
   readInstanceState,
   updateInstanceFromSpec,
+  createNetworkVolume,
+  listVolumes,
+  searchNetworkVolumeOffers,
 } from "../../sdk";
-import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -59,6 +61,9 @@ describe("checkInstanceInputs", () => {
 
   it("leaves unknown inputs to be checked when they are known", () => {
     expect(checkInstanceInputs({ image: UNKNOWN, disk: 16 }, UNKNOWN).failures).toEqual([]);
+    // Deep inside an object too: a volume whose id comes from a NetworkVolume not created yet.
+    expect(checkInstanceInputs({ image: "i", volume: { volumeId: UNKNOWN, mountPath: "/d" } }, UNKNOWN).failures).toEqual([]);
+    expect(checkInstanceInputs({ image: "i", volume: { volumeId: "7", mountPath: "/d" } }, UNKNOWN).failures[0]).toMatchObject({ property: "volume" });
   });
 });
 
@@ -96,6 +101,25 @@ describe("instance resource over HTTP", () => {
     await destroyInstanceById(id, options());
     expect(await readInstanceState(id, outs, options())).toBeNull();
     await destroyInstanceById(id, options()); // already gone: still fine
+  });
+
+  it("mounts an existing network volume, or a new one made from a volume offer, and replaces on a change", async () => {
+    const client = emu.client();
+    const [offer, another] = await searchNetworkVolumeOffers(client, { order: [["storage_cost", "asc"]], limit: 2 });
+    const volume = await createNetworkVolume(client, { offerId: offer.ask_contract_id, size: 20 });
+    const linked = await createInstanceFromSpec({ ...base, volume: { volumeId: volume.id, mountPath: "/data" } }, options());
+    expect(emu.marketplace.instances.all().find((i) => i.id === Number(linked.id))!.volume).toEqual({ id: volume.id, mount_path: "/data" });
+
+    const created = await createInstanceFromSpec({ ...base, volume: { offerId: another.ask_contract_id, size: 10, mountPath: "/scratch" } }, options());
+    const mounted = emu.marketplace.instances.all().find((i) => i.id === Number(created.id))!.volume!;
+    expect(mounted.mount_path).toBe("/scratch");
+    expect((await listVolumes(client)).map((v) => v.id)).toContain(mounted.id);
+
+    expect(diffInstanceSpec(linked.outs, { ...base, volume: { volumeId: volume.id, mountPath: "/other" } }).replaces).toEqual(["volume"]);
+    expect(checkInstanceInputs({ ...base, volume: { volumeId: 1, offerId: 2, mountPath: "/d" } }).failures[0]).toMatchObject({ property: "volume" });
+    expect(checkInstanceInputs({ ...base, volume: { offerId: 2, mountPath: "/d" } }).failures[0].reason).toMatch(/size/);
+    await destroyInstanceById(linked.id, options());
+    await destroyInstanceById(created.id, options());
   });
 
   it("drops inputs the program no longer sets from the outputs, so the next diff is clean", async () => {
