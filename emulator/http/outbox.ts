@@ -4,6 +4,7 @@ import { PhoneNumber } from "../../sdk/schemas/tfa";
 import { badRequest, notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { parse } from "./routes";
+import { userView } from "./users";
 import { OutboxMessage } from "../domain/tfa";
 
 /**
@@ -63,14 +64,11 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
     return {
       success: true,
       user: {
-        id: user.id,
-        email: user.email,
-        email_verified: user.emailVerified,
+        ...userView(user),
         is_admin: user.isAdmin ?? false,
         team_context: user.teamContext ?? false,
         sms_fraud: user.smsFraud ?? false,
         phone_number: user.phoneNumber ?? null,
-        tfa_status: user.tfaStatus,
       },
     };
   });

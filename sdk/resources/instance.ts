@@ -200,7 +200,15 @@ export async function createInstanceFromSpec(
   try {
     instance = await waitForStatus(client, rented.instanceId, spec.targetState ?? DEFAULTS.targetState, options.wait);
   } catch (error) {
-    await client.destroyInstance(rented.instanceId).catch(() => undefined);
+    try {
+      await client.destroyInstance(rented.instanceId);
+    } catch (cleanup) {
+      // Say so: an instance nobody knows of would go on costing money.
+      throw new GpuRentalError(
+        `${(error as Error).message} Destroying instance ${rented.instanceId} failed too (${(cleanup as Error).message}): ` +
+          "destroy it by hand (DELETE /api/v0/instances/{id}/).",
+      );
+    }
     throw error;
   }
   const outs = { ...spec, ...outputsOf(instance, rented.offer.id), instanceApiKey: rented.instanceApiKey ?? null };

@@ -122,6 +122,22 @@ describe("instance resource over HTTP", () => {
     await destroyInstanceById(created.id, options());
   });
 
+  it("says which instance is left behind when it cannot be destroyed after a failed boot", async () => {
+    const client = emu.client({ retries: 1 });
+    const original = client.createInstance.bind(client);
+    client.createInstance = async (offerId, request) => {
+      const created = await original(offerId, request);
+      emu.marketplace.instances.fail(created.new_contract, "offline");
+      emu.faults.add({ path: `/api/v0/instances/${created.new_contract}/`, method: "DELETE", kind: "status", status: 503, times: 5 });
+      return created;
+    };
+    const error = await createInstanceFromSpec(base, { client, wait: { pollMs: 1 } }).catch((e) => e);
+    expect(error.message).toMatch(/is offline[\s\S]*Destroying instance (\d+) failed too[\s\S]*destroy it by hand/);
+    const id = Number(/Destroying instance (\d+)/.exec(error.message)![1]);
+    emu.faults.clear();
+    await emu.client().destroyInstance(id);
+  });
+
   it("drops inputs the program no longer sets from the outputs, so the next diff is clean", async () => {
     const { id, outs } = await createInstanceFromSpec({ ...base, label: "named", targetState: "stopped" }, options());
     const news = { gpuModel: base.gpuModel, image: base.image };
