@@ -1,11 +1,12 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { Toolchain } from "./toolchain";
 
 /** How to run the Pulumi CLI privately: own home, local file backend, no network, no plugin downloads. */
 export interface PulumiWorkspace {
-  /** Folder holding `pulumi` and `pulumi-language-nodejs`. */
-  toolchainBin: string;
+  toolchain: Toolchain;
   /** The project folder (holding Pulumi.yaml). */
   projectDir: string;
   /** A private folder for Pulumi's home, the file backend and the passphrase. */
@@ -20,18 +21,22 @@ export interface PulumiResult {
   stderr: string;
 }
 
-/** The environment of every pulumi call of a workspace. */
-export function pulumiEnv(ws: PulumiWorkspace): NodeJS.ProcessEnv {
+/**
+ * The environment of every pulumi call of a workspace; on first use it creates the workspace's folders, its
+ * passphrase and installs the toolchain's local plugins into its Pulumi home.
+ */
+export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
+  const home = path.join(ws.stateDir, "home");
   fs.mkdirSync(path.join(ws.stateDir, "backend"), { recursive: true });
   const passphraseFile = path.join(ws.stateDir, "passphrase");
   if (!fs.existsSync(passphraseFile)) {
     // The passphrase that encrypts this workspace's stack secrets; private to the user, never printed.
-    fs.writeFileSync(passphraseFile, require("node:crypto").randomBytes(24).toString("hex"), { mode: 0o600 });
+    fs.writeFileSync(passphraseFile, crypto.randomBytes(24).toString("hex"), { mode: 0o600 });
   }
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PATH: [ws.toolchainBin, process.env.PATH].join(path.delimiter),
-    PULUMI_HOME: path.join(ws.stateDir, "home"),
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PATH: [ws.toolchain.bin, process.env.PATH].join(path.delimiter),
+    PULUMI_HOME: home,
     PULUMI_BACKEND_URL: `file://${path.join(ws.stateDir, "backend")}`,
     PULUMI_CONFIG_PASSPHRASE_FILE: passphraseFile,
     PULUMI_SKIP_UPDATE_CHECK: "true",
@@ -41,12 +46,24 @@ export function pulumiEnv(ws: PulumiWorkspace): NodeJS.ProcessEnv {
   };
   delete env.PULUMI_CONFIG_PASSPHRASE;
   delete env.PULUMI_ACCESS_TOKEN;
+  installLocalPlugins(ws.toolchain, env);
   return env;
+}
+
+/** Puts the plugins built here into the Pulumi home, where the engine finds them without a download. */
+function installLocalPlugins(toolchain: Toolchain, env: Record<string, string>): void {
+  for (const plugin of toolchain.plugins) {
+    const installed = path.join(env.PULUMI_HOME, "plugins", `resource-${plugin.name}-v${plugin.version}`, path.basename(plugin.file));
+    if (fs.existsSync(installed)) continue;
+    const args = ["plugin", "install", "resource", plugin.name, `v${plugin.version}`, "--file", plugin.file, "--non-interactive"];
+    const result = spawnSync(path.join(toolchain.bin, "pulumi"), args, { env, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`pulumi ${args.join(" ")} failed: ${result.stderr}`);
+  }
 }
 
 /**
  * Runs `pulumi <args>` in the workspace. `echo` streams its output to this process's (so a user sees Pulumi's
- * own progress); it is captured either way.
+ * own progress); it is captured either way. `input` goes to its stdin (a secret there never shows in argv).
  */
 export function runPulumi(
   ws: PulumiWorkspace,
@@ -54,7 +71,7 @@ export function runPulumi(
   options: { echo?: boolean; input?: string } = {},
 ): Promise<PulumiResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ws.toolchainBin, "pulumi"), [...args, "--non-interactive"], {
+    const child = spawn(path.join(ws.toolchain.bin, "pulumi"), [...args, "--non-interactive"], {
       cwd: ws.projectDir,
       env: pulumiEnv(ws),
       stdio: ["pipe", "pipe", "pipe"],

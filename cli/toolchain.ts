@@ -13,14 +13,39 @@ function findPackageRoot(from: string): string {
   throw new Error(`gpu-rental's package.json not found above ${from}`);
 }
 
+/** A provider plugin built here because the engine could not download it. */
+export interface LocalPlugin {
+  name: string;
+  version: string;
+  file: string;
+}
+
+export interface Toolchain {
+  /** The folder holding `pulumi`, its Node.js language host and the dynamic-provider script. */
+  bin: string;
+  /** Plugins to install into the Pulumi home in use (`pulumi plugin install --file`). */
+  plugins: LocalPlugin[];
+}
+
+let prepared: Toolchain | undefined;
+
 /**
- * Runs `tools/pulumi-toolchain.sh` (which prints its progress on stderr) and returns the folder holding
- * `pulumi` and `pulumi-language-nodejs`.
+ * Runs `tools/pulumi-toolchain.sh` once per process (it prints its progress on stderr): a `pulumi` of the
+ * user's own on PATH, or one built and cached from Go modules, with Pulumi's official Node.js language host.
  */
-export function ensureToolchain(): string {
+export function ensureToolchain(): Toolchain {
+  if (prepared) return prepared;
   const script = path.join(PACKAGE_ROOT, "tools", "pulumi-toolchain.sh");
   const result = spawnSync("bash", [script], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}).`);
-  const lines = result.stdout.trim().split("\n");
-  return lines[lines.length - 1];
+  const [bin, pluginDir] = result.stdout.split("\n");
+  prepared = { bin, plugins: pluginDir ? [pluginIn(pluginDir)] : [] };
+  return prepared;
+}
+
+/** The plugin in a cache folder named `<name>-v<version>-<key>` holding `pulumi-resource-<name>`. */
+function pluginIn(dir: string): LocalPlugin {
+  const match = /^(.+)-v(\d+\.\d+\.\d+)-[0-9a-f]+$/.exec(path.basename(dir));
+  if (!match) throw new Error(`Unexpected plugin folder from the toolchain: ${dir}`);
+  return { name: match[1], version: match[2], file: path.join(dir, `pulumi-resource-${match[1]}`) };
 }

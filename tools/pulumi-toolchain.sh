@@ -1,93 +1,158 @@
 #!/usr/bin/env bash
-# Makes the Pulumi engine available: `pulumi` v3.248.0 and `pulumi-language-nodejs`.
+# Makes the Pulumi engine available: `pulumi`, Pulumi's official Node.js language host and the dynamic-provider
+# plugin script, all in one folder, plus the provider plugins that this machine cannot download.
 #
-# 1. A compatible `pulumi` already on PATH (same version, with a Node language host beside it) is used as is.
-# 2. Otherwise both are built from Go modules into a cache outside the clone, keyed by version and by the
-#    sources of our wrapper modules, and reused on later runs.
+# Where each piece comes from, best first:
+#   engine + host  1. a `pulumi` v3 on PATH with `pulumi-language-nodejs` beside it (a user's own install): used
+#                     as is, nothing is built, and plugins are downloaded by the engine as usual;
+#                  2. otherwise the CLI is built from the Go module proxy (wrapper module tools/pulumi-cli), and
+#                     the official host from its module on the proxy where the proxy serves it, else from its
+#                     source (tools/third-party/pulumi-language-nodejs-*); our own small host
+#                     (tools/language-host) only when neither builds.
+#   plugins        the `command` provider (the plugin of @pulumi/command) from its source in tools/third-party,
+#                  because the engine's own download fails on a machine like this one.
+# Every piece is cached outside the clone (~/.cache/gpu-rental, or $GPU_RENTAL_CACHE), keyed by version and by
+# the sources it is built from, and reused; a lock keeps two runs from building at once. Progress goes to stderr.
 #
-# The official language host module is not obtainable from the module proxy here, so the host is our own
-# (tools/language-host, see its README). The engine wants `pulumi-resource-pulumi-nodejs` (the dynamic-provider
-# plugin script of the npm package @pulumi/pulumi) beside them: it is copied in from node_modules.
-# Progress goes to stderr; the last line on stdout is the folder holding all three.
+# Usage: pulumi-toolchain.sh              prints two lines: the folder holding pulumi and its host (a `bin`
+#                                         folder when built here), then the folder of a provider plugin to install
+#                                         into the Pulumi home in use (`<name>-v<version>-<key>`; empty if none)
+#        pulumi-toolchain.sh own-host     builds our own fallback host alone and prints its path (for its tests)
 set -euo pipefail
 
 VERSION=3.248.0
+COMMAND_VERSION=1.2.1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-say() { printf '[toolchain] %s\n' "$*" >&2; }
-
-if command -v pulumi >/dev/null 2>&1 && [ "$(pulumi version 2>/dev/null)" = "v$VERSION" ] &&
-  command -v pulumi-language-nodejs >/dev/null 2>&1; then
-  say "using pulumi v$VERSION from PATH ($(command -v pulumi))"
-  dirname "$(command -v pulumi)"
-  exit 0
-fi
-
-command -v go >/dev/null 2>&1 || { say "error: Go is needed to build the Pulumi CLI (no pulumi v$VERSION on PATH)"; exit 1; }
-
-key=$(cat "$here"/pulumi-cli/go.mod "$here"/pulumi-cli/go.sum "$here"/language-host/go.mod "$here"/language-host/go.sum \
-  "$here"/language-host/*.go | sha256sum | cut -c1-12)
+third_party="$here/third-party"
 cache_root=${GPU_RENTAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-rental}
-dir="$cache_root/pulumi-v$VERSION-$key"
+say() { printf '[toolchain] %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
 
-plugin_script="$here/../node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
-add_plugin_script() { # the script resolves the provider host from the program's folder: one copy serves all
-  [ -f "$plugin_script" ] || { say "error: $plugin_script is missing: run npm ci first"; exit 1; }
-  cmp -s "$plugin_script" "$1/pulumi-resource-pulumi-nodejs" || install -m 755 "$plugin_script" "$1/"
+# A short hash of the files a piece is built from: a change to them builds it again.
+key_of() { find "$@" -type f \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' -o -name '*.sh' \) -print0 | sort -z |
+  xargs -0 cat | sha256sum | cut -c1-12; }
+
+# The plugin script the engine starts for dynamic providers; it ships in the npm package @pulumi/pulumi.
+plugin_script() {
+  local manifest
+  manifest=$(node -p "require.resolve('@pulumi/pulumi/package.json', { paths: [process.cwd(), '$here'] })" 2>/dev/null) ||
+    die "@pulumi/pulumi is not installed here (it is a peer dependency of gpu-rental): run npm install first"
+  echo "$(dirname "$manifest")/pulumi-resource-pulumi-nodejs"
 }
 
-if [ -x "$dir/bin/pulumi" ] && [ -x "$dir/bin/pulumi-language-nodejs" ]; then
-  say "using cached pulumi v$VERSION ($dir/bin)"
-  add_plugin_script "$dir/bin"
-  echo "$dir/bin"
+# 1. A user's own Pulumi.
+if command -v pulumi >/dev/null 2>&1 && [ -x "$(dirname "$(command -v pulumi)")/pulumi-language-nodejs" ] &&
+  [ "${GPU_RENTAL_BUILD_PULUMI:-}" != 1 ] && [ "${1:-}" != own-host ]; then
+  bin=$(dirname "$(command -v pulumi)")
+  say "using $(pulumi version 2>/dev/null) from PATH ($bin)"
+  echo "$bin"
+  echo ""
   exit 0
 fi
 
+command -v go >/dev/null 2>&1 || die "Go is needed to build the Pulumi CLI (no pulumi with a Node.js language host on PATH)"
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"
-say "taking the toolchain lock ($cache_root/.lock)"
-flock 9
-if [ -x "$dir/bin/pulumi" ] && [ -x "$dir/bin/pulumi-language-nodejs" ]; then
-  say "built meanwhile by another run: $dir/bin"
-  add_plugin_script "$dir/bin"
-  echo "$dir/bin"
+flock 9 || die "could not take the lock $cache_root/.lock"
+
+# Pulumi's modules come from the module proxy; the checksum database does not answer for them here, so their
+# hashes are checked against the go.sum files committed beside the modules instead.
+export GONOSUMDB=github.com/pulumi CGO_ENABLED=0
+ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$VERSION"
+started=$(date +%s)
+
+# go_build <label> <module dir> <package> <output> [go build flags...]: prints a line every 100 packages.
+go_build() {
+  local label=$1 module=$2 package=$3 out=$4 count=0
+  shift 4
+  say "$label: compiling (a cold build takes minutes on 2 cores)"
+  (cd "$module" && go build -v -trimpath -tags osusergo,grpcnotrace "$@" -o "$out" "$package" 2>&1) | while IFS= read -r line; do
+    count=$((count + 1))
+    case "$line" in
+      *" "*) printf '%s\n' "$line" >&2 ;; # a message (package names have no spaces)
+      *) [ $((count % 100)) -ne 0 ] || say "$label: $count packages compiled ($(($(date +%s) - started)) s)" ;;
+    esac
+  done
+  [ -x "$out" ]
+}
+
+# cached <name> <key> <builder>: the folder holding a built piece, building it (atomically) when missing.
+cached() {
+  local name=$1 key=$2 builder=$3 dir="$cache_root/$1-$2"
+  if [ ! -e "$dir/.complete" ]; then
+    local work="$dir.partial.$$"
+    rm -rf "$work" && mkdir -p "$work"
+    if ! "$builder" "$work"; then rm -rf "$work"; return 1; fi
+    touch "$work/.complete" && rm -rf "$dir" && mv "$work" "$dir"
+  fi
+  echo "$dir"
+}
+
+build_cli() {
+  say "pulumi CLI v$VERSION: downloading modules"
+  (cd "$here/pulumi-cli" && GOFLAGS=-mod=readonly go mod download) &&
+    GOFLAGS=-mod=readonly go_build "pulumi CLI v$VERSION" "$here/pulumi-cli" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$1/pulumi" -ldflags "$ldflags"
+}
+
+# The official host's module at the release commit, where the module proxy serves it (this one refuses it).
+build_host_from_proxy() {
+  local module=github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3 commit=a88168d865b7 wrapper="$1/wrapper"
+  cp -r "$here/pulumi-cli" "$wrapper" && chmod -R u+w "$wrapper"
+  (cd "$wrapper" && GOFLAGS=-mod=mod go get "$module@$commit" >/dev/null 2>&1) || return 1
+  GOFLAGS=-mod=mod go_build "official Node.js host (module proxy)" "$wrapper" "$module" "$1/pulumi-language-nodejs" -ldflags "$ldflags"
+  local ok=$?
+  rm -rf "$wrapper"
+  return $ok
+}
+
+build_host_from_source() {
+  local src
+  src=$(ls -d "$third_party"/pulumi-language-nodejs-v"$VERSION" 2>/dev/null) || return 1
+  GOFLAGS=-mod=readonly go_build "official Node.js host (source)" "$src" . "$1/pulumi-language-nodejs" -ldflags "$ldflags"
+}
+
+build_official_host() { build_host_from_proxy "$1" || build_host_from_source "$1"; }
+
+build_own_host() {
+  GOFLAGS=-mod=readonly go_build "own Node.js host (fallback)" "$here/language-host" . "$1/pulumi-language-nodejs"
+}
+
+build_command_plugin() {
+  GOFLAGS=-mod=readonly go_build "command provider plugin v$COMMAND_VERSION" "$third_party/pulumi-command-v$COMMAND_VERSION/provider" \
+    ./cmd/pulumi-resource-command "$1/pulumi-resource-command" \
+    -ldflags "-X github.com/pulumi/pulumi-command/provider/pkg/version.Version=v$COMMAND_VERSION"
+}
+
+if [ "${1:-}" = own-host ]; then
+  dir=$(cached own-language-host "$(key_of "$here/language-host")" build_own_host) || die "our own Node.js host did not build"
+  echo "$dir/pulumi-language-nodejs"
   exit 0
 fi
 
-work="$dir.partial.$$"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin"
-# Pulumi's modules are fetched from the module proxy; the checksum database does not answer for them here,
-# so their hashes are checked against the go.sum files committed beside the wrapper modules instead.
-export GONOSUMDB=github.com/pulumi GOFLAGS=-mod=readonly CGO_ENABLED=0
-flags=(-trimpath -tags osusergo,grpcnotrace)
-started=$(date +%s)
+cli=$(cached pulumi-cli-v$VERSION "$(key_of "$here/pulumi-cli")" build_cli) || die "the Pulumi CLI did not build (see above)"
+if host=$(cached language-nodejs-v$VERSION "$(key_of "$third_party/pulumi-language-nodejs-v$VERSION")" build_official_host); then
+  host_kind=official
+else
+  say "the official Node.js host could not be built: falling back to our own (tools/language-host)"
+  host=$(cached own-language-host "$(key_of "$here/language-host")" build_own_host) || die "no Node.js language host could be built"
+  host_kind=own
+fi
+plugins=""
+if [ -d "$third_party/pulumi-command-v$COMMAND_VERSION" ]; then
+  plugins=$(cached command-v$COMMAND_VERSION "$(key_of "$third_party/pulumi-command-v$COMMAND_VERSION")" build_command_plugin) ||
+    die "the command provider plugin did not build (see above)"
+fi
 
-build() { # build <module dir> <package> <output> <label>
-  local module=$1 package=$2 out=$3 label=$4 count=0
-  say "$label: downloading modules"
-  (cd "$module" && go mod download)
-  say "$label: compiling (a cold build takes several minutes on 2 cores)"
-  if ! (cd "$module" && go build -v "${flags[@]}" \
-    -ldflags "-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$VERSION" -o "$out" "$package" 2>&1) |
-    while IFS= read -r line; do
-      count=$((count + 1))
-      case "$line" in
-        *.go:*) printf '%s\n' "$line" >&2 ;; # compiler messages, not package names
-        *) [ $((count % 100)) -ne 0 ] || say "$label: $count packages compiled ($(($(date +%s) - started)) s)" ;;
-      esac
-    done || [ ! -x "$out" ]; then
-    say "$label: build failed (see the messages above)"
-    exit 1
-  fi
-}
-
-build "$here/pulumi-cli" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$work/bin/pulumi" "pulumi CLI v$VERSION"
-build "$here/language-host" . "$work/bin/pulumi-language-nodejs" "Node language host"
-
-add_plugin_script "$work/bin"
-[ "$("$work/bin/pulumi" version)" = "v$VERSION" ] || { say "error: built pulumi reports $("$work/bin/pulumi" version)"; exit 1; }
-rm -rf "$dir"
-mv "$work" "$dir"
-trap - EXIT
-say "built in $(($(date +%s) - started)) s: $dir/bin"
-echo "$dir/bin"
+# The engine looks for its language host and the dynamic-provider script beside the `pulumi` it runs, so the
+# three go in one folder (hard links where the file system allows, copies otherwise).
+bin="$cache_root/toolchain-v$VERSION-$(basename "$cli" | rev | cut -d- -f1 | rev)-$(basename "$host")/bin"
+mkdir -p "$bin"
+for file in "$cli/pulumi" "$host/pulumi-language-nodejs"; do
+  [ "$file" -ef "$bin/$(basename "$file")" ] || ln -f "$file" "$bin/" 2>/dev/null || cp -f "$file" "$bin/"
+done
+script=$(plugin_script)
+cmp -s "$script" "$bin/pulumi-resource-pulumi-nodejs" || install -m 755 "$script" "$bin/"
+[ "$("$bin/pulumi" version)" = "v$VERSION" ] || die "the built pulumi reports $("$bin/pulumi" version)"
+say "ready in $(($(date +%s) - started)) s: pulumi v$VERSION with the $host_kind Node.js host in $bin${plugins:+; plugins in $plugins}"
+echo "$bin"
+echo "$plugins"
