@@ -1,16 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PermissionSet } from "../sdk/schemas";
 import { SdkProvider } from "./sdk-provider";
-import { seededOutputs, withSecretOutputs } from "./sdk";
+import { CommonArgs, registration, ResourceOptions } from "./resource-options";
 
-/** The dynamic provider of `ApiKey` (see SdkProvider). */
-export class ApiKeyProvider extends SdkProvider {
-  constructor() {
-    super("ApiKey");
-  }
-}
-
-export interface ApiKeyArgs {
+export interface ApiKeyArgs extends CommonArgs {
   name?: pulumi.Input<string>;
   /** `{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access. */
   permissions?: pulumi.Input<PermissionSet>;
@@ -28,7 +21,8 @@ export class ApiKey extends pulumi.dynamic.Resource {
   declare readonly key: pulumi.Output<string>;
   declare readonly keyPrefix: pulumi.Output<string | null>;
 
-  constructor(name: string, args: ApiKeyArgs, opts: pulumi.CustomResourceOptions = {}) {
-    super(new ApiKeyProvider(), name, { ...seededOutputs(OUTPUTS), ...args }, withSecretOutputs(opts, ["key"]), "gpu-rental", "ApiKey");
+  constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration(OUTPUTS, args, opts, ["key"]);
+    super(new SdkProvider("ApiKey"), name, props, options, "gpu-rental", "ApiKey");
   }
 }

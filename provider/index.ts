@@ -1,9 +1,12 @@
-export { Instance, InstanceProvider } from "./instance";
+export { Instance } from "./instance";
 export type { InstanceArgs } from "./instance";
-export { Template, TemplateProvider } from "./template";
+export { Template } from "./template";
 export type { TemplateArgs } from "./template";
-export { NetworkVolume, NetworkVolumeProvider } from "./network-volume";
+export { NetworkVolume } from "./network-volume";
 export type { NetworkVolumeArgs } from "./network-volume";
-export { ApiKey, ApiKeyProvider } from "./api-key";
+export { ApiKey } from "./api-key";
 export type { ApiKeyArgs } from "./api-key";
+export { Account } from "./account";
+export type { AccountArgs } from "./account";
+export type { CommonArgs, ResourceOptions } from "./resource-options";
 export { SdkProvider } from "./sdk-provider";

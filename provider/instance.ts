@@ -1,16 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { FieldFilter, OfferType, Runtype, TargetState } from "../sdk/schemas";
 import { SdkProvider } from "./sdk-provider";
-import { seededOutputs, withSecretOutputs } from "./sdk";
+import { CommonArgs, registration, ResourceOptions } from "./resource-options";
 
-/** The dynamic provider of `Instance` (see SdkProvider). */
-export class InstanceProvider extends SdkProvider {
-  constructor() {
-    super("Instance");
-  }
-}
-
-export interface InstanceArgs {
+export interface InstanceArgs extends CommonArgs {
   /** Rent exactly this offer. Otherwise the cheapest offer matching the criteria below is rented. */
   offerId?: pulumi.Input<number>;
   /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
@@ -55,7 +48,8 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly status: pulumi.Output<string | null>;
   declare readonly sshHost: pulumi.Output<string | null>;
   declare readonly sshPort: pulumi.Output<number | null>;
-  declare readonly rentedOfferId: pulumi.Output<number>;
+  /** The offer rented; null for an adopted instance. */
+  declare readonly rentedOfferId: pulumi.Output<number | null>;
   declare readonly machineId: pulumi.Output<number | null>;
   declare readonly gpuName: pulumi.Output<string | null>;
   declare readonly numGpus: pulumi.Output<number | null>;
@@ -64,14 +58,8 @@ export class Instance extends pulumi.dynamic.Resource {
   /** The instance's own restricted key (`CONTAINER_API_KEY`); kept secret in state. */
   declare readonly instanceApiKey: pulumi.Output<string | null>;
 
-  constructor(name: string, args: InstanceArgs, opts: pulumi.CustomResourceOptions = {}) {
-    super(
-      new InstanceProvider(),
-      name,
-      { ...seededOutputs(OUTPUTS), ...args },
-      withSecretOutputs(opts, ["instanceApiKey"]),
-      "gpu-rental",
-      "Instance",
-    );
+  constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration(OUTPUTS, args, opts, ["instanceApiKey"]);
+    super(new SdkProvider("Instance"), name, props, options, "gpu-rental", "Instance");
   }
 }

@@ -1,16 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { VolumeQuery } from "../sdk/schemas";
 import { SdkProvider } from "./sdk-provider";
-import { seededOutputs } from "./sdk";
+import { CommonArgs, registration, ResourceOptions } from "./resource-options";
 
-/** The dynamic provider of `NetworkVolume` (see SdkProvider). */
-export class NetworkVolumeProvider extends SdkProvider {
-  constructor() {
-    super("NetworkVolume");
-  }
-}
-
-export interface NetworkVolumeArgs {
+export interface NetworkVolumeArgs extends CommonArgs {
   /** Take the space from exactly this network volume offer (`ask_contract_id`). */
   offerId?: pulumi.Input<number>;
   /**
@@ -44,7 +37,8 @@ export class NetworkVolume extends pulumi.dynamic.Resource {
   declare readonly storageCostTotal: pulumi.Output<number | null>;
   declare readonly instances: pulumi.Output<number[]>;
 
-  constructor(name: string, args: NetworkVolumeArgs, opts: pulumi.CustomResourceOptions = {}) {
-    super(new NetworkVolumeProvider(), name, { ...seededOutputs(OUTPUTS), ...args }, opts, "gpu-rental", "NetworkVolume");
+  constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration(OUTPUTS, args, opts);
+    super(new SdkProvider("NetworkVolume"), name, props, options, "gpu-rental", "NetworkVolume");
   }
 }

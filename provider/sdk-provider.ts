@@ -1,26 +1,34 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceFunctions, ResourceKind } from "../sdk";
-import { sdk, UNKNOWN } from "./sdk";
+
+type Sdk = typeof import("../sdk");
 
 /**
- * The dynamic provider of one resource kind. It is serialized into the stack and re-loaded in the provider host,
- * so it holds nothing but the kind's name and no logic: each method loads the SDK (from the program's
- * node_modules) and calls one function of it (`RESOURCE_FUNCTIONS[kind]`). The API key reaches the SDK through
- * `configure` (stack config) or the environment, never through resource inputs, so it is never written to state.
+ * The dynamic provider of one resource kind. Pulumi serializes it into each resource's `__provider` input and
+ * re-loads it in the provider host, a separate process, so it holds nothing but the kind's name and no logic:
+ * each method loads the SDK (from the program's node_modules) and calls one function of it. Keys reach the SDK
+ * through `configure` (stack config) or the environment, never through inputs, so no key is written to state.
+ *
+ * Serialization keeps only what the methods refer to, and a module they refer to is written as a `require` of
+ * its package path, which fails when the package sits in a program's node_modules and its `exports` hide that
+ * file. So nothing here refers to another module: the SDK is found at run time by `loadSdk`, declared below in
+ * this same file, and only types are imported.
  */
 export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   constructor(readonly kind: ResourceKind) {}
 
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    sdk().configureFromStackConfig(req.config);
+    loadSdk().configureFromStackConfig(req.config);
   }
 
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult> {
-    return functionsOf(this.kind).check(news, UNKNOWN);
+    const sdk = loadSdk();
+    return sdk.RESOURCE_FUNCTIONS[this.kind].check(news, sdk.UNKNOWN);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
-    return functionsOf(this.kind).diff(olds, news, UNKNOWN);
+    const sdk = loadSdk();
+    return sdk.RESOURCE_FUNCTIONS[this.kind].diff(id, olds, news, sdk.UNKNOWN);
   }
 
   async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {
@@ -34,16 +42,24 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   }
 
   async update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult> {
-    const { update } = functionsOf(this.kind);
-    if (!update) throw new Error(`${this.kind} ${id} cannot change in place: its provider's diff should have asked for a replacement.`);
-    return { outs: await update(id, olds, news) };
+    return { outs: await functionsOf(this.kind).update(id, olds, news) };
   }
 
-  async delete(id: string): Promise<void> {
-    await functionsOf(this.kind).delete(id);
+  async delete(id: string, props: any): Promise<void> {
+    await functionsOf(this.kind).delete(id, props);
   }
 }
 
 function functionsOf(kind: ResourceKind): ResourceFunctions {
-  return sdk().RESOURCE_FUNCTIONS[kind];
+  return loadSdk().RESOURCE_FUNCTIONS[kind];
+}
+
+/**
+ * The SDK, resolved from the program's folder (the provider host's working directory) the way the program
+ * itself resolves `gpu-rental`: installed, linked or in a workspace. A plain `require` would resolve from
+ * Pulumi's own module instead, which finds the SDK only when both sit in the same node_modules.
+ */
+function loadSdk(): Sdk {
+  const { createRequire } = require("node:module");
+  return createRequire(require("node:path").join(process.cwd(), "pulumi-program.js"))("gpu-rental/sdk");
 }

@@ -1,17 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { TemplateRuntype } from "../sdk/schemas";
 import { SdkProvider } from "./sdk-provider";
-import { seededOutputs, withSecretOutputs } from "./sdk";
-
-/** The dynamic provider of `Template` (see SdkProvider). */
-export class TemplateProvider extends SdkProvider {
-  constructor() {
-    super("Template");
-  }
-}
+import { CommonArgs, registration, ResourceOptions } from "./resource-options";
 
 /** The fields of the service's template table, in camelCase; only `name` and `image` are required. */
-export interface TemplateArgs {
+export interface TemplateArgs extends CommonArgs {
   name: pulumi.Input<string>;
   image: pulumi.Input<string>;
   /** Image tag; default `latest`. */
@@ -53,16 +46,10 @@ export class Template extends pulumi.dynamic.Resource {
   /** The content hash instances are created from (`templateHashId`); it changes on every edit. */
   declare readonly hashId: pulumi.Output<string>;
 
-  constructor(name: string, args: TemplateArgs, opts: pulumi.CustomResourceOptions = {}) {
+  constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
     // Secret even when the program passes it in the clear: inputs are written to state too.
     const dockerLoginPass = args.dockerLoginPass === undefined ? undefined : pulumi.secret(args.dockerLoginPass);
-    super(
-      new TemplateProvider(),
-      name,
-      { ...seededOutputs(OUTPUTS), ...args, dockerLoginPass },
-      withSecretOutputs(opts, ["dockerLoginPass"]),
-      "gpu-rental",
-      "Template",
-    );
+    const { props, options } = registration(OUTPUTS, { ...args, dockerLoginPass }, opts, ["dockerLoginPass"]);
+    super(new SdkProvider("Template"), name, props, options, "gpu-rental", "Template");
   }
 }

@@ -1,7 +1,8 @@
 import axios, { AxiosInstance, AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { z } from "zod";
-import { Connection, resolveConnection } from "./connection";
+import { AccountRef, Connection, resolveConnection } from "./connection";
+import { proxyOptionFor } from "./proxy";
 import {
   describeIssues,
   ErrorBody,
@@ -39,6 +40,8 @@ export interface RetryEvent {
 }
 
 export interface ClientOptions extends Partial<Connection> {
+  /** Connect as this account (its key from stack config or the environment) instead of the default one. */
+  account?: AccountRef;
   /** Further tries of a request that failed transiently (429, 5xx, connection reset). Default 5. */
   retries?: number;
   /** First backoff delay; it grows ×1.5 per try, as the live service's own clients do. Default 150 ms. */
@@ -80,7 +83,7 @@ export class GpuRentalClient {
   private readonly options: ClientOptions;
 
   constructor(options: ClientOptions = {}) {
-    const connection = resolveConnection(options);
+    const connection = resolveConnection(options, options.account);
     this.options = options;
     this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
     this.http = axios.create({
@@ -89,8 +92,8 @@ export class GpuRentalClient {
       headers: { Authorization: `Bearer ${connection.apiKey}`, Accept: "application/json" },
       // Statuses are mapped to typed errors below, not thrown by axios (whose errors carry the key in headers).
       validateStatus: () => true,
-      // Never follow proxies from the environment to a loopback emulator.
-      proxy: false,
+      // HTTPS_PROXY / HTTP_PROXY / NO_PROXY as Node tools read them, but never for a loopback emulator.
+      proxy: proxyOptionFor(this.apiUrl),
     });
   }
 

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ConfigurationError } from "./errors";
 
 /** Where the service is and which key to use. */
@@ -12,37 +13,80 @@ export const ENV_API_URL = "GPU_RENTAL_API_URL";
 export const CONFIG_API_KEY = "gpu-rental:apiKey";
 export const CONFIG_API_URL = "gpu-rental:apiUrl";
 
+/**
+ * Which account a resource uses, as its inputs record it: a name and where the account's key is to be found
+ * (a stack config key or an environment variable), never the key itself, so no key is ever written to state.
+ */
+export const AccountRef = z
+  .object({
+    name: z.string().regex(/^[A-Za-z][\w-]*$/, "an account name is a letter followed by letters, digits, '_' or '-'"),
+    /** The service's URL for this account; default the provider's (`gpu-rental:apiUrl`, GPU_RENTAL_API_URL). */
+    apiUrl: z.string().url().optional(),
+    /** The stack config key holding the account's key (a secret); default `gpu-rental:<name>ApiKey`. */
+    apiKeyConfig: z.string().regex(/^[^:]+:[^:]+$/, "a config key is namespace:name").optional(),
+    /** Or the environment variable holding it (read by the provider, e.g. in CI). */
+    apiKeyEnv: z.string().regex(/^[A-Za-z_]\w*$/).optional(),
+  })
+  .strict()
+  .refine((a) => a.apiKeyConfig === undefined || a.apiKeyEnv === undefined, { message: "give apiKeyConfig or apiKeyEnv, not both" });
+export type AccountRef = z.infer<typeof AccountRef>;
+
+/** The stack config key an account's key is read from, unless it names an environment variable instead. */
+export function apiKeyConfigOf(account: AccountRef): string {
+  return account.apiKeyConfig ?? `gpu-rental:${account.name}ApiKey`;
+}
+
+/** What `configure` hands over: the stack's config, secrets decrypted. */
+export interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+let stackConfig: ConfigSource | undefined;
 let configured: Partial<Connection> = {};
 
 /**
  * Remembers connection settings for this process: the Pulumi provider calls it from `configure` with the
- * stack config, so the key never passes through resource inputs (and never lands in state).
+ * stack config, so no key passes through resource inputs (and none lands in state).
  */
 export function configureConnection(settings: Partial<Connection>): void {
   configured = { ...configured, ...dropEmpty(settings) };
 }
 
-/** Reads the provider settings out of a Pulumi stack config (`{get(key)}`), when present. */
-export function configureFromStackConfig(config: { get(key: string): string | undefined }): void {
+/** Keeps the stack config for the accounts that resources name, and reads the default account's settings. */
+export function configureFromStackConfig(config: ConfigSource): void {
+  stackConfig = config;
   configureConnection({ apiKey: config.get(CONFIG_API_KEY), apiUrl: config.get(CONFIG_API_URL) });
 }
 
-/** Explicit settings win over `configureConnection`, which wins over the environment. */
-export function resolveConnection(explicit: Partial<Connection> = {}): Connection {
+/**
+ * The connection of an account (the default one when none is named). For the default account, explicit
+ * settings win over `configureConnection`, which wins over the environment.
+ */
+export function resolveConnection(explicit: Partial<Connection> = {}, account?: AccountRef): Connection {
   const env = dropEmpty({ apiKey: process.env[ENV_API_KEY], apiUrl: process.env[ENV_API_URL] });
-  const merged = { ...env, ...configured, ...dropEmpty(explicit) };
+  const defaults = { ...env, ...configured };
+  const merged = account ? { apiUrl: account.apiUrl ?? defaults.apiUrl, apiKey: accountKey(account) } : { ...defaults, ...dropEmpty(explicit) };
   if (!merged.apiUrl) {
     throw new ConfigurationError(
-      `No API URL: set stack config ${CONFIG_API_URL} or the environment variable ${ENV_API_URL} ` +
+      `No API URL${account ? ` for account ${account.name}` : ""}: set stack config ${CONFIG_API_URL} or the environment variable ${ENV_API_URL} ` +
         "(for the local emulator, `gpu-rental emulator` prints it).",
     );
   }
-  if (!merged.apiKey) {
-    throw new ConfigurationError(
-      `No API key: set it with \`pulumi config set --secret ${CONFIG_API_KEY} <key>\` or the environment variable ${ENV_API_KEY}.`,
-    );
-  }
+  if (!merged.apiKey) throw new ConfigurationError(missingKeyMessage(account));
   return { apiUrl: merged.apiUrl, apiKey: merged.apiKey };
+}
+
+function accountKey(account: AccountRef): string | undefined {
+  if (account.apiKeyEnv) return process.env[account.apiKeyEnv] || undefined;
+  return stackConfig?.get(apiKeyConfigOf(account)) || undefined;
+}
+
+function missingKeyMessage(account?: AccountRef): string {
+  if (!account) {
+    return `No API key: set it with \`pulumi config set --secret ${CONFIG_API_KEY} <key>\` or the environment variable ${ENV_API_KEY}.`;
+  }
+  if (account.apiKeyEnv) return `No API key for account ${account.name}: the environment variable ${account.apiKeyEnv} is not set.`;
+  return `No API key for account ${account.name}: set it with \`pulumi config set --secret ${apiKeyConfigOf(account)} <key>\`.`;
 }
 
 function dropEmpty(settings: Partial<Connection>): Partial<Connection> {

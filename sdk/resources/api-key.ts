@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { createApiKey, deleteApiKey, getApiKey } from "../apikeys";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
-import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, foundOrNull, requireSpec, WithClient } from "./spec";
+import { GpuRentalError, NotFoundError } from "../errors";
+import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, foundOrNull, requireSpec, sameValue, WithClient } from "./spec";
 
 /**
  * The Pulumi `ApiKey` resource: an API key of the account, optionally scoped. Its value is shown once, at
@@ -58,6 +59,24 @@ export async function readApiKeyState(
   const found = await foundOrNull(() => getApiKey(clientOf(options), Number(id)));
   // The value is never shown again: the one kept in state stays.
   return found ? { ...props, ...outputsOf(found, props.key ?? null) } : null;
+}
+
+/**
+ * Takes an existing key of the account under management (`adoptId`): it must have the declared permissions,
+ * which cannot be edited. Its value was shown once, when it was made, so the `key` output of an adopted key is null.
+ */
+export async function adoptApiKey(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
+  const spec = requireSpec("ApiKey", ApiKeySpec, input);
+  const found = await foundOrNull(() => getApiKey(clientOf(options), Number(id)));
+  if (!found) throw new NotFoundError(`API key ${id} cannot be adopted: the account has no key ${id}. Check adoptId, and the account the resource uses.`);
+  const declared = spec.permissions ?? null;
+  if (!sameValue(declared, found.permissions ?? null)) {
+    throw new GpuRentalError(
+      `API key ${id} cannot be adopted as declared: its permissions are ${JSON.stringify(found.permissions ?? null)}, the program declares ` +
+        `${JSON.stringify(declared)}. Declare its permissions (a key's permissions cannot be edited).`,
+    );
+  }
+  return { id, outs: { ...spec, ...outputsOf(found, null) } };
 }
 
 /** Revokes the key; one already revoked or gone counts as deleted. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { FieldFilter, Instance, OfferType, Order, Runtype, TargetState, CreateInstanceRequest } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria, rentInstance, RentOptions } from "../workflows/rent";
 import { waitForStatus, WaitOptions } from "../workflows/wait";
-import { GpuRentalError } from "../errors";
+import { GpuRentalError, NotFoundError } from "../errors";
 import { checkInputs, checkSpec, CheckFailure, clientOf, requireSpec as requireValid, sameValue, WithClient, withDefault as defaultOf } from "./spec";
 
 /**
@@ -63,7 +63,8 @@ export interface InstanceOutputs {
   status: string | null;
   sshHost: string | null;
   sshPort: number | null;
-  rentedOfferId: number;
+  /** The offer rented; null for an adopted instance, whose offer is not known. */
+  rentedOfferId: number | null;
   machineId: number | null;
   gpuName: string | null;
   numGpus: number | null;
@@ -224,13 +225,10 @@ export async function readInstanceState(
   const client = clientOf(options);
   const instance = await client.getInstance(Number(id));
   if (!instance) return null;
-  const rentedOfferId = typeof props.rentedOfferId === "number" ? props.rentedOfferId : -1;
-  const observed: Record<string, unknown> = { label: instance.label ?? "" };
-  if (instance.cur_state === "stopped" || instance.cur_state === "running") observed.targetState = instance.cur_state;
   return {
     ...props,
-    ...observed,
-    ...outputsOf(instance, rentedOfferId),
+    ...observedSpec(instance),
+    ...outputsOf(instance, rentedOfferOf(props)),
     instanceApiKey: (props.instanceApiKey as string | null | undefined) ?? null,
   };
 }
@@ -256,15 +254,50 @@ export async function updateInstanceFromSpec(
     ? await waitForStatus(client, Number(id), change.state, options.wait)
     : await client.getInstance(Number(id));
   if (!instance) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
-  const rentedOfferId = typeof olds.rentedOfferId === "number" ? olds.rentedOfferId : -1;
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   return {
     ...spec,
     label: spec.label ?? DEFAULTS.label,
     targetState: spec.targetState ?? DEFAULTS.targetState,
-    ...outputsOf(instance, rentedOfferId),
+    ...outputsOf(instance, rentedOfferOf(olds)),
     instanceApiKey: (olds.instanceApiKey as string) ?? null,
   };
+}
+
+/**
+ * Takes an existing instance of the account under management (`adoptId`): it must exist and run the declared
+ * image; its label and target state are then set as declared. Its offer and its instance key are not known.
+ */
+export async function adoptInstance(id: string, input: unknown, options: ResourceOptions = {}): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const spec = requireSpec(input);
+  const instance = await clientOf(options).getInstance(Number(id));
+  if (!instance) {
+    throw new NotFoundError(`Instance ${id} cannot be adopted: the account has no instance ${id}. Check adoptId, and the account the resource uses.`);
+  }
+  if (spec.image !== undefined && instance.image_uuid && withTag(spec.image) !== withTag(instance.image_uuid)) {
+    throw new GpuRentalError(
+      `Instance ${id} cannot be adopted as declared: it runs ${instance.image_uuid}, the program declares image ${spec.image}. ` +
+        "Declare the image it runs (changing it later replaces the instance).",
+    );
+  }
+  const olds = { ...spec, ...observedSpec(instance), rentedOfferId: null, instanceApiKey: null };
+  return { id, outs: await updateInstanceFromSpec(id, olds, spec, options) };
+}
+
+/** The inputs that can be read back from an instance record: what a refresh or an adoption compares. */
+function observedSpec(instance: Instance): Record<string, unknown> {
+  const observed: Record<string, unknown> = { label: instance.label ?? "" };
+  if (instance.cur_state === "stopped" || instance.cur_state === "running") observed.targetState = instance.cur_state;
+  return observed;
+}
+
+function rentedOfferOf(props: Readonly<Record<string, any>>): number | null {
+  return typeof props.rentedOfferId === "number" && props.rentedOfferId >= 0 ? props.rentedOfferId : null;
+}
+
+/** An image name with its tag written out (`latest` when none is given), for comparison. */
+function withTag(image: string): string {
+  return /:[^/]+$/.test(image) ? image : `${image}:latest`;
 }
 
 /** Destroys the instance; one already gone counts as destroyed. */
@@ -273,7 +306,7 @@ export async function destroyInstanceById(id: string, options: ResourceOptions =
   if (await client.getInstance(Number(id))) await client.destroyInstance(Number(id));
 }
 
-function outputsOf(instance: Instance, rentedOfferId: number): Omit<InstanceOutputs, "instanceApiKey"> {
+function outputsOf(instance: Instance, rentedOfferId: number | null): Omit<InstanceOutputs, "instanceApiKey"> {
   return {
     instanceId: instance.id,
     status: instance.actual_status,

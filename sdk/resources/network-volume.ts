@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
-import { BadRequestError, GpuRentalError } from "../errors";
+import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
 import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
 import { createNetworkVolume, deleteVolume, listVolumes, searchNetworkVolumeOffers } from "../volumes";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
@@ -86,6 +86,30 @@ export async function readNetworkVolumeState(
 ): Promise<(Record<string, unknown> & NetworkVolumeOutputs) | null> {
   const volume = await findVolume(clientOf(options), Number(id));
   return volume ? { ...props, ...outputsOf(volume) } : null;
+}
+
+/**
+ * Takes an existing network volume of the account under management (`adoptId`): it must have the declared size
+ * (and name, when one is declared), since neither can be changed.
+ */
+export async function adoptNetworkVolume(
+  id: string,
+  input: unknown,
+  options: WithClient = {},
+): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
+  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
+  const volume = await findVolume(clientOf(options), Number(id));
+  if (!volume) {
+    throw new NotFoundError(`Network volume ${id} cannot be adopted: the account has no network volume ${id}. Check adoptId, and the account the resource uses.`);
+  }
+  const differs = [
+    volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
+    spec.name !== undefined && volume.name !== spec.name && `its name is ${JSON.stringify(volume.name)}, the program declares ${JSON.stringify(spec.name)}`,
+  ].filter(Boolean);
+  if (differs.length) {
+    throw new GpuRentalError(`Network volume ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
+  }
+  return { id, outs: { ...spec, ...outputsOf(volume) } };
 }
 
 /** A volume still attached to an instance cannot be deleted; `instances` says which. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
-import { GpuRentalError } from "../errors";
+import { GpuRentalError, NotFoundError } from "../errors";
 import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
 import { createTemplate, deleteTemplate, editTemplate, searchTemplates } from "../templates";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
@@ -124,11 +124,31 @@ export async function readTemplateState(
   options: WithClient = {},
 ): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
   const template = await currentTemplate(clientOf(options), id);
-  if (!template) return null;
-  const observed = Object.fromEntries(
+  return template && { ...props, ...observedSpec(template), ...outputsOf(template) };
+}
+
+/**
+ * Takes an existing template of the account under management (`adoptId`, its numeric id): the fields the
+ * program declares differently are then edited in place, as an update would.
+ */
+export async function adoptTemplate(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
+  const client = clientOf(options);
+  const template = await currentTemplate(client, id);
+  const me = template && (await client.currentUser()).id;
+  if (!template || template.creator_id !== me) {
+    throw new NotFoundError(
+      `Template ${id} cannot be adopted: the account has no template with id ${id}${template ? " (it is someone else's public template)" : ""}. ` +
+        "Check adoptId (the numeric id, not the hash_id), and the account the resource uses.",
+    );
+  }
+  return { id, outs: await updateTemplateFromSpec(id, observedSpec(template), input, options) };
+}
+
+/** The inputs as the template has them now. */
+function observedSpec(template: Template): Record<string, unknown> {
+  return Object.fromEntries(
     TEMPLATE_INPUTS.filter((key) => template[WIRE_FIELDS[key]] !== undefined).map((key) => [key, template[WIRE_FIELDS[key]]]),
   );
-  return { ...props, ...observed, ...outputsOf(template) };
 }
 
 /** Deletes the template by its numeric id; one already gone counts as deleted. */

@@ -19,7 +19,7 @@ export class TestStack {
     projectDir: string = PACKAGE_ROOT,
   ) {
     this.ws = {
-      toolchainBin: ensureToolchain(),
+      toolchain: ensureToolchain(),
       projectDir,
       stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)),
       env,

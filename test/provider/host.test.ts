@@ -4,7 +4,7 @@ import { emulator, TestEmulator } from "../helpers/emulator";
 import { ProviderHost, REPO_ROOT } from "../helpers/provider-host";
 
 // The compiled provider, as a program loads it from the package (`gpu-rental/provider`).
-const { InstanceProvider } = require(path.join(REPO_ROOT, "dist", "provider", "instance.js"));
+const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
 
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
@@ -14,7 +14,7 @@ let host: ProviderHost;
 
 beforeAll(async () => {
   emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 40 } });
-  host = await ProviderHost.start(new InstanceProvider());
+  host = await ProviderHost.start(new SdkProvider("Instance"));
   await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
 });
 afterAll(async () => {
@@ -27,6 +27,10 @@ const spec = { gpuModel: "RTX 3090", image: "nvidia/cuda:12.4.1-runtime-ubuntu22
 it("keeps the provider small when serialized: the SDK is loaded, not captured", () => {
   expect(host.serializedProvider.length).toBeLessThan(20_000);
   expect(host.serializedProvider).not.toContain(emu.apiKey);
+  // A captured module of the package would be written as a require of its file, which the package's exports
+  // hide from a program that installed it: only node's own modules may be required.
+  const required = [...host.serializedProvider.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+  expect(required.filter((name) => !name.startsWith("node:"))).toEqual([]);
 });
 
 it("checks inputs and names the bad ones", async () => {

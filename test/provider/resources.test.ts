@@ -4,7 +4,7 @@ import { emulator, TestEmulator } from "../helpers/emulator";
 import { ProviderHost, REPO_ROOT } from "../helpers/provider-host";
 
 // The compiled providers, as a program loads them from the package (`gpu-rental/provider`).
-const { TemplateProvider, NetworkVolumeProvider, ApiKeyProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
+const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
 
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
@@ -35,7 +35,7 @@ describe("Template through the real provider host", () => {
   const mine = async () => (await searchTemplates(emu.client(), { name: { eq: "host-template" } }));
 
   it("checks, creates, diffs, updates in place, reads and deletes", async () => {
-    const host = await hostOf(new TemplateProvider());
+    const host = await hostOf(new SdkProvider("Template"));
     expect((await host.check({}, { ...spec, name: "", runtype: "vnc" })).failures.map((f) => f.property).sort()).toEqual(["name", "runtype"]);
 
     const { id, outs } = await host.create(spec);
@@ -60,7 +60,7 @@ describe("NetworkVolume through the real provider host", () => {
   const spec = { q: { verified: { eq: true } }, size: 20, name: "host-volume" };
 
   it("checks, creates, diffs (replace only), reads and deletes", async () => {
-    const host = await hostOf(new NetworkVolumeProvider());
+    const host = await hostOf(new SdkProvider("NetworkVolume"));
     expect((await host.check({}, { offerId: 1, q: {}, size: 1 })).failures.map((f) => f.property)).toEqual(["offerId"]);
 
     const { id, outs } = await host.create(spec);
@@ -80,7 +80,7 @@ describe("ApiKey through the real provider host", () => {
   const spec = { name: "host-key", permissions: { api: { instance_read: {} } } };
 
   it("checks, creates, diffs (replace only), reads and deletes", async () => {
-    const host = await hostOf(new ApiKeyProvider());
+    const host = await hostOf(new SdkProvider("ApiKey"));
     expect((await host.check({}, { permissions: { api: [] } })).failures.map((f) => f.property)).toEqual(["permissions"]);
 
     const { id, outs } = await host.create(spec);
@@ -95,7 +95,7 @@ describe("ApiKey through the real provider host", () => {
   });
 
   it("reports the service's refusal as a failed create", async () => {
-    const host = await hostOf(new ApiKeyProvider());
+    const host = await hostOf(new SdkProvider("ApiKey"));
     await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport/);
   });
 });

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { GpuRentalClient } from "../client";
+import { AccountRef } from "../connection";
+import { GpuRentalError } from "../errors";
+import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./spec";
+
+/**
+ * What every resource kind shares beyond its own spec, in one place: the account it lives in (`account`: a name
+ * and where its key is found, never the key) and the adoption of an object that already exists (`adoptId`).
+ */
+
+type Props = Readonly<Record<string, any>>;
+
+/** The functions of one kind, over its own spec; each takes the client of the resource's account. */
+export interface KindFunctions {
+  check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
+  diff(olds: Props, news: Props, unknown?: unknown): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
+  create(inputs: unknown, options: WithClient): Promise<{ id: string; outs: object }>;
+  /** Takes an object that exists under management: checks it is the one the spec declares, and makes it so. */
+  adopt(id: string, inputs: unknown, options: WithClient): Promise<{ id: string; outs: object }>;
+  read(id: string, props: Props, options: WithClient): Promise<object | null>;
+  /** Absent where every change of the kind's own inputs replaces. */
+  update?(id: string, olds: Props, news: unknown, options: WithClient): Promise<object>;
+  delete(id: string, options: WithClient): Promise<void>;
+}
+
+/** The functions the Pulumi provider calls, one per provider method. */
+export interface ResourceFunctions {
+  check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
+  diff(id: string, olds: Props, news: Props, unknown?: unknown): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
+  create(inputs: Props): Promise<{ id: string; outs: object }>;
+  /** The current outputs, or null when the thing is gone. */
+  read(id: string, props: Props): Promise<object | null>;
+  update(id: string, olds: Props, news: Props): Promise<object>;
+  delete(id: string, props: Props): Promise<void>;
+}
+
+/** The inputs every kind takes. */
+export const CommonInputs = z.object({
+  account: AccountRef.optional(),
+  /** The id of an existing object to take under management instead of creating one. */
+  adoptId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, "an id is decimal digits")]).optional(),
+});
+
+/** A kind's functions with the account and adoption handled around them. */
+export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
+  return {
+    check(news, unknown) {
+      const own = fns.check(news, unknown);
+      const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
+      return { inputs: own.inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
+    },
+    diff(id, olds, news, unknown) {
+      const own = fns.diff(olds, news, unknown);
+      const account = accountChange(olds.account, news.account, unknown);
+      const replaces = account === "replace" ? [...own.replaces, "account"] : own.replaces;
+      if (replaces.length && news.adoptId !== undefined && news.adoptId !== null && String(news.adoptId) === id) {
+        throw new GpuRentalError(
+          `${kind} ${id} was adopted (adoptId ${id}) and must now be replaced (${replaces.join(", ")} changed): a replacement ` +
+            `would adopt the same object again and then delete it. Remove adoptId from the program, then run up again.`,
+        );
+      }
+      return { changes: own.changes || account !== "same", replaces, deleteBeforeReplace: own.deleteBeforeReplace };
+    },
+    async create(inputs) {
+      const options = clientFor(inputs);
+      const made = inputs.adoptId !== undefined && inputs.adoptId !== null
+        ? await fns.adopt(String(inputs.adoptId), inputs, options)
+        : await fns.create(inputs, options);
+      return { id: made.id, outs: { ...made.outs, ...commonOf(inputs) } };
+    },
+    async read(id, props) {
+      const state = await fns.read(id, props, clientFor(props));
+      return state && { ...state, ...commonOf(props) };
+    },
+    async update(id, olds, news) {
+      if (!fns.update) {
+        // Only the account's key source changed (anything else of this kind replaces): nothing to send.
+        if (fns.diff(olds, news).changes) throw new GpuRentalError(`${kind} ${id} cannot change in place: its diff should have asked for a replacement.`);
+        return { ...olds, ...commonOf(news) };
+      }
+      return { ...(await fns.update(id, olds, news, clientFor(news))), ...commonOf(news) };
+    },
+    delete: (id, props) => fns.delete(id, clientFor(props)),
+  };
+}
+
+/** The client of the account a resource names (the provider's default account when it names none). */
+function clientFor(props: Props): WithClient {
+  const account = props.account ? AccountRef.parse(props.account) : undefined;
+  return { client: new GpuRentalClient({ account }) };
+}
+
+function commonOf(props: Props): Record<string, unknown> {
+  return definedOnly({ account: props.account ?? undefined, adoptId: props.adoptId ?? undefined });
+}
+
+/**
+ * Another account (name or service URL) is another owner: the object is made anew there. Only where the same
+ * account's key is read from changed: an update in place that sends nothing.
+ */
+function accountChange(olds: unknown, news: unknown, unknown?: unknown): "same" | "update" | "replace" {
+  if (unknown !== undefined && news === unknown) return "replace";
+  const identity = (a: any) => (a ? { name: a.name, apiUrl: a.apiUrl ?? null } : null);
+  if (!sameValue(identity(olds), identity(news))) return "replace";
+  return sameValue(olds ?? null, news ?? null) ? "same" : "update";
+}
