@@ -1,69 +1,60 @@
-import * as path from "node:path";
-import { startEmulator } from "../emulator";
-import { pulumi, PulumiWorkspace } from "./pulumi";
-import { ensureToolchain, PACKAGE_ROOT } from "./toolchain";
+import * as crypto from "node:crypto";
+import { heldSince, holdingsOf, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
+import { withEphemeralStack } from "./ephemeral";
 
 export interface DeployOptions {
+  /** The Pulumi project to deploy (the folder holding Pulumi.yaml). */
+  programDir: string;
   /** Keep the stack and the emulator up after the deployment (until Ctrl-C). */
   keep: boolean;
   contention: number;
-  stack: string;
+  stack?: string;
 }
 
 const step = (text: string) => console.log(`\n==> ${text}`);
 
 /**
- * The main job: prepares the Pulumi toolchain, starts the embedded emulator, deploys the root stack with the
- * real engine, shows the outputs, then destroys the stack and stops the emulator.
+ * Deploys a Pulumi program against the embedded emulator on an ephemeral stack, shows its outputs, then
+ * destroys it. The main job (`npm start`) runs it on the root stack.
  */
 export async function runDeploy(options: DeployOptions): Promise<void> {
   const started = Date.now();
-  step("Preparing the Pulumi toolchain");
-  const toolchainBin = ensureToolchain();
-
   step("Starting the embedded emulator");
   // Boot durations are short here so the demo finishes quickly; tests drive them with the emulator's clock.
   const emulator = await startEmulator({ contention: options.contention, lifecycle: { provisioningMs: 500, loadingMs: 1500 } });
   console.log(`Emulator listening on ${emulator.url}`);
-  const ws: PulumiWorkspace = {
-    toolchainBin,
-    projectDir: PACKAGE_ROOT,
-    stateDir: path.join(PACKAGE_ROOT, ".gpu-rental", "main-job"),
-  };
-  const stack = ["--stack", options.stack];
-  let deployed = false;
+  const before = holdingsOf(emulator.marketplace, emulator.marketplace.seededUser.id);
+  const stackName = options.stack ?? `deploy-${crypto.randomBytes(3).toString("hex")}`;
+  const env = { GPU_RENTAL_API_URL: emulator.url, GPU_RENTAL_API_KEY: emulator.apiKey };
   try {
-    step(`Creating stack ${options.stack} (local file backend in ${path.relative(process.cwd(), ws.stateDir) || "."})`);
-    await pulumi(ws, ["stack", "select", "--create", options.stack]);
-    await pulumi(ws, ["config", "set", ...stack, "gpu-rental:apiUrl", emulator.url]);
-    // The key goes in through stdin, so it never shows in a process listing; it is stored encrypted.
-    await pulumi(ws, ["config", "set", ...stack, "--secret", "gpu-rental:apiKey"], { input: emulator.apiKey });
-
-    step("pulumi up");
-    deployed = true;
-    await pulumi(ws, ["up", ...stack, "--yes"], { echo: true });
-    const outputs = JSON.parse(await pulumi(ws, ["stack", "output", ...stack, "--json"]));
-    step("Result");
-    console.log(`Instance ${outputs.instanceId}: ${outputs.gpuName} x${outputs.numGpus} at $${outputs.pricePerHour}/hour, ${outputs.status}`);
-    console.log(`SSH: ${outputs.sshCommand}   (host ${outputs.sshHost}, port ${outputs.sshPort})`);
-    const { offersAccepted, offersLostToContention } = emulator.marketplace.stats;
-    console.log(`Market: ${offersAccepted} offer(s) accepted, ${offersLostToContention} taken by other tenants first (contention ${options.contention})`);
-
-    if (options.keep) {
-      step("Keeping the stack and the emulator up (Ctrl-C destroys the stack and stops)");
-      printConnection(emulator);
-      await untilSignal();
-    }
+    step(`Preparing the Pulumi toolchain and stack ${stackName} (a private local backend)`);
+    await withEphemeralStack({ programDir: options.programDir, stackName, env }, async (stack) => {
+      const output = { onOutput: (text: string) => process.stdout.write(text), color: "auto" as const };
+      try {
+        step("pulumi up");
+        await stack.up(output);
+        step("Result");
+        for (const [name, { value, secret }] of Object.entries(await stack.outputs())) {
+          console.log(`${name}: ${secret ? "[secret]" : typeof value === "string" ? value : JSON.stringify(value)}`);
+        }
+        const { offersAccepted, offersLostToContention } = emulator.marketplace.stats;
+        console.log(`Market: ${offersAccepted} offer(s) accepted, ${offersLostToContention} taken by other tenants first (contention ${options.contention})`);
+        if (options.keep) {
+          step("Keeping the stack and the emulator up (Ctrl-C destroys the stack and stops)");
+          printConnection(emulator);
+          await untilSignal();
+        }
+      } finally {
+        step("pulumi destroy");
+        await stack.destroy(output);
+      }
+    });
   } finally {
-    if (deployed) {
-      step("pulumi destroy");
-      await pulumi(ws, ["destroy", ...stack, "--yes"], { echo: true }).catch((error) => console.error(String(error)));
-    }
-    await pulumi(ws, ["stack", "rm", ...stack, "--yes", "--force"]).catch(() => undefined);
-    const left = emulator.marketplace.instances.all().length;
+    const left = heldSince(before, holdingsOf(emulator.marketplace, emulator.marketplace.seededUser.id));
+    const count = Object.values(left).reduce((sum, ids) => sum + ids.length, 0);
     await emulator.close();
-    step(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; instances left in the emulator: ${left}`);
-    if (left > 0) process.exitCode = 1;
+    step(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; left in the emulator: ${count ? JSON.stringify(left) : "nothing"}`);
+    if (count > 0) process.exitCode = 1;
   }
 }

@@ -1,6 +1,8 @@
+import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { runDeploy } from "./deploy";
 import { runEmulatorCommand } from "./emulator";
+import { testProgram } from "./program-test";
 import { ensureToolchain } from "./toolchain";
 
 const USAGE = `Usage: gpu-rental <command> [options]
@@ -15,9 +17,22 @@ Commands:
              --provisioning-ms N, --loading-ms N   instance boot phase durations
              --no-control        do not serve the /_emulator/ control API
              --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
-  deploy     The main job: deploy the root Pulumi stack against the embedded emulator, show the outputs,
-             destroy it. --keep keeps the stack and the emulator up until Ctrl-C; --contention P as above.
-  toolchain  Build (or find) pulumi v3.248.0 and its Node language host; prints their folder.
+  test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
+             second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
+             failure, with a report of each step.
+             --stack NAME            stack name (default test-<random>); the stack is removed afterwards
+             --config KEY=VALUE      plain stack config (repeatable)
+             --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
+                                     (repeatable: programs that use several accounts)
+             --account-env NAME      the same, into the environment variable NAME
+             --expect CHECK          check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)
+             --junit FILE            also write the report as JUnit XML
+             --contention P          as for emulator
+  deploy [DIR]  Deploy the Pulumi program in DIR (default .) against the embedded emulator on a throwaway stack,
+             show its outputs, destroy it: the main job (npm start) on the root stack. --keep keeps the stack
+             and the emulator up until Ctrl-C; --contention P as above; --stack NAME.
+  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
+             cannot download); prints the folders.
 `;
 
 function number(value: string | undefined, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -25,6 +40,21 @@ function number(value: string | undefined, name: string, min = 0, max = Number.M
   const n = Number(value);
   if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return n;
+}
+
+function programDir(positionals: string[]): string {
+  if (positionals.length > 1) throw new UsageError(`one program folder at most, got ${positionals.join(" ")}`);
+  return path.resolve(positionals[0] ?? ".");
+}
+
+function keyValues(pairs: string[], flag: string): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const at = pair.indexOf("=");
+      if (at < 1) throw new UsageError(`${flag} takes KEY=VALUE, got ${JSON.stringify(pair)}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }
 
 export class UsageError extends Error {
@@ -64,15 +94,43 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === "deploy") {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: rest,
+      allowPositionals: true,
       options: { keep: { type: "boolean" }, contention: { type: "string" }, stack: { type: "string" } },
     });
-    await runDeploy({ keep: !!values.keep, contention: number(values.contention, "contention", 0, 1) ?? 0, stack: values.stack ?? "dev" });
+    await runDeploy({ programDir: programDir(positionals), keep: !!values.keep, contention: number(values.contention, "contention", 0, 1) ?? 0, stack: values.stack });
+    return;
+  }
+  if (command === "test") {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        stack: { type: "string" }, config: { type: "string", multiple: true }, "account-config": { type: "string", multiple: true },
+        "account-env": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
+        contention: { type: "string" },
+      },
+    });
+    const results = await testProgram({
+      programDir: programDir(positionals),
+      stackName: values.stack,
+      config: keyValues(values.config ?? [], "--config"),
+      accountConfigs: values["account-config"],
+      accountEnvs: values["account-env"],
+      expects: values.expect,
+      junitFile: values.junit,
+      contention: number(values.contention, "contention", 0, 1),
+    });
+    const failed = results.filter((r) => r.status === "failed");
+    console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);
+    if (failed.length) process.exitCode = 1;
     return;
   }
   if (command === "toolchain") {
-    console.log(ensureToolchain());
+    const { bin, plugins } = ensureToolchain();
+    console.log(bin);
+    for (const plugin of plugins) console.log(`${plugin.name} ${plugin.version} ${plugin.file}`);
     return;
   }
   throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);

@@ -10,6 +10,8 @@ export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
 export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
+export { holdingsOf, heldSince } from "./domain/holdings";
+export type { Holdings } from "./domain/holdings";
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
   /** Keep state in this folder across restarts (see emulator/store.ts); memory only without it. */

@@ -1,0 +1,123 @@
+import * as crypto from "node:crypto";
+import * as path from "node:path";
+import type * as automation from "@pulumi/pulumi/automation";
+import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
+import { withEphemeralStack } from "./ephemeral";
+import { Steps, StepResult, writeJunit } from "./steps";
+
+export interface ProgramTestOptions {
+  /** The Pulumi project to test (the folder holding Pulumi.yaml). */
+  programDir: string;
+  /** Default: `test-<random>`. */
+  stackName?: string;
+  /** Plain stack config of the program. */
+  config?: Record<string, string>;
+  /** Stack config keys that each get the API key of a fresh emulator account, as a secret (programs with several accounts). */
+  accountConfigs?: string[];
+  /** Environment variables that each get the API key of a fresh emulator account. */
+  accountEnvs?: string[];
+  /** Checks of the stack outputs after `up`: `name` (set), `name=value` (equal), `name~regex` (matches). */
+  expects?: string[];
+  /** Where to write a JUnit XML report. */
+  junitFile?: string;
+  /** Probability that an accepted offer was taken by another tenant first (0..1). */
+  contention?: number;
+  /** Where progress and Pulumi's own output go; default stdout. */
+  out?: NodeJS.WritableStream;
+}
+
+/**
+ * `gpu-rental test`: tests a Pulumi program against a throwaway emulator in one step, as a CI pipeline runs it.
+ * Starts the emulator, creates an ephemeral stack on a local backend, runs `up`, a second `up` that must show no
+ * changes, the output checks, `destroy`, and checks that nothing the run created is left in the emulator.
+ */
+export async function testProgram(options: ProgramTestOptions): Promise<StepResult[]> {
+  const out = options.out ?? process.stdout;
+  const log = (line: string) => out.write(`${line}\n`);
+  const steps = new Steps(log);
+  // Quick boots: a CI run tests the program's wiring, not the market's patience.
+  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 } });
+  try {
+    const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
+    const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
+    const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
+    const env = {
+      GPU_RENTAL_API_URL: emulator.url,
+      GPU_RENTAL_API_KEY: emulator.apiKey,
+      ...Object.fromEntries((options.accountEnvs ?? []).map((name) => [name, accounts.keys[name]])),
+    };
+    const stackName = options.stackName ?? `test-${crypto.randomBytes(3).toString("hex")}`;
+    log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}`);
+    await withEphemeralStack({ programDir: options.programDir, stackName, config: options.config, secrets, env }, async (stack) => {
+      const output = { onOutput: (text: string) => out.write(text), color: "never" as const };
+      if (await steps.run("up", () => stack.up(output))) {
+        await steps.run("second up shows no changes", () => upWithoutChanges(stack, output));
+        const outputs = await stack.outputs();
+        for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
+      } else {
+        steps.skip("second up shows no changes", "the first up failed");
+      }
+      await steps.run("destroy", () => stack.destroy(output));
+    });
+    await steps.run("nothing left in the emulator", async () => {
+      const left = accounts.users.map((id, i) => describeHeld(heldSince(before[i], holdingsOf(emulator.marketplace, id)))).filter(Boolean);
+      if (left.length) throw new Error(`after destroy the emulator still holds ${left.join("; ")}: a resource's delete does not delete it.`);
+    });
+  } catch (error) {
+    // A failure outside the steps (no Pulumi.yaml, no toolchain, ...) is a step of its own, so the report shows it.
+    steps.results.push({ name: "set up", status: "failed", seconds: 0, message: (error as Error).message });
+    log(`FAIL set up: ${(error as Error).message}`);
+  } finally {
+    await emulator.close();
+  }
+  if (options.junitFile) writeJunit(options.junitFile, `gpu-rental test ${path.basename(path.resolve(options.programDir))}`, steps.results);
+  return steps.results;
+}
+
+/** The seeded user is the default account; each named account is a fresh user with a full-access key. */
+function newAccounts(emulator: RunningEmulator, names: string[]): { users: number[]; keys: Record<string, string> } {
+  const { accounts, seededUser } = emulator.marketplace;
+  const keys: Record<string, string> = {};
+  const users = [seededUser.id];
+  for (const name of names) {
+    const user = accounts.addUser({ email: `${name.replace(/[^\w.-]/g, "_").toLowerCase()}@accounts.gpu-rental.test` });
+    keys[name] = accounts.issueKey(user.id, { name }).key;
+    users.push(user.id);
+  }
+  return { users, keys };
+}
+
+/** A second `up` of an unchanged program must change nothing; when it would, the error names what and why. */
+async function upWithoutChanges(stack: automation.Stack, output: automation.UpOptions): Promise<void> {
+  const changes: string[] = [];
+  const onEvent = (event: automation.EngineEvent) => {
+    const step = event.resourcePreEvent?.metadata;
+    if (step && step.op !== "same" && step.op !== "read") {
+      changes.push(`${step.op} ${step.urn.split("::").pop()}${step.diffs?.length ? ` (${step.diffs.join(", ")} changed)` : ""}`);
+    }
+  };
+  try {
+    await stack.up({ ...output, expectNoChanges: true, onEvent });
+  } catch (error) {
+    if (!changes.length) throw error;
+    throw new Error(`the program is not stable: an up right after up wants to ${changes.join("; ")}. Usually a resource's diff reports a change that its create or update did not make.`);
+  }
+}
+
+function checkOutput(outputs: automation.OutputMap, expect: string): void {
+  const match = /^([^=~]+)(?:([=~])(.*))?$/s.exec(expect);
+  if (!match) throw new Error(`cannot read the check ${JSON.stringify(expect)}: write name, name=value or name~regex`);
+  const [, name, op, wanted] = match;
+  if (!(name in outputs)) throw new Error(`the stack has no output ${name} (outputs: ${Object.keys(outputs).join(", ") || "none"})`);
+  const value = outputs[name].value;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const shown = outputs[name].secret ? "[secret]" : text;
+  if (!op && (value === null || value === undefined || value === "")) throw new Error(`output ${name} is empty`);
+  if (op === "=" && text !== wanted) throw new Error(`output ${name} is ${shown}, expected ${wanted}`);
+  if (op === "~" && !new RegExp(wanted).test(text)) throw new Error(`output ${name} is ${shown}, which does not match /${wanted}/`);
+}
+
+function describeHeld(held: Holdings): string {
+  const parts = (Object.keys(held) as (keyof Holdings)[]).filter((kind) => held[kind].length).map((kind) => `${kind} ${held[kind].join(", ")}`);
+  return parts.join(", ");
+}
