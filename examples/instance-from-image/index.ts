@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Instance } from "gpu-rental/provider";
 
-// The cheapest offer with the GPU model asked for. Stack config (all optional) tunes it:
-//   pulumi config set gpuModel "RTX 4090"; pulumi config set image ...; pulumi config set label ...
+// The cheapest reliable, verified offer of a GPU model, running a container image with direct SSH.
 const config = new pulumi.Config();
 
 const trainer = new Instance("trainer", {

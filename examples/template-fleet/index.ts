@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKey, Instance, NetworkVolume, Template } from "gpu-rental/provider";
+import { Instance, Template } from "gpu-rental/provider";
 
-// Two workers from one template, a network volume for their datasets, and a read-only key for a dashboard.
-// Stack config (all optional): pulumi config set gpuModel "RTX 4090"; pulumi config set --secret registryToken ...
+// One template holds what every worker shares; each instance made from it overrides what is its own.
 const config = new pulumi.Config();
 
 const template = new Template("worker", {
@@ -13,7 +12,7 @@ const template = new Template("worker", {
   runtype: "ssh",
   sshDirect: true,
   useSsh: true,
-  env: "-e WANDB_MODE=offline -p 8080:8080",
+  env: "-e WANDB_MODE=offline -e EPOCHS=10 -p 8080:8080",
   onstart: "nvidia-smi",
   recommendedDiskSpace: 32,
   // Registry credentials for a private image; the token stays a secret in state.
@@ -22,31 +21,22 @@ const template = new Template("worker", {
   dockerLoginPass: config.getSecret("registryToken") ?? "",
 });
 
-// The cheapest verified network volume offer with 100 GB free, in North America.
-const datasets = new NetworkVolume("datasets", {
-  q: { verified: { eq: true }, geolocation: { in: ["US", "CA"] } },
-  size: 100,
-  name: "fleet-datasets",
-});
+// The template's values are the base; what an instance declares wins (env is merged key by key).
+const workers = {
+  small: { gpuModel: "RTX 4090", disk: 32, env: { EPOCHS: "5" } },
+  large: { gpuModel: config.get("largeGpuModel") ?? "A100 SXM4", disk: 128, env: { EPOCHS: "50", SHARDS: "8" } },
+};
 
-// A change to the template gives it a new hashId: the workers are then replaced, as they run its old content.
-const workers = ["a", "b"].map(
-  (suffix) =>
-    new Instance(`worker-${suffix}`, {
-      gpuModel: config.get("gpuModel") ?? "RTX 4090",
-      filters: { reliability: { gte: 0.95 } },
+const instances = Object.entries(workers).map(
+  ([name, overrides]) =>
+    new Instance(`worker-${name}`, {
       templateHashId: template.hashId,
-      label: `fleet-worker-${suffix}`,
-      // Both mount the datasets volume (a network volume can serve several instances).
-      volume: { volumeId: datasets.volumeId, mountPath: "/datasets" },
+      label: `fleet-${name}`,
+      filters: { reliability: { gte: 0.95 } },
+      ...overrides,
     }),
 );
 
-// For a dashboard: it may read instances, nothing else. Its value is a secret output.
-const dashboardKey = new ApiKey("dashboard", { name: "fleet-dashboard", permissions: { api: { instance_read: {} } } });
-
 export const templateHashId = template.hashId;
-export const volumeId = datasets.volumeId;
-export const volumeLocation = datasets.geolocation;
-export const ssh = workers.map((w) => pulumi.interpolate`ssh -p ${w.sshPort} root@${w.sshHost}`);
-export const dashboardApiKey = dashboardKey.key;
+export const instanceIds = instances.map((i) => i.instanceId);
+export const ssh = instances.map((i) => pulumi.interpolate`ssh -p ${i.sshPort} root@${i.sshHost}`);
