@@ -1,0 +1,16 @@
+// Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
+// tests that matter install that tarball into programs outside the repository. Its path is GPU_RENTAL_TARBALL.
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+module.exports = async function globalSetup() {
+  if (process.env.GPU_RENTAL_TARBALL && fs.existsSync(process.env.GPU_RENTAL_TARBALL)) return;
+  const root = path.resolve(__dirname, "..", "..");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-pack-"));
+  const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const [{ filename }] = JSON.parse(out);
+  process.env.GPU_RENTAL_TARBALL = path.join(dir, filename);
+  process.env.GPU_RENTAL_PACK_DIR = dir;
+};

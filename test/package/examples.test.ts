@@ -1,0 +1,46 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { ensureToolchain } from "../../cli/toolchain";
+import { REPO_ROOT } from "../helpers/provider-host";
+import { UserProgram } from "../helpers/user-program";
+
+const run = promisify(execFile);
+const EXAMPLES = fs.readdirSync(path.join(REPO_ROOT, "examples")).filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "Pulumi.yaml")));
+
+/** The `npx gpu-rental test ...` line of an example's README: the test runs what the README tells a user to run. */
+function testCommandOf(example: string): string {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "examples", example, "README.md"), "utf8");
+  const line = readme.split("\n").find((l) => l.startsWith("npx gpu-rental test"));
+  if (!line) throw new Error(`examples/${example}/README.md shows no \`npx gpu-rental test\` command`);
+  return line;
+}
+
+it("covers every kind of program the project promises", () => {
+  expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "instance-from-image", "interruptible", "network-volume", "template-fleet", "two-accounts"]);
+});
+
+/**
+ * Each example, copied out of the repository and installed from the packed tarball, deployed, checked and
+ * destroyed through the real engine by the command its README shows (`gpu-rental test` with its checks).
+ */
+describe.each(EXAMPLES)("examples/%s", (example) => {
+  it("installs from the packed package and passes its README's `gpu-rental test`", async () => {
+    const program = await UserProgram.fromExample(example);
+    try {
+      const env = { ...process.env, PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}` };
+      const { stdout } = await run("bash", ["-c", testCommandOf(example)], { cwd: program.dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+        throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
+      });
+      const [, passed, total] = /gpu-rental test: (\d+) of (\d+) steps passed/.exec(stdout) ?? [];
+      expect(Number(total)).toBeGreaterThanOrEqual(6);
+      expect(passed).toBe(total);
+      expect(stdout).toMatch(/PASS second up shows no changes/);
+      expect(stdout).toMatch(/PASS nothing left in the emulator/);
+      expect(fs.readdirSync(program.dir).filter((f) => /^Pulumi\..+\.yaml$/.test(f))).toEqual([]);
+    } finally {
+      program.remove();
+    }
+  }, 300_000);
+});

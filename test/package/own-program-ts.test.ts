@@ -1,0 +1,20 @@
+import { ownProgramScenario, PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+
+const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import { Instance, Template } from "gpu-rental/provider";
+
+const config = new pulumi.Config();
+const base = new Template("base", { name: "own-base", image: "nvidia/cuda", tag: "12.4.1-runtime-ubuntu22.04", runtype: "ssh", sshDirect: true, useSsh: true });
+const worker = new Instance("worker", { gpuModel: "RTX 4090", templateHashId: base.hashId, label: config.require("label") });
+
+export const instanceId = worker.instanceId;
+export const hashId = base.hashId;
+`;
+
+describe("a TypeScript program with @pulumi/pulumi 3.248.0 and the packed package, outside the repository", () => {
+  ownProgramScenario(
+    "own-ts",
+    { "Pulumi.yaml": PROJECT("own-ts", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG },
+    ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"],
+  );
+});

@@ -1,0 +1,94 @@
+import { Clock } from "../../emulator";
+import { emulator, TestEmulator } from "../helpers/emulator";
+import { TestStack } from "../helpers/pulumi-stack";
+import { UserProgram } from "../helpers/user-program";
+
+/** The tsconfig.json of `pulumi new typescript`: classic module resolution, which needs the package's typesVersions. */
+export const PULUMI_TEMPLATE_TSCONFIG = JSON.stringify(
+  {
+    compilerOptions: {
+      strict: true, outDir: "bin", target: "es2020", module: "commonjs", moduleResolution: "node", sourceMap: true,
+      experimentalDecorators: true, pretty: true, noFallthroughCasesInSwitch: true, noImplicitReturns: true,
+      forceConsistentCasingInFileNames: true,
+    },
+    files: ["index.ts"],
+  },
+  null,
+  2,
+);
+
+/**
+ * What a user does with the packed package in a program of their own, outside the repository: install it, write
+ * a Template and an Instance, and run the real engine through up, a second up, an in-place update, refresh and
+ * destroy, with the key as a secret in stack config.
+ */
+export function ownProgramScenario(name: string, files: Record<string, string>, packages: string[]): void {
+  let emu: TestEmulator;
+  let program: UserProgram;
+  let stack: TestStack;
+  const instances = () => emu.marketplace.instances.all();
+
+  beforeAll(async () => {
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
+    program = await UserProgram.create(name, files, packages);
+    stack = new TestStack(`own-${process.pid}`, {}, program.dir);
+    await stack.init({ "gpu-rental:apiUrl": emu.url, label: "first" }, { "gpu-rental:apiKey": emu.apiKey });
+  }, 300_000);
+
+  afterAll(async () => {
+    await stack?.run("destroy", "--yes");
+    await stack?.remove();
+    await emu?.close();
+    program?.remove();
+  }, 120_000);
+
+  let instanceId: number;
+
+  it("holds exactly one copy of @pulumi/pulumi: the program's own", () => {
+    expect(program.pulumiCopies()).toEqual([`${program.dir}/node_modules/@pulumi/pulumi`]);
+  });
+
+  it("up creates the template and an instance from it", async () => {
+    const out = await stack.ok("up", "--yes");
+    expect(out).toMatch(/\+ 3 created/);
+    expect(instances()).toHaveLength(1);
+    instanceId = instances()[0].id;
+    expect(instances()[0]).toMatchObject({ label: "first" });
+    expect((await stack.outputs()).instanceId).toBe(instanceId);
+  });
+
+  it("a second up changes nothing", async () => {
+    expect(await stack.ok("up", "--yes", "--expect-no-changes")).toMatch(/3 unchanged/);
+  });
+
+  it("a label change is an update in place", async () => {
+    await stack.ok("config", "set", "label", "second");
+    const out = await stack.ok("up", "--yes");
+    expect(out).toMatch(/~ 1 updated/);
+    expect(instances().map((i) => [i.id, i.label])).toEqual([[instanceId, "second"]]);
+  });
+
+  it("refresh reads everything back, and finds nothing to change", async () => {
+    await stack.ok("refresh", "--yes");
+    expect(await stack.ok("up", "--yes", "--expect-no-changes")).toMatch(/3 unchanged/);
+  });
+
+  it("destroy leaves nothing in the emulator", async () => {
+    expect(await stack.ok("destroy", "--yes")).toMatch(/- 3 deleted/);
+    expect(instances()).toHaveLength(0);
+    expect(emu.marketplace.templates.search(emu.marketplace.seededUser.id, { creator_id: { eq: emu.marketplace.seededUser.id } })).toEqual([]);
+  });
+
+  it("never writes or prints the API key in plaintext", () => {
+    const everything = stack.stateText() + stack.transcript.join("\n");
+    expect(everything.length).toBeGreaterThan(1000);
+    expect(everything).not.toContain(emu.apiKey);
+  });
+}
+
+export const PROJECT = (name: string, typescript: boolean) => `name: ${name}
+runtime:
+  name: nodejs
+  options:
+    typescript: ${typescript}
+`;
