@@ -93,7 +93,8 @@ async function upWithoutChanges(stack: automation.Stack, output: automation.UpOp
   const onEvent = (event: automation.EngineEvent) => {
     const step = event.resourcePreEvent?.metadata;
     if (step && step.op !== "same" && step.op !== "read") {
-      changes.push(`${step.op} ${step.urn.split("::").pop()}${step.diffs?.length ? ` (${step.diffs.join(", ")} changed)` : ""}`);
+      const keys = step.diffs?.length ? step.diffs : changedInputs(step.old?.inputs, step.new?.inputs);
+      changes.push(`${step.op} ${step.urn.split("::").pop()}${keys.length ? ` (${keys.join(", ")} changed)` : ""}`);
     }
   };
   try {
@@ -102,6 +103,12 @@ async function upWithoutChanges(stack: automation.Stack, output: automation.UpOp
     if (!changes.length) throw error;
     throw new Error(`the program is not stable: an up right after up wants to ${changes.join("; ")}. Usually a resource's diff reports a change that its create or update did not make.`);
   }
+}
+
+/** The inputs that differ between two states (dynamic providers report no per-key diff to the engine). */
+function changedInputs(olds: Record<string, unknown> = {}, news: Record<string, unknown> = {}): string[] {
+  const keys = new Set([...Object.keys(olds), ...Object.keys(news)].filter((key) => key !== "__provider"));
+  return [...keys].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key])).sort();
 }
 
 function checkOutput(outputs: automation.OutputMap, expect: string): void {

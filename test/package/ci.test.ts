@@ -1,0 +1,135 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { parse } from "yaml";
+import { Clock } from "../../emulator";
+import { pulumiEnv } from "../../cli/pulumi";
+import { ensureToolchain } from "../../cli/toolchain";
+import { emulator, TestEmulator } from "../helpers/emulator";
+import { REPO_ROOT } from "../helpers/provider-host";
+import { TestStack } from "../helpers/pulumi-stack";
+import { UserProgram } from "../helpers/user-program";
+import { PROJECT } from "./own-program";
+
+const run = promisify(execFile);
+const WORKFLOW = path.join(REPO_ROOT, "examples", "ci", ".github", "workflows", "gpu-infrastructure.yml");
+
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, string>;
+}
+const workflow = parse(fs.readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, { if?: string; steps: Step[] }> };
+
+/** The environment a runner gives the steps after `pulumi/actions`: the Pulumi CLI on PATH. */
+function runnerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, CI: "true", PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`, ...extra };
+}
+
+/** Runs one `run:` step the way a GitHub runner does (bash, -e, in the checkout). */
+async function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run("bash", ["-e", "-c", command], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error: any) {
+    return { code: error.code ?? 1, output: `${error.stdout}${error.stderr}` };
+  }
+}
+
+describe("the GitHub Actions workflow of examples/ci", () => {
+  let program: UserProgram;
+
+  beforeAll(async () => {
+    // The repository a user made from the example, with the package installed (and a lock file committed).
+    program = await UserProgram.fromExample("ci");
+  }, 300_000);
+  afterAll(() => program.remove());
+
+  it("runs on pull requests, main and a schedule, with a job for each", () => {
+    expect(Object.keys(workflow.jobs).sort()).toEqual(["deploy", "drift", "emulator", "preview"]);
+    expect(workflow.jobs.emulator.if).toMatch(/pull_request/);
+    expect(workflow.jobs.preview.if).toMatch(/pull_request/);
+    expect(workflow.jobs.deploy.if).toMatch(/refs\/heads\/main/);
+    expect(workflow.jobs.drift.if).toMatch(/schedule/);
+  });
+
+  it("its emulator job's commands, run exactly as written, test the program and leave a JUnit report", async () => {
+    const steps = workflow.jobs.emulator.steps;
+    const commands = steps.filter((s) => s.run).map((s) => s.run!);
+    expect(commands).toEqual(["npm ci", expect.stringMatching(/^npx gpu-rental test /)]);
+    for (const command of commands) {
+      const { code, output } = await runStep(command, program.dir, runnerEnv());
+      if (code !== 0) throw new Error(`\`${command}\` exited ${code}:\n${output}`);
+    }
+    const report = steps.find((s) => s.uses?.startsWith("actions/upload-artifact"))!.with!.path;
+    const xml = fs.readFileSync(path.join(program.dir, report), "utf8");
+    expect(xml).toMatch(/<testsuite [^>]*tests="\d+" failures="0"/);
+    expect(xml).toMatch(/name="second up shows no changes"/);
+  }, 300_000);
+
+  describe("its nightly drift job's command", () => {
+    let emu: TestEmulator;
+    let stack: TestStack;
+
+    beforeAll(async () => {
+      emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
+      stack = new TestStack("prod", {}, program.dir);
+      await stack.init({ "gpu-rental:apiUrl": emu.url, replicas: "1" }, { "gpu-rental:apiKey": emu.apiKey });
+      await stack.ok("up", "--yes");
+    }, 300_000);
+    afterAll(async () => {
+      await stack.run("destroy", "--yes");
+      await stack.remove();
+      await emu.close();
+    });
+
+    const drift = () => workflow.jobs.drift.steps.filter((s) => s.run && /refresh/.test(s.run)).map((s) => s.run!)[0];
+    const runDrift = () => runStep(drift(), program.dir, runnerEnv({ ...pulumiEnv(stack.ws), PULUMI_STACK: "prod" }));
+
+    it("passes while the service matches the state", async () => {
+      const { code, output } = await runDrift();
+      expect({ code, output }).toMatchObject({ code: 0 });
+    }, 120_000);
+
+    it("fails, naming the resource, when an instance was changed outside Pulumi", async () => {
+      const [instance] = emu.marketplace.instances.all();
+      emu.marketplace.instances.update(instance, { label: "changed-by-hand" });
+      const { code, output } = await runDrift();
+      expect(code).not.toBe(0);
+      expect(output).toMatch(/inference-0/);
+      expect(output).toMatch(/no changes were expected/);
+      // A preview only: the state still holds what was deployed, for the deploy job to put back.
+      const state = JSON.parse(await stack.ok("stack", "export")).deployment.resources.find((r: any) => r.type.endsWith(":Instance"));
+      expect(state.outputs.label).toBe("inference-0");
+    }, 120_000);
+  });
+});
+
+describe("gpu-rental test on a program that is not stable", () => {
+  it("fails with a report naming the resource and input a second up would change, and a JUnit failure", async () => {
+    const program = await UserProgram.create(
+      "unstable",
+      {
+        "Pulumi.yaml": PROJECT("unstable", false),
+        // The label changes on every run: a second up always wants to update it.
+        "index.js": `const { Instance } = require("gpu-rental/provider");\nnew Instance("worker", { gpuModel: "RTX 3090", image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "run-" + Date.now() });\n`,
+      },
+      ["gpu-rental", "@pulumi/pulumi@3.248.0"],
+    );
+    try {
+      const { code, output } = await runStep("npx gpu-rental test --junit report.xml", program.dir, runnerEnv());
+      expect(code).toBe(1);
+      expect(output).toMatch(/FAIL second up shows no changes/);
+      expect(output).toMatch(/update worker \(label changed\)/);
+      expect(output).toMatch(/PASS destroy/);
+      expect(output).toMatch(/PASS nothing left in the emulator/);
+      expect(output).toMatch(/gpu-rental test: \d+ of \d+ steps passed; failed: second up shows no changes/);
+      const xml = fs.readFileSync(path.join(program.dir, "report.xml"), "utf8");
+      expect(xml).toMatch(/failures="1"/);
+      expect(xml).toMatch(/<failure message="the program is not stable/);
+    } finally {
+      program.remove();
+    }
+  }, 300_000);
+});
