@@ -75,23 +75,38 @@ func (h *host) GetPluginInfo(ctx context.Context, _ *emptypb.Empty) (*pulumirpc.
 	return &pulumirpc.PluginInfo{Version: pluginVersion}, nil
 }
 
-// GetRequiredPackages reports no packages. The programs this host is meant for
-// register only dynamic resources, whose provider (pulumi-nodejs) the engine
-// loads by itself when the first such resource is registered; it finds the
-// pulumi-resource-pulumi-nodejs script next to the pulumi binary or on PATH.
-// Reporting nothing also means the engine never tries to download plugins.
+// GetRequiredPackages reports the resource plugins that the program's
+// installed packages declare (see requiredPackages). The dynamic provider
+// plugin (pulumi-nodejs) is not among them: the engine finds the
+// pulumi-resource-pulumi-nodejs script next to the pulumi binary by itself.
 func (h *host) GetRequiredPackages(
 	ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest,
 ) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+	deps, err := requiredPackages(req.GetInfo().GetProgramDirectory())
+	if err != nil {
+		return nil, err
+	}
+	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
 }
 
-// GetRequiredPlugins is the deprecated predecessor of GetRequiredPackages;
-// answer it the same way in case an older code path asks.
+// GetRequiredPlugins is the deprecated predecessor of GetRequiredPackages,
+// answered the same way for engines that still ask it.
 func (h *host) GetRequiredPlugins(
 	ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest,
 ) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
+	dir := req.GetInfo().GetProgramDirectory()
+	if dir == "" {
+		dir = req.GetProgram() //nolint:staticcheck // older engines only fill the deprecated field
+	}
+	deps, err := requiredPackages(dir)
+	if err != nil {
+		return nil, err
+	}
+	plugins := make([]*pulumirpc.PluginDependency, 0, len(deps))
+	for _, dep := range deps {
+		plugins = append(plugins, &pulumirpc.PluginDependency{Kind: dep.Kind, Name: dep.Name, Version: dep.Version, Server: dep.Server})
+	}
+	return &pulumirpc.GetRequiredPluginsResponse{Plugins: plugins}, nil
 }
 
 // InstallDependencies succeeds without doing anything: node_modules is
