@@ -1,12 +1,30 @@
 import { startEmulator, EmulatorOptions, RunningEmulator } from "../emulator";
 
-/** `gpu-rental emulator`: runs the emulator in the foreground until interrupted. */
+/**
+ * `gpu-rental emulator`: runs the emulator in the foreground until interrupted, or until the process that started
+ * it is gone. `npx gpu-rental emulator &` runs it under npm and a shell, and `kill %1` stops npm alone: without
+ * this the emulator would live on unseen, holding its port.
+ */
 export async function runEmulatorCommand(options: EmulatorOptions): Promise<void> {
   const emulator = await startEmulator(options);
   printConnection(emulator);
   console.log("Control API: %s/_emulator/state (Ctrl-C stops the emulator)", emulator.url);
-  await untilSignal();
+  const reason = await Promise.race([untilSignal(), untilOrphaned()]);
+  if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
   await emulator.close();
+}
+
+/** Resolves when this process's parent has exited (it is then adopted by another, and its parent id changes). */
+function untilOrphaned(): Promise<"orphaned"> {
+  const parent = process.ppid;
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(timer);
+        resolve("orphaned");
+      }
+    }, 500);
+  });
 }
 
 export function printConnection(emulator: RunningEmulator): void {

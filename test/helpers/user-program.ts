@@ -46,8 +46,13 @@ export class UserProgram {
 
   /** Runs npm in the program's folder, offline where the cache allows. */
   async npm(...args: string[]): Promise<string> {
+    return this.npmWith({}, ...args);
+  }
+
+  async npmWith(env: Record<string, string>, ...args: string[]): Promise<string> {
     const { stdout } = await run("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
       cwd: this.dir,
+      env: { ...process.env, ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
     return stdout;

@@ -1,0 +1,42 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "../helpers/provider-host";
+
+const run = promisify(execFile);
+
+/** The files `npm pack` puts in the package, from a fresh clone of the committed tree (as CI and a user have it). */
+async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-clone-"));
+  try {
+    await run("git", ["clone", "--quiet", REPO_ROOT, dir]);
+    await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf("[")));
+    const manifest = JSON.parse((await run("tar", ["-xzOf", path.join(dir, packed.filename), "package/package.json"])).stdout);
+    return { files: packed.files.map((f: { path: string }) => f.path), manifest };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+it("npm pack of a fresh clone gives a complete, built package with only what users need", async () => {
+  const { files, manifest } = await packFreshClone();
+  // Built: every entry point the exports map names is in it, with its types.
+  for (const entry of ["sdk", "provider", "emulator", "cli"]) {
+    expect(files).toContain(`dist/${entry}/index.js`);
+    expect(files).toContain(`dist/${entry}/index.d.ts`);
+  }
+  expect(files).toEqual(expect.arrayContaining(["bin/gpu-rental.js", "tools/pulumi-toolchain.sh", "README.md", "LICENSE", "package.json"]));
+  expect(files).toContain("tools/third-party/pulumi-language-nodejs-v3.248.0/main.go");
+  // Nothing else: no sources, tests, source maps, examples or local state.
+  const unexpected = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|bin\/.+|tools\/.+|README\.md|LICENSE|package\.json)$/.test(f));
+  expect(unexpected).toEqual([]);
+  expect(files.filter((f) => f.endsWith(".map") || f.startsWith("test/") || f.startsWith("examples/"))).toEqual([]);
+  // Installable by users, with their own @pulumi/pulumi.
+  expect(manifest.private).toBeUndefined();
+  expect(manifest.dependencies["@pulumi/pulumi"]).toBeUndefined();
+  expect(manifest.peerDependencies["@pulumi/pulumi"]).toBe(">=3.200.0 <4");
+}, 300_000);
