@@ -8,6 +8,8 @@ import * as net from "node:net";
  */
 export class ForwardProxy {
   readonly seen: string[] = [];
+  /** Tunnels are sockets the HTTP server no longer tracks: closed by hand on close(). */
+  private readonly tunnels = new Set<net.Socket>();
   private constructor(private readonly server: http.Server, readonly url: string) {}
 
   static async start(): Promise<ForwardProxy> {
@@ -42,11 +44,16 @@ export class ForwardProxy {
       upstream.pipe(socket);
       socket.pipe(upstream);
     });
+    for (const end of [socket, upstream]) {
+      this.tunnels.add(end);
+      end.on("close", () => this.tunnels.delete(end));
+    }
     upstream.on("error", () => socket.destroy());
     socket.on("error", () => upstream.destroy());
   }
 
   close(): Promise<void> {
+    for (const socket of this.tunnels) socket.destroy();
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

@@ -83,7 +83,8 @@ it("tunnels HTTPS through CONNECT with HTTPS_PROXY, keeping TLS end to end (a pr
     expect(stdout.trim()).toBe("3");
     expect(proxy.seen).toContain(`CONNECT gpu-service.test:${frontPort}`);
   } finally {
-    front.close();
+    front.closeAllConnections();
+    await new Promise((resolve) => front.close(resolve));
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
