@@ -20,8 +20,7 @@ it("deploys and destroys through HTTP_PROXY", async () => {
     await stack.ok("destroy", "--yes");
     expect(emu.marketplace.instances.all()).toHaveLength(0);
   } finally {
-    await stack.run("destroy", "--yes");
-    await stack.remove();
+    await stack.dispose();
     await proxy.close();
     await emu.close();
   }

@@ -18,8 +18,7 @@ describe("root stack through the real engine", () => {
   }, 120_000);
 
   afterAll(async () => {
-    await stack.run("destroy", "--yes");
-    await stack.remove();
+    await stack.dispose();
     await emu.close();
   }, 120_000);
 
@@ -117,8 +116,7 @@ describe("root stack under contention", () => {
       await stack.ok("destroy", "--yes");
       expect(emu.marketplace.instances.all()).toHaveLength(0);
     } finally {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
       await emu.close();
     }
   }, 180_000);

@@ -77,8 +77,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
   }, 120_000);
 
   afterAll(async () => {
-    await stack.run("destroy", "--yes");
-    await stack.remove();
+    await stack.dispose();
     await emu.close();
     fs.rmSync(projectDir, { recursive: true, force: true });
   }, 120_000);

@@ -58,6 +58,12 @@ export class TestStack {
     return files.filter((f) => fs.existsSync(f) && fs.statSync(f).isFile()).map((f) => fs.readFileSync(f, "utf8")).join("\n");
   }
 
+  /** Destroys whatever the stack still holds, then removes it: for `finally` blocks and `afterAll`. */
+  async dispose(): Promise<void> {
+    await this.run("destroy", "--yes");
+    await this.remove();
+  }
+
   async remove(): Promise<void> {
     await this.run("stack", "rm", "--yes", "--force");
     fs.rmSync(this.ws.stateDir, { recursive: true, force: true });

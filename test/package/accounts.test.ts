@@ -44,8 +44,7 @@ describe("two accounts in one program", () => {
       expect(everything).not.toContain(teamKey);
       expect(everything).not.toContain(emu.apiKey);
     } finally {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
     }
   }, 300_000);
 

@@ -61,8 +61,7 @@ describe("adopting objects made elsewhere", () => {
       expect(emu.marketplace.accounts.keysOf(emu.marketplace.seededUser.id).map((k) => k.id)).not.toContain(key.id);
       expect(emu.marketplace.templates.search(emu.marketplace.seededUser.id, { id: { eq: template.id } })).toEqual([]);
     } finally {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
     }
   }, 300_000);
 
@@ -84,8 +83,7 @@ describe("adopting objects made elsewhere", () => {
       expect(output).toMatch(/API key \d+ cannot be adopted as declared: its permissions are/);
       expect(emu.marketplace.instances.all()).toEqual([]);
     } finally {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
     }
   }, 300_000);
 });

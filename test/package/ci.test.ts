@@ -79,8 +79,7 @@ describe("the GitHub Actions workflow of examples/ci", () => {
       await stack.ok("up", "--yes");
     }, 300_000);
     afterAll(async () => {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
       await emu.close();
     });
 

@@ -36,8 +36,7 @@ export function ownProgramScenario(name: string, files: Record<string, string>, 
   }, 300_000);
 
   afterAll(async () => {
-    await stack?.run("destroy", "--yes");
-    await stack?.remove();
+    await stack?.dispose();
     await emu?.close();
     program?.remove();
   }, 120_000);

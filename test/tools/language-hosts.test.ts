@@ -84,8 +84,7 @@ describe("plugin packages of a program", () => {
       await stack.ok("destroy", "--yes");
       expect(emu.marketplace.instances.all()).toHaveLength(0);
     } finally {
-      await stack.run("destroy", "--yes");
-      await stack.remove();
+      await stack.dispose();
       await emu.close();
     }
   }, 300_000);

@@ -82,11 +82,20 @@ func (h *host) GetPluginInfo(ctx context.Context, _ *emptypb.Empty) (*pulumirpc.
 func (h *host) GetRequiredPackages(
 	ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest,
 ) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	deps, err := requiredPackages(req.GetInfo().GetProgramDirectory())
+	deps, err := requiredPackages(programDir(req.GetInfo(), ""))
 	if err != nil {
 		return nil, err
 	}
 	return &pulumirpc.GetRequiredPackagesResponse{Packages: deps}, nil
+}
+
+// programDir is the program's folder from the request's ProgramInfo, or the
+// deprecated field that older engines fill instead.
+func programDir(info *pulumirpc.ProgramInfo, deprecated string) string {
+	if dir := info.GetProgramDirectory(); dir != "" {
+		return dir
+	}
+	return deprecated
 }
 
 // GetRequiredPlugins is the deprecated predecessor of GetRequiredPackages,
@@ -94,11 +103,7 @@ func (h *host) GetRequiredPackages(
 func (h *host) GetRequiredPlugins(
 	ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest,
 ) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	dir := req.GetInfo().GetProgramDirectory()
-	if dir == "" {
-		dir = req.GetProgram() //nolint:staticcheck // older engines only fill the deprecated field
-	}
-	deps, err := requiredPackages(dir)
+	deps, err := requiredPackages(programDir(req.GetInfo(), req.GetProgram())) //nolint:staticcheck // the deprecated field, for older engines
 	if err != nil {
 		return nil, err
 	}
@@ -141,11 +146,7 @@ func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumir
 func (h *host) GetProgramDependencies(
 	ctx context.Context, req *pulumirpc.GetProgramDependenciesRequest,
 ) (*pulumirpc.GetProgramDependenciesResponse, error) {
-	dir := req.GetInfo().GetProgramDirectory()
-	if dir == "" {
-		dir = req.GetPwd() //nolint:staticcheck // older engines only fill the deprecated field
-	}
-	deps, err := directDependencies(dir)
+	deps, err := directDependencies(programDir(req.GetInfo(), req.GetPwd())) //nolint:staticcheck // the deprecated field, for older engines
 	if err != nil {
 		return nil, err
 	}
