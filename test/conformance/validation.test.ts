@@ -186,7 +186,7 @@ describe("the SDK reads answers with only the fields it needs", () => {
     const created = await createApiKey(client, { name: "reduced" });
     expect(created).toEqual({ id: expect.any(Number), key: expect.any(String) });
     expect((await listApiKeys(client)).map((k) => k.id)).toContain(created.id);
-    expect((await getApiKey(client, created.id)).id).toBe(created.id);
+    expect((await getApiKey(client, created.id))!.id).toBe(created.id);
     await deleteApiKey(client, created.id);
   });
 
