@@ -1,11 +1,7 @@
-import { FieldFilter, FILTER_OPERATORS } from "../../sdk/schemas";
+import { FieldFilter, FieldType, FILTER_OPERATORS } from "../../sdk/schemas";
 import { badRequest } from "./errors";
 
-/**
- * How a field's filter values are read. `location`: a text like "Texas, US" that ends with a two-letter country
- * code; `eq`/`neq`/`in`/`notin` match the whole text or the code alone ("US"), as clients filter by country.
- */
-export type FieldType = "number" | "boolean" | "string" | "location";
+export type { FieldType };
 type Scalar = string | number | boolean | null;
 
 /** The default and the largest `limit` of the offer and volume offer searches. */
@@ -35,7 +31,8 @@ export function compileFilters(filters: Record<string, unknown>, fields: Record<
   for (const [field, spec] of Object.entries(filters)) {
     // Own keys only: a filter on `constructor` or `__proto__` is an unknown field like any other.
     const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
-    if (!type) continue;
+    // A filter sent as null is no filter (real clients send null for what the user left unset).
+    if (!type || spec === null || spec === undefined) continue;
     const parsed = FieldFilter.safeParse(spec);
     if (!parsed.success) {
       throw badRequest(
@@ -213,6 +210,17 @@ function firstRows<T extends object>(
     if (best.length > limit) best.pop();
   }
   return best;
+}
+
+/**
+ * The filters with `field` held to at least `minimum` (`allocated_storage`: offers with less room than wanted are
+ * left out): a `gte` already given stays when it asks for more.
+ */
+export function atLeast(filters: Record<string, unknown>, field: string, minimum: number | undefined): Record<string, unknown> {
+  if (minimum === undefined) return filters;
+  const given = (filters[field] ?? {}) as Record<string, unknown>;
+  const current = given.gte === null || given.gte === undefined || given.gte === "" ? NaN : Number(given.gte);
+  return { ...filters, [field]: { ...given, gte: Number.isFinite(current) ? Math.max(current, minimum) : minimum } };
 }
 
 /** A search as the three searches of the service share it: field filters, then `order`, then `limit`. */

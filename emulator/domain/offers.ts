@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
 import { HOURS_PER_MONTH } from "./catalogue";
-import { DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
+import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
 
@@ -71,8 +71,7 @@ export class Market implements Persistent<MarketSnapshot> {
   search(request: OfferSearchRequest): Offer[] {
     const { order, type, limit, allocated_storage, ...filters } = request;
     // Offers too small for the disk wanted are left out like any other filter would leave them out.
-    const withStorage = allocated_storage === undefined ? filters : { ...filters, disk_space: { ...(filters.disk_space as object), gte: allocated_storage } };
-    return search(this.tableFor(type), { filters: withStorage, order, limit }, OFFER_FIELDS, {
+    return search(this.tableFor(type), { filters: atLeast(filters, "disk_space", allocated_storage), order, limit }, OFFER_FIELDS, {
       defaultLimit: DEFAULT_LIMIT,
       maxLimit: MAX_LIMIT,
       include: (offer) => !this.held.has(offer.id),
@@ -85,6 +84,11 @@ export class Market implements Persistent<MarketSnapshot> {
     return (this.tables[kind] ??= new Table(
       [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(offer, type)),
     ));
+  }
+
+  /** The GPU models of the market's offers, rented or not, in name order. */
+  gpuNames(): string[] {
+    return [...new Set([...this.offers.values()].map((offer) => offer.gpu_name))].sort();
   }
 
   /** Every offer not rented, as an on-demand search shows it. */

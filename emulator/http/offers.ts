@@ -1,7 +1,14 @@
 import { FastifyInstance } from "fastify";
-import { Offer, OfferSearchRequest, OfferSearchResponse } from "../../sdk/schemas";
+import { Offer, OfferSearchRequest, OfferSearchResponse, orderOf, typedFilters } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
+import { OFFER_FIELDS } from "../domain/offers";
+import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
+
+/** The body of offer search as the service takes it: typed filters of the fields it knows, others ignored. */
+export const AcceptedOfferSearch = accepting(OfferSearchRequest, {
+  fields: { ...typedFilters(OFFER_FIELDS), order: optionalField(orderOf(OFFER_FIELDS)) },
+});
 
 /**
  * The JSON text of each offer, made once: offers do not change while they are listed (a search returns the same
@@ -26,7 +33,7 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
     permission: "misc",
     rateLimit: "offer_search",
     readOnly: true,
-    body: OfferSearchRequest,
+    body: AcceptedOfferSearch,
     response: OfferSearchResponse,
     handler: ({ body }) => offersBody(market.searchOffers(body)),
   });

@@ -5,6 +5,7 @@ import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { RateLimitedEndpoint } from "../domain/ratelimits";
+import { accepting } from "./accepting";
 
 export interface RouteContext<B, Q> {
   /** The caller; undefined only on routes with `auth: "optional"` called without a key. */
@@ -29,7 +30,10 @@ type Parsed<S, Otherwise> = S extends z.ZodType ? z.infer<S> : Otherwise;
 export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
-  /** The request body's schema (from the SDK's wire schemas); absent for bodiless requests. */
+  /**
+   * The request body's schema (from the SDK's wire schemas); absent for bodiless requests. What is accepted is
+   * the looser shape real clients send (see accepting()): nulls for fields not given, numbers as text, other keys.
+   */
   body?: S;
   /** The success answer's schema, for the OpenAPI document. */
   response?: z.ZodType;
@@ -49,8 +53,11 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   rateLimit?: RateLimitedEndpoint;
   /** A POST that changes nothing (a search): nothing to save before answering. */
   readOnly?: boolean;
-  /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
-  auth?: "required" | "optional";
+  /**
+   * `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. `public`: no
+   * key is needed nor read (what the service shows anyone, such as the GPU models of the market).
+   */
+  auth?: "required" | "optional" | "public";
   errors?: RouteErrors;
   handler: (ctx: RouteContext<Parsed<S, undefined>, Parsed<Q, Record<string, string | undefined>>>) => unknown;
 }
@@ -65,8 +72,10 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
   market: Marketplace,
   spec: RouteSpec<S, Q>,
 ): void {
+  const body = spec.body && accepting(spec.body);
+  const query = spec.query && accepting(spec.query);
   if (!registry.has(app)) registry.set(app, []);
-  registry.get(app)!.push(spec as unknown as AnyRoute);
+  registry.get(app)!.push({ ...spec, body, query } as unknown as AnyRoute);
   app.route({
     method: spec.method,
     url: spec.url,
@@ -75,16 +84,15 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
     handler: async (request, reply) => {
       let result: unknown;
       try {
-        const key = apiKeyOf(request);
-        const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
+        const key = spec.auth === "public" ? undefined : apiKeyOf(request);
+        const principal = key === undefined && spec.auth && spec.auth !== "required" ? undefined : market.accounts.authenticate(key);
         if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
         if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
-        const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
         result = await spec.handler({
           principal: principal as Principal,
-          body: body as never,
+          body: (body ? parse(body, request.body, "request body") : undefined) as never,
           params: request.params as Record<string, string>,
-          query: (spec.query ? parse(spec.query, request.query, "query parameters") : request.query) as never,
+          query: (query ? parse(query, request.query, "query parameters") : request.query) as never,
           reply,
         });
       } finally {
@@ -137,9 +145,12 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=([^;\\s]+)`).exec(request.headers.cookie ?? "")?.[1];
 }
 
-/** Validates a body or query with its schema; a mismatch is a 400 that names each problem. */
+/**
+ * Validates a body or query with its schema; a mismatch is a 400 that names each problem. No body at all reads
+ * as `{}` (clients send nothing or `{}` on calls without parameters); a JSON `null` is a body, and not an object.
+ */
 export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(raw ?? {});
+  const parsed = schema.safeParse(raw === undefined ? {} : raw, { reportInput: true });
   if (!parsed.success) throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }

@@ -12,6 +12,7 @@ import { registerVolumes } from "./volumes";
 import { registerUsers } from "./users";
 import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
+import { registerBilling } from "./billing";
 
 const STATUS: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -64,6 +65,13 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
     reply.status(404).type("application/json").send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${request.url.split("?")[0]}` });
   });
 
+  // JSON answers say exactly `application/json`: the service's public Python client refuses any other
+  // Content-Type (Fastify would add `; charset=utf-8`, which JSON does not need: it is always UTF-8).
+  app.addHook("onSend", async (_request, reply, payload) => {
+    const type = reply.getHeader("content-type");
+    if (typeof type === "string" && /^application\/json\s*(;|$)/i.test(type)) reply.header("content-type", "application/json");
+    return payload;
+  });
   installFaults(app, faults);
   // Control calls that change state are saved before they are answered, like the API's own (see route()).
   app.addHook("preSerialization", async (request, _reply, payload) => {
@@ -75,6 +83,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerTemplates(app, market);
   registerVolumes(app, market);
   registerUsers(app, market);
+  registerBilling(app, market);
   registerApiKeys(app, market);
   registerTfa(app, market);
   registerOpenApi(app);

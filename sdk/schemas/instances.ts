@@ -6,6 +6,28 @@ export const FAILED_STATUSES: readonly string[] = ["exited", "unknown", "offline
 
 export const Runtype = z.enum(["ssh_direct", "ssh_proxy", "ssh", "jupyter_direct", "jupyter_proxy", "jupyter", "args"]);
 export type Runtype = z.infer<typeof Runtype>;
+
+/**
+ * `runtype` as the service reads it (service-facts): one of the runtypes, or several words as the public Python
+ * client joins its flags (`"ssh_direc ssh_proxy"`, `"jupyter_direc ssh_direc ssh_proxy"`; `*_direc` is direct).
+ * Several words are one runtype: Jupyter if a Jupyter word is there (direct if one of its words is), else SSH
+ * (direct if an SSH word is).
+ */
+const RUNTYPE_WORD = "(?:jupyter|ssh)(?:_direct?|_proxy)?";
+export const RuntypeWords = z.union([
+  Runtype,
+  z
+    .string()
+    .regex(new RegExp(`^${RUNTYPE_WORD}(?: ${RUNTYPE_WORD})*$`))
+    .transform((text): Runtype => {
+      const words = text.split(" ");
+      const jupyter = words.some((word) => word.startsWith("jupyter"));
+      const direct = words.some((word) => word.startsWith(jupyter ? "jupyter_direc" : "ssh_direc"));
+      if (jupyter) return direct ? "jupyter_direct" : "jupyter_proxy";
+      return direct ? "ssh_direct" : "ssh_proxy";
+    }),
+]);
+
 export const TargetState = z.enum(["running", "stopped"]);
 export type TargetState = z.infer<typeof TargetState>;
 
