@@ -127,6 +127,7 @@ export class Volumes implements Persistent<VolumesSnapshot> {
       id: volume.id,
       type: volume.type,
       name: volume.name,
+      label: volume.name,
       disk_space: volume.size,
       ask_contract_id: volume.askId,
       machine_id: volume.machineId,

@@ -99,7 +99,8 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
       const { payment } = ledger(principal.user);
       const rows = [
         {
-          type: "credit", source: "emulator", service: "emulator", description: "Credit at account opening", amount: payment.amount,
+          // Money into the account is negative in this view (the public Python client shows it so, as a credit).
+          type: "credit", source: "emulator", service: "emulator", description: "Credit at account opening", amount: -payment.amount,
           start: payment.at, end: payment.at, items: [], metadata: { invoice_id: principal.user.id }, when: payment.at,
         },
       ];
