@@ -22,7 +22,7 @@ export function accepting<S extends z.ZodType, F extends Record<string, z.ZodTyp
   if (!(schema instanceof z.ZodObject) && (options.fields || options.optional)) {
     throw new Error("accepting(): fields and optional apply to an object schema");
   }
-  const result = schema instanceof z.ZodObject ? loosenObject(schema, options) : loosen(schema);
+  const result = schema instanceof z.ZodObject ? loosenObject(schema, options, options.in ?? "body") : loosen(schema, options.in ?? "body");
   accepted.add(result);
   return result as unknown as Accepted;
 }
@@ -32,7 +32,14 @@ export interface AcceptingOptions<F extends Record<string, z.ZodType> = Record<s
   fields?: F;
   /** Required fields of the tidy schema that the service also takes without (it applies defaults). */
   optional?: readonly string[];
+  /**
+   * `query`: the fields of a query string, where every value is text: a number is any JSON number's text (and
+   * documented as the number), and there is no null.
+   */
+  in?: Where;
 }
+
+type Where = "body" | "query";
 
 /** Schemas that already say what is accepted: left as they are (and a second accepting() is a no-op). */
 const accepted = new WeakSet<z.ZodType>();
@@ -43,26 +50,31 @@ export function asAccepted<S extends z.ZodType>(schema: S): S {
   return schema;
 }
 
-function loosen(schema: z.ZodType): z.ZodType {
+function loosen(schema: z.ZodType, where: Where): z.ZodType {
   if (accepted.has(schema)) return schema;
-  if (schema instanceof z.ZodObject) return loosenObject(schema, {});
-  // Null is "not given": the field is left out of the value the handler sees.
-  if (schema instanceof z.ZodOptional) return loosen(schema.unwrap() as z.ZodType).nullable().optional().transform(absentIfNull);
-  if (schema instanceof z.ZodNullable) return loosen(schema.unwrap() as z.ZodType).nullable();
-  if (schema instanceof z.ZodNumber) return z.union([schema, decimalText(schema)]);
-  if (schema instanceof z.ZodArray) return z.array(loosen(schema.element as z.ZodType));
-  if (schema instanceof z.ZodUnion) return z.union((schema.options as z.ZodType[]).map(loosen) as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  if (schema instanceof z.ZodObject) return loosenObject(schema, {}, where);
+  if (schema instanceof z.ZodOptional) {
+    const inner = loosen(schema.unwrap() as z.ZodType, where);
+    // Null is "not given": the field is left out of the value the handler sees. (A query has no null.)
+    return where === "query" ? inner.optional() : inner.nullable().optional().transform(absentIfNull);
+  }
+  if (schema instanceof z.ZodNullable) return loosen(schema.unwrap() as z.ZodType, where).nullable();
+  if (schema instanceof z.ZodNumber) return where === "query" ? numberText(schema) : z.union([schema, decimalText(schema)]);
+  if (schema instanceof z.ZodArray) return z.array(loosen(schema.element as z.ZodType, where));
+  if (schema instanceof z.ZodUnion) {
+    return z.union((schema.options as z.ZodType[]).map((option) => loosen(option, where)) as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  }
   return schema;
 }
 
 const absentIfNull = <T>(value: T | null | undefined): T | undefined => (value === null ? undefined : value);
 
-function loosenObject(schema: z.ZodObject, options: AcceptingOptions<Record<string, z.ZodType>>): z.ZodType {
+function loosenObject(schema: z.ZodObject, options: AcceptingOptions<Record<string, z.ZodType>>, where: Where): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     const given = options.fields?.[key];
     if (given) shape[key] = given;
-    else shape[key] = loosen(options.optional?.includes(key) && !(field instanceof z.ZodOptional) ? field.optional() : field);
+    else shape[key] = loosen(options.optional?.includes(key) && !(field instanceof z.ZodOptional) ? field.optional() : field, where);
   }
   for (const [key, field] of Object.entries(options.fields ?? {})) shape[key] ??= field;
   // Unknown keys: a catch-all (filters of fields the market does not know) stays; otherwise they are dropped.
@@ -70,12 +82,47 @@ function loosenObject(schema: z.ZodObject, options: AcceptingOptions<Record<stri
   let loose: z.ZodObject = z.object(shape);
   if (catchall && !(catchall instanceof z.ZodNever)) loose = loose.catchall(catchall);
   const checks = schema._zod.def.checks ?? [];
+  if (checks.length) loose = loose.check(...(checks as never[]));
+  // What the tidy schema says of itself in JSON Schema (an atLeastOneOf() rule) goes with its checks.
+  const meta = z.globalRegistry.get(schema);
+  if (meta) loose = loose.meta(meta);
   // A field sent as null is left out altogether, so `{...current, ...changes}` never writes it over.
-  return (checks.length ? loose.check(...(checks as never[])) : loose).transform(withoutAbsent);
+  const result = loose.transform(withoutAbsent);
+  shapes.set(result, shape);
+  return result;
+}
+
+const shapes = new WeakMap<z.ZodType, Record<string, z.ZodType>>();
+
+/** The fields of an object schema, or of one accepting() made (for the OpenAPI document's parameters). */
+export function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  return shapes.get(schema) ?? (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined);
 }
 
 const withoutAbsent = (value: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Record<string, unknown>;
+
+/** The text of a JSON number, as numbers come in a query string. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A number in a query string: the text of a JSON number, read as that number and held to its checks. The
+ * OpenAPI document shows the number itself (a query parameter's value is serialized as text by its clients).
+ */
+function numberText(number: z.ZodNumber): z.ZodType {
+  const text = z.string().regex(JSON_NUMBER, "expected a number").transform(Number).pipe(number);
+  documentedAs.set(text, number);
+  return text;
+}
+
+const documentedAs = new WeakMap<z.ZodType, z.ZodType>();
+
+/** What a query parameter's schema is documented as, when that is not its own shape (a number read from text). */
+export function documentedSchema(schema: z.ZodType): z.ZodType {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
+  return documentedAs.get(inner) ?? schema;
+}
 
 /**
  * A number's decimal text, read as that number and held to the same checks. The pattern says what the checks

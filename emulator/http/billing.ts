@@ -60,7 +60,7 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
       const { charges, payment } = ledger(principal.user);
       const rows = [
         {
-          type: "payment" as const, instance_id: null, amount: payment.amount, start: payment.at, end: payment.at,
+          type: "payment" as const, amount: payment.amount, start: payment.at, end: payment.at,
           timestamp: payment.at, description: "Credit at account opening", quantity: 1, rate: payment.amount,
         },
         ...(query.inc_charges === false ? [] : charges).map((c) => ({

@@ -29,6 +29,11 @@ const AcceptedCreate = accepting(CreateInstanceRequest, { fields: { runtype: opt
 /** `PUT /api/v0/launch_instance/`: the creation fields plus `q`, the offer search that picks the offer. */
 const LaunchRequest = accepting(CreateInstanceRequest, { fields: { runtype: optionalField(RuntypeWords), q: AcceptedOfferSearch } });
 
+/** What refuses a creation that its schema allows (see RouteSpec.rules). */
+const CREATION_RULES =
+  "invalid_price for a price on an on-demand-only offer or below the minimum bid; args_str with a runtype other than args; " +
+  "volume_info naming a volume that is not yours, a local volume of another machine or in use, an offer that is no volume offer, or no size to create one";
+
 /** A page of the instance listing holds at most this many instances (the public Python client asks for 25). */
 export const INSTANCE_PAGE = 25;
 
@@ -72,6 +77,8 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
     method: "PUT",
     url: "/api/v0/asks/:offer_id/",
     rateLimit: "instance_create",
+    refusals: ["not_found", "gone"],
+    rules: CREATION_RULES,
     response: CreateInstanceResponse,
     permission: "instance_write",
     body: AcceptedCreate,
@@ -82,6 +89,8 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
     method: "PUT",
     url: "/api/v0/launch_instance/",
     rateLimit: "instance_create",
+    refusals: ["not_found", "gone"],
+    rules: CREATION_RULES,
     response: CreateInstanceResponse,
     permission: "instance_write",
     body: LaunchRequest,
@@ -141,6 +150,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/:id/",
+    missingIsNull: true,
     response: InstanceResponse,
     permission: "instance_read",
     handler: ({ principal, params }) => {
@@ -152,6 +162,8 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/instances/:id/",
+    refusals: ["not_found"],
+    rules: "starting an instance that failed (exited, unknown, offline)",
     response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,
@@ -169,6 +181,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/instances/:id/",
+    refusals: ["not_found"],
     response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,

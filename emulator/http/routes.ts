@@ -54,6 +54,22 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   /** A POST that changes nothing (a search): nothing to save before answering. */
   readOnly?: boolean;
   /**
+   * Refusals this endpoint makes beyond those every endpoint can make (400; 401 and 403 unless public; 413 and
+   * 415 with a body; 429 when rate-limited): the OpenAPI document lists every status an endpoint answers.
+   */
+  refusals?: readonly ErrorKind[];
+  /**
+   * Why a request that the schema allows can still be refused with 400 here: a rule that depends on the state
+   * (a bid below the offer's minimum, a wrong 2FA code). Said in the OpenAPI document's 400; the schemathesis
+   * suite expects such a 400 from these endpoints only.
+   */
+  rules?: string;
+  /**
+   * An id that names nothing (or not yours) is answered 200 with `null`, not 404: the instance read, as the
+   * live service answers it (service-facts).
+   */
+  missingIsNull?: boolean;
+  /**
    * `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. `public`: no
    * key is needed nor read (what the service shows anyone, such as the GPU models of the market).
    */
@@ -72,8 +88,9 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
   market: Marketplace,
   spec: RouteSpec<S, Q>,
 ): void {
+  const hasParameters = spec.url.includes(":");
   const body = spec.body && accepting(spec.body);
-  const query = spec.query && accepting(spec.query);
+  const query = spec.query && accepting(spec.query, { in: "query" });
   if (!registry.has(app)) registry.set(app, []);
   registry.get(app)!.push({ ...spec, body, query } as unknown as AnyRoute);
   app.route({
@@ -82,6 +99,8 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
     // Rethrown, the renamed error goes on to the server's error handler, which shapes every error body.
     ...(spec.errors && { errorHandler: (error: Error) => { throw renameError(error, spec.errors!); } }),
     handler: async (request, reply) => {
+      // `/api/v0/instances/filters/` is its own path, not instance "filters": a method it does not take is 405.
+      if (hasParameters && staticMethodsAt(app, request.url.split("?")[0]).length) return unmatched(app, request, reply);
       let result: unknown;
       try {
         const key = spec.auth === "public" ? undefined : apiKeyOf(request);
@@ -107,6 +126,31 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
 }
 
 export type AnyRoute = RouteSpec<z.ZodType | undefined, z.ZodType | undefined>;
+
+/** The HTTP status of each kind of refusal. */
+export const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  gone: 410,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** Every status an endpoint can answer besides its 200, in order: the common refusals and its own. */
+export function statusesOf(spec: AnyRoute): number[] {
+  const statuses = new Set<number>([400]);
+  if (spec.auth !== "public") {
+    statuses.add(STATUS[spec.errors?.authKind ?? "unauthorized"]);
+    statuses.add(403);
+  }
+  if (spec.body) [413, 415].forEach((status) => statuses.add(status));
+  if (spec.rateLimit) statuses.add(429);
+  for (const kind of spec.refusals ?? []) statuses.add(STATUS[kind]);
+  return [...statuses].sort((a, b) => a - b);
+}
 const registry = new WeakMap<FastifyInstance, AnyRoute[]>();
 
 /** Every endpoint declared with route() on this server: the OpenAPI document and the permission tests use it. */
@@ -161,3 +205,37 @@ export function idParam(params: Record<string, string>, name: string): number {
   if (!Number.isInteger(value) || value < 0) throw badRequest("invalid_args", `${name} must be a whole number, got ${JSON.stringify(params[name])}`);
   return value;
 }
+
+/** No endpoint took the call: a path of the API with another method is 405 with `Allow`, anything else 404. */
+export function unmatched(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split("?")[0];
+  const allowed = methodsAt(app, path);
+  reply.type("application/json");
+  if (allowed.length) {
+    reply.status(405).header("allow", allowed.join(", "));
+    return reply.send({ success: false, error: "method_not_allowed", msg: `${request.method} is not a method of ${path}: use ${allowed.join(", ")}.` });
+  }
+  return reply.status(404).send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${path}` });
+}
+
+/**
+ * The methods the API takes at `path` (HEAD wherever GET is), none if it is no path of the API. A path that
+ * is a path of its own (no parameter) is that path only, as the router reads it: a parameter does not match it.
+ */
+function methodsAt(app: FastifyInstance, path: string): string[] {
+  const own = staticMethodsAt(app, path);
+  const methods = new Set(own.length ? own : routesOf(app).filter((route) => patternOf(route.url).test(path)).map((route) => route.method));
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
+}
+
+function staticMethodsAt(app: FastifyInstance, path: string): string[] {
+  return routesOf(app).filter((route) => !route.url.includes(":") && patternOf(route.url).test(path)).map((route) => route.method);
+}
+
+const patterns = new Map<string, RegExp>();
+const patternOf = (url: string) => {
+  let pattern = patterns.get(url);
+  if (!pattern) patterns.set(url, (pattern = new RegExp(`^${url.replace(/\/+$/, "").replace(/:\w+/g, "[^/]+")}/?$`)));
+  return pattern;
+};

@@ -31,6 +31,9 @@ const AcceptedCreate = accepting(CreateTemplateRequest, { optional: ["docker_log
 /** `PUT /api/v1/template/` (the public Python client's edit): the v0 edit, naming the template by `id` too. */
 const EditByIdRequest = accepting(EditTemplateRequest, { fields: { id: z.number().int().nonnegative().optional() } });
 
+/** The rule the schema of a template cannot state: its `env` is docker flags the service can read. */
+const ENV_RULE = "an env flag string with an unbalanced quote, a flag without its value, or -e/-p values that are not NAME=value or host:container";
+
 /** `/api/v0/template/`: search (GET), create (POST), edit (PUT, also `/api/v1/template/`), delete (DELETE). */
 export function registerTemplates(app: FastifyInstance, market: Marketplace): void {
   const { templates } = market;
@@ -50,6 +53,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     method: "POST",
     url: "/api/v0/template/",
     permission: "user_write",
+    rules: ENV_RULE,
     body: AcceptedCreate,
     response: TemplateResponse,
     handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.create(principal.user.id, body), principal.user.id) }),
@@ -60,6 +64,8 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
       method: "PUT",
       url,
       permission: "user_write",
+      refusals: ["not_found"],
+      rules: `${ENV_RULE}; duplicate_template for an edit onto the content of another template`,
       body: EditByIdRequest,
       response: TemplateResponse,
       handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.edit(principal.user.id, body), principal.user.id) }),
@@ -70,6 +76,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     method: "DELETE",
     url: "/api/v0/template/",
     permission: "user_write",
+    refusals: ["not_found"],
     body: DeleteTemplateRequest,
     response: SuccessResponse,
     handler: ({ principal, body }) => {

@@ -60,6 +60,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     method: "PUT",
     url: "/api/v0/network_volumes/",
     permission: "instance_write",
+    refusals: ["not_found"],
+    rules: "invalid_size for a size larger than the space left on the offer",
     body: CreateNetworkVolumeRequest,
     response: CreateNetworkVolumeResponse,
     handler: ({ principal, body }) => {
@@ -72,6 +74,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     method: "PUT",
     url: "/api/v0/volumes/",
     permission: "instance_write",
+    refusals: ["not_found"],
+    rules: "invalid_size for a size larger than the machine's disk",
     body: CreateNetworkVolumeRequest,
     response: CreateNetworkVolumeResponse,
     handler: ({ principal, body }) => {
@@ -95,6 +99,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     method: "DELETE",
     url: "/api/v0/volumes/",
     permission: "instance_write",
+    refusals: ["not_found"],
+    rules: "volume_in_use while an instance uses the volume",
     query: VolumeDeleteQuery,
     response: SuccessResponse,
     handler: ({ principal, query }) => {

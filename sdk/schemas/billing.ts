@@ -5,7 +5,8 @@ import { z } from "zod";
  * into the account (`type` `payment`, no instance). `timestamp` is when it was last charged or paid.
  */
 export const InvoiceItem = z.looseObject({
-  instance_id: z.number().int().nullable(),
+  /** The instance a charge is for; a payment has none. */
+  instance_id: z.number().int().optional(),
   amount: z.number(),
   /** The period charged so far (a payment: its moment), epoch seconds. */
   start: z.number(),

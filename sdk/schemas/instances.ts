@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { atLeastOneOf } from "./required";
 
 // `actual_status` is read as any string (or null): a status the spec does not name never breaks a client.
 /** Statuses from which an instance never reaches `running`. */
@@ -40,8 +41,8 @@ export const VolumeInfo = z.object({
 export type VolumeInfo = z.infer<typeof VolumeInfo>;
 
 /** The body of `PUT /api/v0/asks/{offer_id}/` (instance creation). */
-export const CreateInstanceRequest = z
-  .object({
+export const CreateInstanceRequest = atLeastOneOf(
+  z.object({
     image: z.string().min(1).optional(),
     template_hash_id: z.string().min(1).optional(),
     label: z.string().optional(),
@@ -67,12 +68,10 @@ export const CreateInstanceRequest = z
     extra: z.string().optional(),
     force: z.boolean().optional(),
     user: z.string().optional(),
-  })
-  .strict()
-  .refine((b) => b.image !== undefined || b.template_hash_id !== undefined, {
-    message: "either image or template_hash_id is required",
-    path: ["image"],
-  });
+  }).strict(),
+  ["image", "template_hash_id"],
+  "either image or template_hash_id is required",
+);
 export type CreateInstanceRequest = z.infer<typeof CreateInstanceRequest>;
 
 export const CreateInstanceResponse = z.looseObject({
@@ -101,7 +100,8 @@ export const Instance = z.looseObject({
   image_uuid: z.string().nullable().optional(),
   template_hash_id: z.string().nullable().optional(),
   start_date: z.number().nullable().optional(),
-  extra_env: z.array(z.tuple([z.string(), z.string()])).nullable().optional(),
+  /** `[name, value]` pairs. */
+  extra_env: z.array(z.array(z.string()).length(2)).nullable().optional(),
   onstart: z.string().nullable().optional(),
   status_msg: z.string().nullable().optional(),
   is_bid: z.boolean().nullable().optional(),
@@ -123,10 +123,12 @@ export const InstanceListResponse = z.looseObject({
 export const InstanceResponse = z.looseObject({ instances: Instance.nullable() });
 
 /** `PUT /api/v0/instances/{id}/`: start/stop (`state`) and relabel (`label`). */
-export const UpdateInstanceRequest = z
-  .object({ state: TargetState.optional(), label: z.string().optional() })
-  .strict()
-  .refine((b) => b.state !== undefined || b.label !== undefined, { message: "state or label is required" });
+export const UpdateInstanceRequest = atLeastOneOf(
+  z.object({ state: TargetState.optional(), label: z.string().optional() }).strict(),
+  ["state", "label"],
+  "state or label is required",
+  [],
+);
 export type UpdateInstanceRequest = z.infer<typeof UpdateInstanceRequest>;
 
 export const SuccessResponse = z.looseObject({ success: z.boolean() });
