@@ -199,11 +199,14 @@ export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string
   return parsed.data;
 }
 
-/** A path parameter that must be a whole number. */
+/**
+ * A path parameter that must be a whole number: digits only (`Number()` would read " " or "0x10" as one). A
+ * number too large to be any id is still a number: it names nothing (404), it is not a bad request.
+ */
 export function idParam(params: Record<string, string>, name: string): number {
-  const value = Number(params[name]);
-  if (!Number.isInteger(value) || value < 0) throw badRequest("invalid_args", `${name} must be a whole number, got ${JSON.stringify(params[name])}`);
-  return value;
+  const text = params[name];
+  if (!/^\d{1,100}$/.test(text)) throw badRequest("invalid_args", `${name} must be a whole number, got ${JSON.stringify(text).slice(0, 80)}`);
+  return Number(text);
 }
 
 /** No endpoint took the call: a path of the API with another method is 405 with `Allow`, anything else 404. */
