@@ -119,8 +119,10 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         // failed 2FA attempt counts towards a lockout; an offer lost to contention leaves the market).
         if (spec.method !== "GET" && !spec.readOnly) await market.commit();
       }
-      // Returned, so Fastify waits for the send (and its async hooks) instead of answering a second time.
-      return reply.type("application/json").send(result);
+      // Returned, not sent here: Fastify sends what an async handler returns (awaiting the reply instead costs a
+      // stream listener on every answer).
+      reply.type("application/json");
+      return result;
     },
   });
 }
@@ -194,9 +196,11 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
  * as `{}` (clients send nothing or `{}` on calls without parameters); a JSON `null` is a body, and not an object.
  */
 export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(raw === undefined ? {} : raw, { reportInput: true });
-  if (!parsed.success) throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(parsed.error)}`);
-  return parsed.data;
+  const value = raw === undefined ? {} : raw;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  // Again, keeping the values sent, so the message can say what was wrong with them (not on every call: it costs).
+  throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(schema.safeParse(value, { reportInput: true }).error!)}`);
 }
 
 /**
