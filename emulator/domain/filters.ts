@@ -220,28 +220,46 @@ function indexedCandidates<T extends object>(
 
 /**
  * Keeps, in `rows[0..count)`, the rows that pass `filter` (in their order), and says how many. A comparison of
- * numbers runs over the field's Float64Array; anything else calls the filter's test.
+ * numbers runs over the field's Float64Array (keepComparing); anything else calls the filter's test.
  */
 function keepPassing<T extends object>(table: Table<T>, filter: CompiledFilter, rows: Int32Array, count: number): number {
   const numbers = filter.compare && table.numbers(filter.field, "filter");
-  let kept = 0;
-  if (numbers && filter.compare) {
-    const { op, target } = filter.compare;
-    // NaN (no value) passes no comparison, and is not equal to any number: it passes `neq`, as null does.
-    for (let i = 0; i < count; i++) {
-      const row = rows[i];
-      const value = numbers[row];
-      const pass =
-        op === "gte" ? value >= target : op === "lte" ? value <= target : op === "gt" ? value > target : op === "lt" ? value < target : op === "eq" ? value === target : value !== target;
-      if (pass) rows[kept++] = row;
-    }
-    return kept;
-  }
+  if (numbers && filter.compare) return keepComparing(numbers, filter.compare.op, filter.compare.target, rows, count);
   const column = table.filterColumn(filter.field);
   const test = filter.test;
+  let kept = 0;
   for (let i = 0; i < count; i++) {
     const row = rows[i];
     if (test(column[row])) rows[kept++] = row;
+  }
+  return kept;
+}
+
+/**
+ * `keepPassing` for a comparison of numbers: one loop per operator, so the loop itself does nothing but compare.
+ * NaN (no value) passes no comparison, and is not equal to any number: it passes `neq`, as null does.
+ */
+function keepComparing(numbers: Float64Array, op: Comparison, target: number, rows: Int32Array, count: number): number {
+  let kept = 0;
+  switch (op) {
+    case "gte":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] >= target) rows[kept++] = rows[i];
+      break;
+    case "lte":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] <= target) rows[kept++] = rows[i];
+      break;
+    case "gt":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] > target) rows[kept++] = rows[i];
+      break;
+    case "lt":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] < target) rows[kept++] = rows[i];
+      break;
+    case "eq":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] === target) rows[kept++] = rows[i];
+      break;
+    case "neq":
+      for (let i = 0; i < count; i++) if (numbers[rows[i]] !== target) rows[kept++] = rows[i];
+      break;
   }
   return kept;
 }
