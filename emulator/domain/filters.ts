@@ -201,7 +201,8 @@ function cached<V>(map: Map<string, V>, key: string, build: () => V): V {
 function indexedCandidates<T extends object>(
   table: Table<T>,
   compiled: CompiledFilter[],
-): { rows: Int32Array; by: CompiledFilter; inTableOrder: boolean } | undefined {
+  excluded: Uint8Array | undefined,
+): { rows: Int32Array; count: number; by: CompiledFilter; inTableOrder: boolean } | undefined {
   let best: { lists: number[][]; by: CompiledFilter } | undefined;
   let size = Infinity;
   for (const filter of compiled) {
@@ -214,8 +215,11 @@ function indexedCandidates<T extends object>(
   if (!best) return undefined;
   const rows = new Int32Array(size);
   let at = 0;
-  for (const list of best.lists) for (const row of list) rows[at++] = row;
-  return { rows, by: best.by, inTableOrder: best.lists.filter((list) => list.length).length <= 1 };
+  for (const list of best.lists) {
+    if (excluded) for (const row of list) if (excluded[row] === 0) rows[at++] = row;
+    if (!excluded) for (const row of list) rows[at++] = row;
+  }
+  return { rows, count: at, by: best.by, inTableOrder: best.lists.filter((list) => list.length).length <= 1 };
 }
 
 /**
@@ -298,34 +302,53 @@ function firstRows<T extends object>(
   return [...rows].sort(compare).slice(0, limit);
 }
 
-/** The `limit` rows with the smallest `sign × value` (no value: last), ties by row; kept sorted as they come. */
+/**
+ * The `limit` rows with the smallest `sign × value` (no value: last), ties by row, best first. The best so far
+ * are a max-heap (the worst of them on top), so a row that beats it costs a few swaps, not a shift of them all.
+ */
 function bestByNumber(rows: Int32Array, numbers: Float64Array, sign: number, limit: number): number[] {
   if (limit <= 0) return [];
-  const bestRows = new Int32Array(limit);
-  const bestKeys = new Float64Array(limit);
+  const heapRows = new Int32Array(limit);
+  const heapKeys = new Float64Array(limit);
+  // Whether (key a, row a) comes after (key b, row b).
+  const after = (ka: number, ra: number, kb: number, rb: number) => ka > kb || (ka === kb && ra > rb);
   let size = 0;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     const value = numbers[row];
     const key = value !== value ? Infinity : sign * value;
-    // Rows come in any order: a row ties with the worst kept one by row number.
-    if (size === limit && (key > bestKeys[size - 1] || (key === bestKeys[size - 1] && row > bestRows[size - 1]))) continue;
-    let low = 0;
-    let high = size;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (bestKeys[middle] < key || (bestKeys[middle] === key && bestRows[middle] < row)) low = middle + 1;
-      else high = middle;
+    if (size < limit) {
+      // Sift up from the end.
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!after(key, row, heapKeys[parent], heapRows[parent])) break;
+        heapKeys[at] = heapKeys[parent];
+        heapRows[at] = heapRows[parent];
+        at = parent;
+      }
+      heapKeys[at] = key;
+      heapRows[at] = row;
+    } else if (after(heapKeys[0], heapRows[0], key, row)) {
+      // Replace the worst kept, and sift down.
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= size) break;
+        const right = left + 1;
+        const larger = right < size && after(heapKeys[right], heapRows[right], heapKeys[left], heapRows[left]) ? right : left;
+        if (!after(heapKeys[larger], heapRows[larger], key, row)) break;
+        heapKeys[at] = heapKeys[larger];
+        heapRows[at] = heapRows[larger];
+        at = larger;
+      }
+      heapKeys[at] = key;
+      heapRows[at] = row;
     }
-    for (let j = size < limit ? size : limit - 1; j > low; j--) {
-      bestRows[j] = bestRows[j - 1];
-      bestKeys[j] = bestKeys[j - 1];
-    }
-    bestRows[low] = row;
-    bestKeys[low] = key;
-    if (size < limit) size++;
   }
-  return Array.from(bestRows.subarray(0, size));
+  const kept = Array.from({ length: size }, (_, i) => i);
+  kept.sort((a, b) => (after(heapKeys[a], heapRows[a], heapKeys[b], heapRows[b]) ? 1 : -1));
+  return kept.map((i) => heapRows[i]);
 }
 
 /**
@@ -367,10 +390,11 @@ export function search<T extends object>(
 ): T[] {
   const table = records instanceof Table ? records : new Table([...records], options.filterView);
   const compiled = compileFilters(query.filters, fields);
-  const indexed = indexedCandidates(table, compiled);
+  // The rows an index allows (or all), without those left out whatever the filters say.
+  const indexed = indexedCandidates(table, compiled, options.excluded);
   const rows = indexed?.rows ?? table.allRows();
-  let count = rows.length;
-  if (options.excluded) {
+  let count = indexed?.count ?? rows.length;
+  if (!indexed && options.excluded) {
     const excluded = options.excluded;
     let kept = 0;
     for (let i = 0; i < count; i++) if (excluded[rows[i]] === 0) rows[kept++] = rows[i];
@@ -380,8 +404,8 @@ export function search<T extends object>(
   for (const filter of compiled) if (filter !== indexed?.by) count = keepPassing(table, filter, rows, count);
   const found = rows.subarray(0, count);
   const limit = Math.min(query.limit ?? options.defaultLimit, options.maxLimit);
+  if (query.order?.length) return firstRows(found, query.order, limit, fields, table).map((row) => table.rows[row]);
   // Without an order, the first rows in table order (an index of several values lists them value by value).
-  const inOrder = indexed && !indexed.inTableOrder ? found.sort() : found;
-  const first = query.order?.length ? firstRows(found, query.order, limit, fields, table) : Array.from(inOrder.subarray(0, limit));
+  const first = Array.from((indexed && !indexed.inTableOrder ? found.sort() : found).subarray(0, limit));
   return first.map((row) => table.rows[row]);
 }
