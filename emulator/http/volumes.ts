@@ -56,33 +56,26 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     handler: ({ body }) => ({ success: true, offers: volumes.searchLocalOffers(filtersOf(body)) }),
   });
 
-  route(app, market, {
-    method: "PUT",
-    url: "/api/v0/network_volumes/",
-    permission: "instance_write",
-    refusals: ["not_found"],
-    rules: "invalid_size for a size larger than the space left on the offer",
-    body: CreateNetworkVolumeRequest,
-    response: CreateNetworkVolumeResponse,
-    handler: ({ principal, body }) => {
-      const volume = volumes.createNetwork(principal.user.id, body.id, body.size, body.name);
-      return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
-    },
-  });
-
-  route(app, market, {
-    method: "PUT",
-    url: "/api/v0/volumes/",
-    permission: "instance_write",
-    refusals: ["not_found"],
-    rules: "invalid_size for a size larger than the machine's disk",
-    body: CreateNetworkVolumeRequest,
-    response: CreateNetworkVolumeResponse,
-    handler: ({ principal, body }) => {
-      const volume = volumes.createLocal(principal.user.id, body.id, body.size, body.name);
-      return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
-    },
-  });
+  // Renting: a network volume from a network volume offer, a local volume from a machine's (the same body).
+  const rentals = [
+    { url: "/api/v0/network_volumes/", rent: volumes.createNetwork.bind(volumes), room: "the space left on the offer" },
+    { url: "/api/v0/volumes/", rent: volumes.createLocal.bind(volumes), room: "the machine's disk" },
+  ];
+  for (const { url, rent, room } of rentals) {
+    route(app, market, {
+      method: "PUT",
+      url,
+      permission: "instance_write",
+      refusals: ["not_found"],
+      rules: `invalid_size for a size larger than ${room}`,
+      body: CreateNetworkVolumeRequest,
+      response: CreateNetworkVolumeResponse,
+      handler: ({ principal, body }) => {
+        const volume = rent(principal.user.id, body.id, body.size, body.name);
+        return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
+      },
+    });
+  }
 
   route(app, market, {
     method: "GET",

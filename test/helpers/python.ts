@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { isAlive } from "../../emulator/store";
 
 const run = promisify(execFile);
 
@@ -93,7 +94,7 @@ function takeLock(lock: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const holder = Number(readOr(path.join(lock, "pid"), "0"));
-    if (holder && !alive(holder)) {
+    if (holder && !isAlive(holder)) {
       fs.rmSync(lock, { recursive: true, force: true });
       return takeLock(lock);
     }
@@ -106,14 +107,5 @@ function readOr(file: string, fallback: string): string {
     return fs.readFileSync(file, "utf8").trim();
   } catch {
     return fallback;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
