@@ -153,6 +153,7 @@ export function statusesOf(spec: AnyRoute): number[] {
   for (const kind of spec.refusals ?? []) statuses.add(STATUS[kind]);
   return [...statuses].sort((a, b) => a - b);
 }
+
 const registry = new WeakMap<FastifyInstance, AnyRoute[]>();
 
 /** Every endpoint declared with route() on this server: the OpenAPI document and the permission tests use it. */

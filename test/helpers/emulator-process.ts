@@ -1,5 +1,4 @@
-import { ChildProcess, spawn, spawnSync } from "node:child_process";
-import * as fs from "node:fs";
+import { ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -8,15 +7,13 @@ export interface EmulatorProcess {
   url: string;
   apiKey: string;
   pid: number;
-  /** Resident memory of the emulator's process, in MiB. */
-  rssMiB(): number;
   stop(): Promise<void>;
 }
 
 /**
  * `gpu-rental emulator` in a process of its own, run from the sources (so no build is needed), for tests that
- * measure the emulator itself (its memory) or hammer it from another program. It is reached over HTTP only:
- * the control API moves its clock and shows its state.
+ * measure the emulator itself (its memory, which `GET /_emulator/state` shows) or hammer it from another
+ * program. It is reached over HTTP only: the control API moves its clock and shows its state.
  */
 export function emulatorProcess(args: string[] = []): Promise<EmulatorProcess> {
   const launcher = `require(${JSON.stringify(path.join(ROOT, "cli", "index.ts"))}).main(process.argv.slice(1)).catch((e) => { console.error(e); process.exit(1); })`;
@@ -37,16 +34,9 @@ export function emulatorProcess(args: string[] = []): Promise<EmulatorProcess> {
       const apiKey = /GPU_RENTAL_API_KEY=(\S+)/.exec(out)?.[1];
       if (!url || !apiKey) return;
       child.off("exit", onExit);
-      resolve({ url, apiKey, pid: child.pid!, rssMiB: () => rssMiB(child.pid!), stop: () => stop(child) });
+      resolve({ url, apiKey, pid: child.pid!, stop: () => stop(child) });
     });
   });
-}
-
-function rssMiB(pid: number): number {
-  const kib = fs.existsSync(`/proc/${pid}/status`)
-    ? Number(/VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1])
-    : Number(spawnSync("ps", ["-o", "rss=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim());
-  return Math.round((kib / 1024) * 10) / 10;
 }
 
 function stop(child: ChildProcess): Promise<void> {
