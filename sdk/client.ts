@@ -248,7 +248,7 @@ export class GpuRentalClient {
       res = await this.http.request({ method: call.method, url: call.path, data: call.body, timeout });
     } catch (error) {
       const code = (error as { code?: string }).code ?? "network";
-      const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${Math.round(timeout / 1000)} s` : `no response (${code})`;
+      const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${seconds(timeout)}` : `no response (${code})`;
       throw new NetworkError(
         `${call.method} ${call.path} failed: ${what} from ${this.apiUrl}. Is the service reachable?`,
         undefined,
@@ -275,8 +275,12 @@ export class GpuRentalClient {
 /** The error as it ends a call: a transient one that ran out of time says so, and how long and how often it tried. */
 function withinDeadline(error: Error, tries: number, deadline: number, deadlineMs: number): Error {
   if (!isTransient(error) || deadline - Date.now() > 100) return error;
-  error.message += ` (gave up after ${tries} ${tries === 1 ? "try" : "tries"} in ${Math.round(deadlineMs / 1000)} s, the call's deadline)`;
+  error.message += ` (gave up after ${tries} ${tries === 1 ? "try" : "tries"} in ${seconds(deadlineMs)}, the call's deadline)`;
   return error;
+}
+
+function seconds(ms: number): string {
+  return `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 }
 
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {

@@ -1,13 +1,17 @@
 import { GpuRentalClient, OfferQuery } from "../client";
-import { ConfigurationError, GpuRentalError, NetworkError, OfferUnavailableError, ServerError } from "../errors";
-import { CreateInstanceRequest, FieldFilter, Instance, Offer, OfferType, Order } from "../schemas";
+import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
+import type { OfferFilters } from "../offer-filters";
+import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
+import { claimedOffers, claimOffer, releaseOffer } from "./claims";
+import { createOnce, CreationOptions, NotCreatedError } from "./create-once";
+import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
 export interface OfferCriteria {
   /** Rent exactly this offer; no search, no fallback to another offer. */
   offerId?: number;
   /** Field filters, as `POST /api/v0/bundles/` takes them (`{"gpu_name": {"eq": "RTX 4090"}}`). */
-  filters?: Record<string, FieldFilter>;
+  filters?: OfferFilters;
   /** Preference order of candidates. Default: cheapest first, `[["dph_total", "asc"]]`. */
   order?: Order;
   /** Market: `on-demand` (default), `bid` (interruptible) or `reserved`. */
@@ -18,28 +22,38 @@ export interface OfferCriteria {
   candidatesPerSearch?: number;
 }
 
-export interface RentOptions {
-  /** Offers tried in all before giving up. Default 10. */
-  maxAttempts?: number;
-  /** Searches run in all (a new search when every candidate of the last one has vanished). Default 4. */
-  maxSearches?: number;
+export interface RentOptions extends CreationOptions {
+  /** The rental's time budget: searches, acceptances and retries together. Default 10 minutes. */
+  deadlineMs?: number;
+  /**
+   * The instance key is in the creation's answer only. When that answer was lost and the instance was found by
+   * its token, the key is unknown: with this set, that instance is destroyed and the offer rented again.
+   */
+  requireInstanceKey?: boolean;
+  /** Every attempt, as it ends. */
   onAttempt?: (attempt: RentAttempt) => void;
 }
 
 export interface RentAttempt {
   offerId: number;
   /**
-   * `rented`; `vanished` (someone else took it first); `recovered` (the answer was lost, but the instance was
-   * found); `failed` (the service failed and no instance was created: the next offer is tried).
+   * `rented`; `recovered` (the answer was lost, the instance found by its token); `vanished` (another tenant took
+   * the offer first: the next offer is tried); `not_created` (the service failed and made nothing: the same offer
+   * is tried again while it is free); `keyless` (recovered without its key, destroyed: rented again).
    */
-  outcome: "rented" | "vanished" | "recovered" | "failed";
+  outcome: "rented" | "recovered" | "vanished" | "not_created" | "keyless";
+  /** When the attempt ended, in ms since the rental began. */
+  atMs: number;
   detail?: string;
 }
 
 export interface RentResult {
   instanceId: number;
+  /** Undefined only for a recovered rental without `requireInstanceKey`: the container still has it. */
   instanceApiKey?: string;
   offer: Offer;
+  /** The token the instance carries (its `GPU_RENTAL_TOKEN`). */
+  token: string;
   attempts: RentAttempt[];
 }
 
@@ -48,7 +62,7 @@ export class NoMatchingOfferError extends GpuRentalError {
   override name = "NoMatchingOfferError";
 }
 
-/** Every offer tried had vanished before it could be accepted; `attempts` lists them. */
+/** No instance could be rented in the time budget; `attempts` says what was tried, and the message why. */
 export class RentFailedError extends GpuRentalError {
   override name = "RentFailedError";
   constructor(
@@ -61,13 +75,11 @@ export class RentFailedError extends GpuRentalError {
 
 export const DEFAULT_ORDER: Order = [["dph_total", "asc"]];
 
-/** The offer search a set of criteria stands for. */
+/** The offer search a set of criteria stands for, leaving out offers already tried or claimed. */
 export function offerQuery(criteria: OfferCriteria, exclude: Iterable<number> = []): OfferQuery {
-  const filters: Record<string, FieldFilter> = { rentable: { eq: true }, ...criteria.filters };
+  const filters: OfferFilters = { rentable: { eq: true }, ...criteria.filters };
   if (criteria.offerId !== undefined) filters.id = { eq: criteria.offerId };
-  if (criteria.maxPricePerHour !== undefined) {
-    filters.dph_total = { ...filters.dph_total, lte: criteria.maxPricePerHour };
-  }
+  if (criteria.maxPricePerHour !== undefined) filters.dph_total = { ...filters.dph_total, lte: criteria.maxPricePerHour };
   const excluded = [...exclude];
   if (excluded.length) filters.id = { ...filters.id, notin: excluded };
   return {
@@ -79,9 +91,10 @@ export function offerQuery(criteria: OfferCriteria, exclude: Iterable<number> = 
 }
 
 /**
- * Rents an instance: searches, accepts candidates in order, moves on when one has vanished between search and
- * acceptance (another tenant took it), searches again when the list is used up, and gives up after a bounded
- * number of attempts with an error that lists every offer it tried.
+ * Rents an instance, within a time budget. Searches, then accepts candidates in order: an offer another tenant
+ * took first is left for the next one; an offer on which the service failed without making anything is tried
+ * again while it is free; a creation whose answer was lost is found by the token it carries, never rented twice.
+ * Rentals running at once in this process never reach for the same offer. Every attempt is reported.
  */
 export async function rentInstance(
   client: GpuRentalClient,
@@ -94,56 +107,143 @@ export async function rentInstance(
       "Renting a reserved offer is not supported: the API shows no way to accept one at its reserved price. Use on-demand or bid.",
     );
   }
-  const maxAttempts = options.maxAttempts ?? 10;
-  const maxSearches = criteria.offerId !== undefined ? 1 : (options.maxSearches ?? 4);
-  const attempts: RentAttempt[] = [];
-  // Instances that exist before this rental: one created by a request whose answer was lost is found by
-  // being new on the offer's machine, whatever image or template it was made from.
-  let before: Set<number> | undefined;
-  const record = (attempt: RentAttempt) => {
-    attempts.push(attempt);
-    options.onAttempt?.(attempt);
-  };
-
-  for (let search = 0; search < maxSearches && attempts.length < maxAttempts; search++) {
-    const candidates = await client.searchOffers(offerQuery(criteria, attempts.map((a) => a.offerId)));
-    if (candidates.length === 0) {
-      if (attempts.length === 0) throw noMatch(criteria);
-      break;
-    }
-    for (const offer of candidates) {
-      if (attempts.length >= maxAttempts) break;
-      try {
-        before ??= new Set((await client.listInstances()).map((i) => i.id));
-        const created = await client.createInstance(offer.id, withBid(request, criteria, offer));
-        record({ offerId: offer.id, outcome: "rented" });
-        return { instanceId: created.new_contract, instanceApiKey: created.instance_api_key, offer, attempts };
-      } catch (error) {
-        if (error instanceof OfferUnavailableError) {
-          record({ offerId: offer.id, outcome: "vanished", detail: error.serviceMessage });
-          continue;
-        }
-        if (!(error instanceof NetworkError || error instanceof ServerError)) throw error;
-        // The request may have been carried out with its answer lost: look before renting anything else, or
-        // an instance would be left running (and billed) that nobody knows of.
-        const created = await findCreated(client, offer, before ?? new Set());
-        record({ offerId: offer.id, outcome: created ? "recovered" : "failed", detail: error.message });
-        if (created) return { instanceId: created.id, offer, attempts };
-      }
-    }
-  }
-  const tried = attempts.map((a) => `${a.offerId} (${a.outcome}${a.detail ? `: ${a.detail}` : ""})`).join(", ");
-  throw new RentFailedError(
-    `Could not rent an instance: ${attempts.length} offer(s) tried, none rented: ${tried}. ` +
-      "The market is busy; try again, widen the criteria, or raise the attempt limit.",
-    attempts,
-  );
+  const rental = new Rental(client, criteria, request, options);
+  return rental.run();
 }
 
-/** A new instance of ours on the offer's machine, if the creation went through after all. */
-async function findCreated(client: GpuRentalClient, offer: Offer, before: Set<number>): Promise<Instance | undefined> {
-  const instances = await client.listInstances();
-  return instances.find((i) => !before.has(i.id) && i.machine_id === offer.machine_id);
+/** One rental's state: what it tried, and until when it may go on. */
+class Rental {
+  private readonly started = Date.now();
+  private readonly deadline: number;
+  readonly attempts: RentAttempt[] = [];
+  /** Offers that vanished: never searched again. */
+  private readonly gone = new Set<number>();
+
+  constructor(
+    private readonly client: GpuRentalClient,
+    private readonly criteria: OfferCriteria,
+    private readonly request: CreateInstanceRequest,
+    private readonly options: RentOptions,
+  ) {
+    this.deadline = this.started + (options.deadlineMs ?? 600_000);
+  }
+
+  async run(): Promise<RentResult> {
+    while (this.timeLeft()) {
+      const candidates = await this.client.searchOffers(offerQuery(this.criteria, [...this.gone, ...claimedOffers(this.client.apiUrl)]));
+      if (candidates.length === 0) {
+        if (this.attempts.length === 0 && claimedOffers(this.client.apiUrl).length === 0) throw noMatch(this.criteria);
+        if (claimedOffers(this.client.apiUrl).length === 0) break;
+        // Every match is being accepted by another rental of this process: one of them may give its offer back.
+        await pause(500);
+        continue;
+      }
+      for (const offer of candidates) {
+        if (!this.timeLeft()) break;
+        if (!claimOffer(this.client.apiUrl, offer.id)) continue;
+        try {
+          const rented = await this.tryOffer(offer);
+          if (rented) return rented;
+        } finally {
+          releaseOffer(this.client.apiUrl, offer.id);
+        }
+      }
+      if (this.criteria.offerId !== undefined) break;
+    }
+    throw this.failure();
+  }
+
+  /** Accepts one offer, again while the service fails on it and it is still free; null when it vanished. */
+  private async tryOffer(offer: Offer): Promise<RentResult | null> {
+    for (let failures = 0; this.timeLeft(); failures++) {
+      try {
+        const created = await createOnce(
+          {
+            what: `An instance on offer ${offer.id}`,
+            send: (token) => this.client.createInstance(offer.id, this.tokenRequest(offer, token)),
+            find: async (token) => (await this.client.listInstances()).find((i) => tokenOfInstance(i) === token) ?? null,
+          },
+          this.options,
+        );
+        if (!created.recovered) {
+          this.record(offer, "rented");
+          const { new_contract: id, instance_api_key: key } = created.answer;
+          return { instanceId: id, instanceApiKey: key, offer, token: created.token, attempts: this.attempts };
+        }
+        const instance = created.found;
+        if (!this.options.requireInstanceKey) {
+          this.record(offer, "recovered", `instance ${instance.id} found by its token after the answer was lost`);
+          return { instanceId: instance.id, offer, token: created.token, attempts: this.attempts };
+        }
+        // Ours for certain (its token says so): give it back, and rent the offer again to learn the key.
+        await this.client.destroyInstance(instance.id);
+        this.record(offer, "keyless", `instance ${instance.id} found by its token, without its key: destroyed, renting again`);
+      } catch (error) {
+        if (error instanceof OfferUnavailableError) {
+          this.gone.add(offer.id);
+          this.record(offer, "vanished", error.serviceMessage ?? error.message);
+          return null;
+        }
+        if (!(error instanceof NotCreatedError)) throw this.refused(offer, error as Error);
+        this.record(offer, "not_created", error.failure?.message ?? error.message);
+        if (!(await this.stillFree(offer))) return null;
+        await pause(Math.min(250 * 2 ** failures, 5_000) * (0.5 + Math.random()));
+      }
+    }
+    return null;
+  }
+
+  /** The creation request with the attempt's token in the environment, and the bid for an interruptible offer. */
+  private tokenRequest(offer: Offer, token: string): CreateInstanceRequest {
+    return { ...withBid(this.request, this.criteria, offer), env: { ...this.request.env, [TOKEN_ENV]: token } };
+  }
+
+  private async stillFree(offer: Offer): Promise<boolean> {
+    const [found] = await this.client.searchOffers(offerQuery({ ...this.criteria, offerId: offer.id }));
+    if (found) return true;
+    this.gone.add(offer.id);
+    this.record(offer, "vanished", "taken while the service was failing");
+    return false;
+  }
+
+  private record(offer: Offer, outcome: RentAttempt["outcome"], detail?: string): void {
+    const attempt = { offerId: offer.id, outcome, atMs: Date.now() - this.started, ...(detail && { detail }) };
+    this.attempts.push(attempt);
+    this.options.onAttempt?.(attempt);
+  }
+
+  private timeLeft(): boolean {
+    return Date.now() < this.deadline;
+  }
+
+  /** A refusal (a bad request, a key without permission): retrying cannot help, so it ends the rental. */
+  private refused(offer: Offer, error: Error): Error {
+    if (error instanceof BadRequestError && this.criteria.type === "bid") {
+      error.message += ` (offer ${offer.id}: a bid must be at least the offer's min_bid; raise maxPricePerHour)`;
+    }
+    return error;
+  }
+
+  /** Why no instance was rented, and what to do, from what the attempts met. */
+  private failure(): RentFailedError {
+    const count = (outcome: RentAttempt["outcome"]) => this.attempts.filter((a) => a.outcome === outcome).length;
+    const seconds = Math.round((Date.now() - this.started) / 1000);
+    const tried = this.attempts.map((a) => `${a.offerId} ${a.outcome}${a.detail ? ` (${a.detail})` : ""}`).join("; ");
+    let why: string;
+    if (this.attempts.length === 0) {
+      why = "every matching offer was being rented by another rental of this program";
+    } else if (count("not_created") >= count("vanished")) {
+      const last = [...this.attempts].reverse().find((a) => a.outcome === "not_created");
+      why = `the service kept failing (${last?.detail ?? "errors"}): it is unavailable or overloaded. Try again later`;
+    } else if (this.criteria.offerId !== undefined) {
+      why = "another tenant rented it first. Pick another offer, or rent by criteria instead of offerId";
+    } else {
+      why = `${count("vanished")} offer(s) were taken by other tenants before they could be accepted: the market is busy. ` +
+        "Try again, widen the criteria, or give the rental a longer deadline (deadlineMs)";
+    }
+    const scope = this.criteria.offerId !== undefined ? `offer ${this.criteria.offerId}` : "an instance";
+    return new RentFailedError(`Could not rent ${scope} in ${seconds} s: ${why}. Attempts: ${tried || "none"}.`, this.attempts);
+  }
 }
 
 /**
@@ -162,4 +262,8 @@ function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
       ? `Offer ${criteria.offerId} is not available (it does not exist, or it is rented)`
       : `No offer matches ${JSON.stringify(offerQuery(criteria).filters)}`;
   return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,71 @@
+import type { GpuRentalClient } from "../client";
+import { createApiKey, deleteApiKey, listApiKeys } from "../apikeys";
+import { CreateApiKeyRequest, Volume } from "../schemas";
+import { createNetworkVolume, listVolumes } from "../volumes";
+import { Creation, createOnce, CreationOptions, NotCreatedError } from "./create-once";
+import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
+
+type CreatedKey = Awaited<ReturnType<typeof createApiKey>>;
+
+export interface CreateOptions extends CreationOptions {
+  /** Time budget of the creation, its retries included. Default 2 minutes. */
+  deadlineMs?: number;
+}
+
+/**
+ * Creates a network volume that carries a token in its name (`<name>-<token>`): a creation whose answer was
+ * lost is found by it, one that certainly failed is sent again with a new token, so no volume is ever made
+ * twice or left unknown.
+ */
+export async function createNetworkVolumeOnce(
+  client: GpuRentalClient,
+  request: { offerId: number; size: number; name?: string },
+  options: CreateOptions = {},
+): Promise<{ volume: Volume; token: string }> {
+  return untilMade(options, async () => {
+    const created = await createOnce(
+      {
+        what: `A ${request.size} GB network volume on offer ${request.offerId}`,
+        send: (token) => createNetworkVolume(client, { ...request, name: nameWithToken(request.name, token) }),
+        find: async (token) => (await listVolumes(client, "network_volume")).find((v) => tokenOfVolume(v) === token) ?? null,
+      },
+      options,
+    );
+    return { volume: created.recovered ? created.found : created.answer, token: created.token };
+  });
+}
+
+/**
+ * Creates an API key that carries a token in its name. The key's value is in the creation's answer only: a key
+ * found by its token after a lost answer is useless to its caller, so it is revoked and the key made again.
+ */
+export async function createApiKeyOnce(
+  client: GpuRentalClient,
+  request: CreateApiKeyRequest,
+  options: CreateOptions = {},
+): Promise<{ created: CreatedKey; token: string }> {
+  return untilMade(options, async () => {
+    const creation: Creation<CreatedKey, { id: number }> = {
+      what: `API key ${JSON.stringify(request.name ?? "")}`,
+      send: (token) => createApiKey(client, { ...request, name: nameWithToken(request.name, token) }),
+      find: async (token) => (await listApiKeys(client)).find((k) => tokenOfApiKey(k) === token) ?? null,
+    };
+    const created = await createOnce(creation, options);
+    if (!created.recovered) return { created: created.answer, token: created.token };
+    await deleteApiKey(client, created.found.id);
+    throw new NotCreatedError(`API key ${created.found.id} was made but the answer with its value was lost: it is revoked again.`, created.token);
+  });
+}
+
+/** Runs `attempt` again while it certainly made nothing (a NotCreatedError), within the time budget. */
+async function untilMade<T>(options: CreateOptions, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + (options.deadlineMs ?? 120_000);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random())));
+    }
+  }
+}

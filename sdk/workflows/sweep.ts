@@ -1,0 +1,53 @@
+import type { GpuRentalClient } from "../client";
+import { deleteApiKey, listApiKeys } from "../apikeys";
+import { ConfigurationError } from "../errors";
+import { deletedOrGone } from "../resources/spec";
+import { deleteVolume, listVolumes } from "../volumes";
+import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
+
+export interface SweepOptions {
+  /** Everything whose creation token has this prefix (the `tokenPrefix` a run created with). */
+  tokenPrefix?: string;
+  /** Everything carrying one of these tokens (an OutcomeUnknownError names its token). */
+  tokens?: string[];
+  /** Instances with this label. */
+  label?: string;
+  /** Only list what would be destroyed. */
+  dryRun?: boolean;
+}
+
+export interface SweepReport {
+  dryRun: boolean;
+  instances: { id: number; token?: string; label?: string | null }[];
+  volumes: { id: number; name?: string | null }[];
+  apiKeys: { id: number; name?: string | null }[];
+}
+
+/**
+ * Finds, and unless `dryRun` destroys, what earlier runs left behind: the instances, network volumes and API keys
+ * whose creation tokens match (or instances with the label). Instances go first, so volumes they held are free
+ * to delete. Things already gone count as destroyed.
+ */
+export async function sweep(client: GpuRentalClient, options: SweepOptions): Promise<SweepReport> {
+  if (!options.tokenPrefix && !options.tokens?.length && !options.label) {
+    throw new ConfigurationError("sweep needs a tokenPrefix, tokens or a label: it never sweeps everything of an account.");
+  }
+  if (options.tokenPrefix) checkPrefix(options.tokenPrefix);
+  const matches = (token: string | undefined) =>
+    !!token && ((!!options.tokenPrefix && hasPrefix(token, options.tokenPrefix)) || !!options.tokens?.includes(token));
+
+  const instances = (await client.listInstances()).filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
+  const volumes = (await listVolumes(client, "all_volume")).filter((v) => matches(tokenOfVolume(v)));
+  const apiKeys = (await listApiKeys(client)).filter((k) => matches(tokenOfApiKey(k)));
+  const report: SweepReport = {
+    dryRun: !!options.dryRun,
+    instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
+    volumes: volumes.map((v) => ({ id: v.id, name: v.name })),
+    apiKeys: apiKeys.map((k) => ({ id: k.id, name: k.name })),
+  };
+  if (options.dryRun) return report;
+  for (const { id } of report.instances) await deletedOrGone(() => client.destroyInstance(id));
+  for (const { id } of report.volumes) await deletedOrGone(() => deleteVolume(client, id));
+  for (const { id } of report.apiKeys) await deletedOrGone(() => deleteApiKey(client, id));
+  return report;
+}
