@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { FieldFilter, OfferType, Runtype, TargetState } from "../sdk/schemas";
+import type { OfferFilters } from "../sdk/offer-filters";
+import type { OfferType, Runtype, TargetState } from "../sdk/schemas";
 import { SdkProvider } from "./sdk-provider";
 import { CommonArgs, registration, ResourceOptions } from "./resource-options";
 
@@ -10,8 +11,11 @@ export interface InstanceArgs extends CommonArgs {
   gpuModel?: pulumi.Input<string>;
   /** GPUs wanted on the machine (a `num_gpus` filter). */
   gpuCount?: pulumi.Input<number>;
-  /** Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. */
-  filters?: pulumi.Input<Record<string, FieldFilter>>;
+  /**
+   * Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }` (units in
+   * OfferFilters). Criteria are placement rules: new ones that the rented machine still meets change nothing.
+   */
+  filters?: pulumi.Input<OfferFilters>;
   /** Preference among matching offers. Default cheapest first: `[["dph_total", "asc"]]`. */
   order?: pulumi.Input<[string, "asc" | "desc"][]>;
   offerType?: pulumi.Input<OfferType>;
@@ -34,14 +38,35 @@ export interface InstanceArgs extends CommonArgs {
   runtype?: pulumi.Input<Runtype>;
   /** `running` (default) or `stopped`; changed in place. */
   targetState?: pulumi.Input<TargetState>;
+  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. */
+  price?: pulumi.Input<number>;
+  /** Replaces the image's command (runtype `args`). */
+  argsStr?: pulumi.Input<string>;
+  useJupyterLab?: pulumi.Input<boolean>;
+  jupyterDir?: pulumi.Input<string>;
+  pythonUtf8?: pulumi.Input<boolean>;
+  langUtf8?: pulumi.Input<boolean>;
+  /** Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret. */
+  imageLogin?: pulumi.Input<string>;
+  /** Fail at once when the instance cannot start right away. */
+  cancelUnavail?: pulumi.Input<boolean>;
+  /** A VM instead of a container. */
+  vm?: pulumi.Input<boolean>;
+  /**
+   * When the instance fails to boot (exited, unknown, offline): `fail` (default: destroyed, and the error
+   * reported), or `replace` it with another offer, at most `maxBootAttempts` rentals in all (default 3).
+   */
+  onBootFailure?: pulumi.Input<"fail" | "replace">;
+  maxBootAttempts?: pulumi.Input<number>;
 }
 
-const OUTPUTS = ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "machineId", "gpuName", "numGpus",
-  "pricePerHour", "geolocation", "instanceApiKey"] as const;
+const OUTPUTS = ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName",
+  "numGpus", "pricePerHour", "geolocation", "instanceApiKey"] as const;
 
 /**
- * A rented GPU instance. Label and target state change in place; any other change rents a new instance. The
- * offer actually rented is an output: a changed market or a refresh never replaces a running instance.
+ * A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still
+ * meets, and the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer
+ * actually rented is an output: a changed market or a refresh never replaces a running instance.
  */
 export class Instance extends pulumi.dynamic.Resource {
   declare readonly instanceId: pulumi.Output<number>;
@@ -50,6 +75,8 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly sshPort: pulumi.Output<number | null>;
   /** The offer rented; null for an adopted instance. */
   declare readonly rentedOfferId: pulumi.Output<number | null>;
+  /** The offer as it was when rented (its fields, as the offer search shows them). */
+  declare readonly rentedOffer: pulumi.Output<Record<string, unknown> | null>;
   declare readonly machineId: pulumi.Output<number | null>;
   declare readonly gpuName: pulumi.Output<string | null>;
   declare readonly numGpus: pulumi.Output<number | null>;
@@ -59,7 +86,9 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly instanceApiKey: pulumi.Output<string | null>;
 
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration(OUTPUTS, args, opts, ["instanceApiKey"]);
+    // Secret even when the program passes it in the clear: inputs are written to state too.
+    const imageLogin = args.imageLogin === undefined ? undefined : pulumi.secret(args.imageLogin);
+    const { props, options } = registration(OUTPUTS, { ...args, imageLogin }, opts, ["instanceApiKey", "imageLogin"]);
     super(new SdkProvider("Instance"), name, props, options, "gpu-rental", "Instance");
   }
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { createApiKey, deleteApiKey, getApiKey } from "../apikeys";
+import { deleteApiKey, getApiKey } from "../apikeys";
+import { createApiKeyOnce } from "../workflows/create";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, requireSpec, sameValue, WithClient } from "./spec";
@@ -43,10 +44,13 @@ export function checkApiKeyInputs(news: Record<string, unknown>, unknown?: unkno
   return checkInputs(ApiKeySpec, SPEC_KEYS, news, unknown);
 }
 
-/** Issues the key (`POST /api/v0/auth/apikeys/`); not resent after an unclear failure, which could issue two. */
+/**
+ * Issues the key (`POST /api/v0/auth/apikeys/`), named `<name>-<token>`: a key whose answer (with its value) was
+ * lost is found by its token and revoked, and the key issued again; none is ever left live and unknown.
+ */
 export async function createApiKeyFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
   const spec = requireSpec("ApiKey", ApiKeySpec, input);
-  const created = await createApiKey(clientOf(options), spec);
+  const { created } = await createApiKeyOnce(clientOf(options), spec);
   return { id: String(created.id), outs: { ...spec, ...outputsOf(created, created.key) } };
 }
 

@@ -16,6 +16,7 @@ import {
   deleteNetworkVolumeById,
   diffNetworkVolumeSpec,
   readNetworkVolumeState,
+  updateNetworkVolumeFromSpec,
 } from "./network-volume";
 import {
   adoptTemplate,
@@ -55,6 +56,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createNetworkVolumeFromSpec,
     adopt: adoptNetworkVolume,
     read: readNetworkVolumeState,
+    update: updateNetworkVolumeFromSpec,
     delete: deleteNetworkVolumeById,
   }),
   ApiKey: managed("ApiKey", {

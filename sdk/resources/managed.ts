@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
-import { AccountRef } from "../connection";
+import { AccountRef, resolveConnection } from "../connection";
 import { GpuRentalError } from "../errors";
 import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./spec";
 
@@ -11,17 +11,22 @@ import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./s
 
 type Props = Readonly<Record<string, any>>;
 
+/** What a kind's functions get: the client of the resource's account, and where progress lines go. */
+export interface KindOptions extends WithClient {
+  log?: (line: string) => void;
+}
+
 /** The functions of one kind, over its own spec; each takes the client of the resource's account. */
 export interface KindFunctions {
   check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
   diff(olds: Props, news: Props, unknown?: unknown): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
-  create(inputs: unknown, options: WithClient): Promise<{ id: string; outs: object }>;
+  create(inputs: unknown, options: KindOptions): Promise<{ id: string; outs: object }>;
   /** Takes an object that exists under management: checks it is the one the spec declares, and makes it so. */
-  adopt(id: string, inputs: unknown, options: WithClient): Promise<{ id: string; outs: object }>;
-  read(id: string, props: Props, options: WithClient): Promise<object | null>;
+  adopt(id: string, inputs: unknown, options: KindOptions): Promise<{ id: string; outs: object }>;
+  read(id: string, props: Props, options: KindOptions): Promise<object | null>;
   /** Absent where every change of the kind's own inputs replaces. */
-  update?(id: string, olds: Props, news: unknown, options: WithClient): Promise<object>;
-  delete(id: string, options: WithClient): Promise<void>;
+  update?(id: string, olds: Props, news: unknown, options: KindOptions): Promise<object>;
+  delete(id: string, options: KindOptions): Promise<void>;
 }
 
 /** The functions the Pulumi provider calls, one per provider method. */
@@ -63,7 +68,7 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
       return { changes: own.changes || account !== "same", replaces, deleteBeforeReplace: own.deleteBeforeReplace };
     },
     async create(inputs) {
-      const options = clientFor(inputs);
+      const options = { ...clientFor(inputs), log: progressLog(kind, inputs) };
       const made = inputs.adoptId !== undefined && inputs.adoptId !== null
         ? await fns.adopt(String(inputs.adoptId), inputs, options)
         : await fns.create(inputs, options);
@@ -79,16 +84,32 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
         if (fns.diff(olds, news).changes) throw new GpuRentalError(`${kind} ${id} cannot change in place: its diff should have asked for a replacement.`);
         return { ...olds, ...commonOf(news) };
       }
-      return { ...(await fns.update(id, olds, news, clientFor(news))), ...commonOf(news) };
+      return { ...(await fns.update(id, olds, news, { ...clientFor(news), log: progressLog(kind, news) })), ...commonOf(news) };
     },
     delete: (id, props) => fns.delete(id, clientFor(props)),
   };
 }
 
-/** The client of the account a resource names (the provider's default account when it names none). */
+const clients = new Map<string, GpuRentalClient>();
+
+/**
+ * The client of the account a resource names (the provider's default account when it names none): one per
+ * account and process, so that every resource of a program shares its request gate (a 429's Retry-After holds
+ * all of them back).
+ */
 function clientFor(props: Props): WithClient {
   const account = props.account ? AccountRef.parse(props.account) : undefined;
-  return { client: new GpuRentalClient({ account }) };
+  const connection = resolveConnection({}, account);
+  const key = `${connection.apiUrl}\n${connection.apiKey}`;
+  let client = clients.get(key);
+  if (!client) clients.set(key, (client = new GpuRentalClient(connection)));
+  return { client };
+}
+
+/** Progress of a create or update, on the provider's stderr: the engine shows it with the resource's output. */
+function progressLog(kind: string, props: Props): (line: string) => void {
+  const which = typeof props.label === "string" && props.label ? ` ${props.label}` : typeof props.name === "string" && props.name ? ` ${props.name}` : "";
+  return (line) => process.stderr.write(`gpu-rental ${kind}${which}: ${line}\n`);
 }
 
 function commonOf(props: Props): Record<string, unknown> {

@@ -2,7 +2,9 @@ import { z } from "zod";
 import { GpuRentalClient } from "../client";
 import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
 import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
-import { createNetworkVolume, deleteVolume, listVolumes, searchNetworkVolumeOffers } from "../volumes";
+import { deleteVolume, listVolumes, searchNetworkVolumeOffers } from "../volumes";
+import { createNetworkVolumeOnce } from "../workflows/create";
+import { tokenOfName } from "../workflows/tokens";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
 
 /**
@@ -48,15 +50,35 @@ const DEFAULT_ORDER: [string, "asc" | "desc"][] = [["storage_cost", "asc"]];
 
 export interface NetworkVolumeDiff {
   changes: boolean;
-  /** The API shows no way to resize, rename or move a volume: every change is a new volume. */
+  /** The API shows no way to resize, rename or move a volume: a new size or name, or another offer, is a new volume. */
   replaces: string[];
   deleteBeforeReplace: boolean;
 }
 
-/** Every change replaces; the new volume is made before the old one goes, so its data can be copied over. */
+/**
+ * The search (`q`) only said where to take the space: a new one changes nothing for the volume that exists, and is
+ * recorded in place. So is pinning the offer the volume was taken from. Any other change makes a new volume,
+ * before the old one goes, so its data can be copied over.
+ */
 export function diffNetworkVolumeSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): NetworkVolumeDiff {
-  const replaces = changedKeys(SPEC_KEYS, olds, news, (_key, value) => value ?? null, unknown);
-  return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+  const changed = changedKeys(SPEC_KEYS, olds, news, (_key, value) => value ?? null, unknown);
+  // Unpinning keeps the volume; pinning keeps it when the pin is the offer it came from.
+  const offerKept = news.offerId === undefined || news.offerId === null || news.offerId === olds.askContractId;
+  const replaces = changed.filter((key) => key !== "q" && !(key === "offerId" && offerKept));
+  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+/** Records a new `q` (or the pinned offer it came from): nothing about the volume itself changes. */
+export async function updateNetworkVolumeFromSpec(
+  id: string,
+  olds: Readonly<Record<string, any>>,
+  input: unknown,
+  options: WithClient = {},
+): Promise<NetworkVolumeSpec & NetworkVolumeOutputs> {
+  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
+  const volume = await findVolume(clientOf(options), Number(id));
+  if (!volume) throw new GpuRentalError(`Network volume ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+  return { ...spec, ...outputsOf(volume) };
 }
 
 /** The provider's `check`. */
@@ -66,13 +88,13 @@ export function checkNetworkVolumeInputs(news: Record<string, unknown>, unknown?
 
 /**
  * Creates the volume (`PUT /api/v0/network_volumes/`), on the pinned offer or on the cheapest one with room
- * for `size`. Not retried after an unclear failure (see createNetworkVolume): a retry could make two.
+ * for `size`, named `<name>-<token>`: a creation whose answer was lost is found by its token, never made twice.
  */
 export async function createNetworkVolumeFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
   const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
   const client = clientOf(options);
   const offerId = spec.offerId ?? (await cheapestOffer(client, spec.q ?? {}, spec.size)).ask_contract_id;
-  const created = await createNetworkVolume(client, definedOnly({ offerId, size: spec.size, name: spec.name }));
+  const { volume: created } = await createNetworkVolumeOnce(client, definedOnly({ offerId, size: spec.size, name: spec.name }));
   // The creation answer may name the volume only: the listing has the rest.
   const volume = (await findVolume(client, created.id)) ?? created;
   return { id: String(volume.id), outs: { ...spec, ...outputsOf(volume) } };
@@ -104,7 +126,7 @@ export async function adoptNetworkVolume(
   }
   const differs = [
     volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
-    spec.name !== undefined && volume.name !== spec.name && `its name is ${JSON.stringify(volume.name)}, the program declares ${JSON.stringify(spec.name)}`,
+    spec.name !== undefined && baseName(volume.name) !== spec.name && `its name is ${JSON.stringify(volume.name)}, the program declares ${JSON.stringify(spec.name)}`,
   ].filter(Boolean);
   if (differs.length) {
     throw new GpuRentalError(`Network volume ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
@@ -158,6 +180,12 @@ async function cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: numb
 
 async function findVolume(client: GpuRentalClient, id: number): Promise<Volume | null> {
   return (await listVolumes(client, "network_volume")).find((v) => v.id === id) ?? null;
+}
+
+/** A volume's name without the creation token it carries. */
+function baseName(name: string | null | undefined): string | null | undefined {
+  const token = tokenOfName(name);
+  return token ? name!.slice(0, -(token.length + 1)) || name : name;
 }
 
 function outputsOf(volume: Volume): NetworkVolumeOutputs {

@@ -39,6 +39,17 @@ describe("diffInstanceSpec", () => {
     expect(diffInstanceSpec(olds, news)).toMatchObject({ changes: false, replaces: [], updates: [] });
   });
 
+  it("records new criteria in place while the offer rented still satisfies them, and replaces when it does not", () => {
+    const rentedOffer = { id: 10001, gpu_name: "RTX 4090", num_gpus: 2, reliability: 0.995, dph_total: 0.8, direct_port_count: 10 };
+    const olds = { ...base, rentedOffer, rentedOfferId: 10001 };
+    for (const change of [{ gpuCount: 2 }, { filters: { reliability: { gte: 0.99 } } }, { maxPricePerHour: 1 }, { onBootFailure: "replace" }]) {
+      expect(diffInstanceSpec(olds, { ...base, ...change })).toMatchObject({ replaces: [], updates: Object.keys(change) });
+    }
+    for (const change of [{ gpuCount: 4 }, { filters: { reliability: { gte: 0.999 } } }, { maxPricePerHour: 0.5 }, { offerType: "bid" }]) {
+      expect(diffInstanceSpec(olds, { ...base, ...change })).toMatchObject({ replaces: Object.keys(change), updates: [] });
+    }
+  });
+
   it("counts an unknown value (preview) as a change", () => {
     expect(diffInstanceSpec(base, { ...base, image: UNKNOWN }, UNKNOWN).replaces).toEqual(["image"]);
   });
@@ -146,6 +157,34 @@ describe("instance resource over HTTP", () => {
     expect(emu.marketplace.instances.all().find((i) => i.id === Number(id))).toMatchObject({ label: "", intended: "running" });
     expect(diffInstanceSpec(updated, news).changes).toBe(false);
     await destroyInstanceById(id, options());
+  });
+
+  it("with onBootFailure: replace, destroys an instance that fails to boot and rents another offer, within maxBootAttempts", async () => {
+    const before = emu.marketplace.instances.all().length;
+    const client = emu.client();
+    const original = client.createInstance.bind(client);
+    let failing = 1;
+    client.createInstance = async (offerId, request) => {
+      const created = await original(offerId, request);
+      if (failing-- > 0) emu.marketplace.instances.fail(created.new_contract, "exited", "image pull failed");
+      return created;
+    };
+    const lines: string[] = [];
+    const spec = { ...base, onBootFailure: "replace", maxBootAttempts: 2 };
+    const { id, outs } = await createInstanceFromSpec(spec, { ...options(), client, log: (line) => lines.push(line) });
+    expect(lines).toEqual([
+      expect.stringMatching(/^offer \d+: rented after/),
+      expect.stringMatching(/^instance \d+ on offer (\d+) failed to boot \(.*image pull failed.*\): destroyed, renting another \(2 of 2\)$/),
+      expect.stringMatching(/^offer \d+: rented after/),
+    ]);
+    const firstOffer = Number(/^offer (\d+)/.exec(lines[0])![1]);
+    expect(outs.rentedOfferId).not.toBe(firstOffer);
+    expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
+    await destroyInstanceById(id, options());
+
+    failing = 2;
+    await expect(createInstanceFromSpec(spec, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
+    expect(emu.marketplace.instances.all()).toHaveLength(before);
   });
 
   it("destroys an instance that fails to boot instead of leaving it behind", async () => {

@@ -14,14 +14,22 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const base = { q: { geolocation: { in: ["US"] } }, size: 50, name: "datasets" };
 
 describe("diffNetworkVolumeSpec", () => {
-  it("replaces for every change, creating the new volume first", () => {
-    for (const change of [{ size: 60 }, { name: "other" }, { q: { verified: { eq: true } } }, { offerId: 1 }]) {
+  it("replaces for a new size, name or pin, creating the new volume first", () => {
+    for (const change of [{ size: 60 }, { name: "other" }, { offerId: 1 }]) {
       expect(diffNetworkVolumeSpec(base, { ...base, ...change })).toEqual({
         changes: true,
         replaces: Object.keys(change),
         deleteBeforeReplace: false,
       });
     }
+  });
+
+  it("keeps the volume for new search criteria, unpinning, or a pin on the offer it came from", () => {
+    const kept = { changes: true, replaces: [], deleteBeforeReplace: false };
+    expect(diffNetworkVolumeSpec(base, { ...base, q: { verified: { eq: true } } })).toEqual(kept);
+    const pinned = { offerId: 70016, size: 50, askContractId: 70016 };
+    expect(diffNetworkVolumeSpec(pinned, { size: 50, q: {} })).toEqual(kept);
+    expect(diffNetworkVolumeSpec({ size: 50, q: {}, askContractId: 70016 }, { size: 50, offerId: 70016 })).toEqual(kept);
   });
 
   it("sees no change in outputs, key order or a missing name written as null", () => {
@@ -54,7 +62,7 @@ describe("network volume resource over HTTP", () => {
   it("creates on the cheapest matching offer with room, reads and deletes", async () => {
     const offers = await searchNetworkVolumeOffers(emu.client(), { geolocation: { in: ["US"] }, disk_space: { gte: 50 }, order: [["storage_cost", "asc"]] });
     const { id, outs } = await createNetworkVolumeFromSpec(base, options());
-    expect(outs).toMatchObject({ ...base, volumeId: Number(id), askContractId: offers[0].ask_contract_id, diskSpace: 50, volumeName: "datasets", status: "available", instances: [] });
+    expect(outs).toMatchObject({ ...base, volumeId: Number(id), askContractId: offers[0].ask_contract_id, diskSpace: 50, volumeName: expect.stringMatching(/^datasets-gr-[a-z2-7]{10}$/), status: "available", instances: [] });
     expect(outs.geolocation).toMatch(/US/);
     expect(Object.values(outs)).not.toContain(undefined);
 
@@ -66,10 +74,10 @@ describe("network volume resource over HTTP", () => {
     await deleteNetworkVolumeById(id, options()); // already gone: still fine
   });
 
-  it("takes the space of a pinned offer, named by the service when no name is given", async () => {
+  it("takes the space of a pinned offer, named by its creation token when no name is given", async () => {
     const [offer] = await searchNetworkVolumeOffers(emu.client(), { order: [["storage_cost", "desc"]], limit: 1 });
     const { id, outs } = await createNetworkVolumeFromSpec({ offerId: offer.ask_contract_id, size: 10 }, options());
-    expect(outs).toMatchObject({ askContractId: offer.ask_contract_id, volumeName: `volume-${id}` });
+    expect(outs).toMatchObject({ askContractId: offer.ask_contract_id, volumeName: expect.stringMatching(/^gr-[a-z2-7]{10}$/) });
     expect(outs).not.toHaveProperty("name");
     await deleteNetworkVolumeById(id, options());
   });
