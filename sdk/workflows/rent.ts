@@ -2,7 +2,7 @@ import { GpuRentalClient, OfferQuery } from "../client";
 import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
-import { claimedOffers, claimOffer, releaseOffer } from "./claims";
+import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, NotCreatedError } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 
@@ -130,22 +130,25 @@ class Rental {
 
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
-      const candidates = await this.client.searchOffers(offerQuery(this.criteria, [...this.gone, ...claimedOffers(this.client.apiUrl)]));
+      const searchedAt = Date.now();
+      const candidates = await this.client.searchOffers(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
       if (candidates.length === 0) {
-        if (this.attempts.length === 0 && claimedOffers(this.client.apiUrl).length === 0) throw noMatch(this.criteria);
-        if (claimedOffers(this.client.apiUrl).length === 0) break;
+        const othersAccepting = acceptingOffers(this.client.apiUrl).length > 0;
+        if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
+        if (!othersAccepting) break;
         // Every match is being accepted by another rental of this process: one of them may give its offer back.
         await pause(500);
         continue;
       }
       for (const offer of candidates) {
         if (!this.timeLeft()) break;
-        if (!claimOffer(this.client.apiUrl, offer.id)) continue;
+        if (!claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
+        let rented: RentResult | null = null;
         try {
-          const rented = await this.tryOffer(offer);
+          rented = await this.tryOffer(offer);
           if (rented) return rented;
         } finally {
-          releaseOffer(this.client.apiUrl, offer.id);
+          releaseOffer(this.client.apiUrl, offer.id, rented !== null || this.gone.has(offer.id));
         }
       }
       if (this.criteria.offerId !== undefined) break;
