@@ -1,0 +1,45 @@
+import * as net from "node:net";
+import { GpuRentalClient, NetworkError } from "../../sdk";
+
+/**
+ * A service that accepts connections but never answers (a stuck load balancer, a frozen process) must not hold
+ * a pipeline for minutes: every call has an overall deadline, its retries included.
+ */
+describe("a service that accepts connections and never answers", () => {
+  let server: net.Server;
+  let url: string;
+  const sockets = new Set<net.Socket>();
+
+  beforeAll(async () => {
+    server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const timed = async (client: GpuRentalClient) => {
+    const started = Date.now();
+    const error = await client.listInstances().catch((e) => e);
+    return { error, seconds: (Date.now() - started) / 1000 };
+  };
+
+  it("fails with a clear error at the call's deadline, having tried more than once", async () => {
+    const { error, seconds } = await timed(new GpuRentalClient({ apiUrl: url, apiKey: "k", timeoutMs: 400, callDeadlineMs: 2_000 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toMatch(/no answer within 0\.4 s from http:\/\/127\.0\.0\.1:\d+\. Is the service reachable\? \(gave up after [2-9] tries in 2\.0 s, the call's deadline\)/);
+    expect(seconds).toBeGreaterThan(1.5);
+    expect(seconds).toBeLessThan(2.6);
+  });
+
+  it("gives up within 45 s with the default settings", async () => {
+    const { error, seconds } = await timed(new GpuRentalClient({ apiUrl: url, apiKey: "k" }));
+    expect(error.message).toMatch(/gave up after \d tries in 45 s, the call's deadline/);
+    expect(seconds).toBeLessThanOrEqual(45.5);
+  }, 60_000);
+});
