@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { runDeploy } from "./deploy";
 import { runEmulatorCommand } from "./emulator";
+import { runSweep } from "./sweep";
 import { testProgram } from "./program-test";
 import { ensureToolchain } from "./toolchain";
 
@@ -31,6 +32,12 @@ Commands:
   deploy [DIR]  Deploy the Pulumi program in DIR (default .) against the embedded emulator on a throwaway stack,
              show its outputs, destroy it: the main job (npm start) on the root stack. --keep keeps the stack
              and the emulator up until Ctrl-C; --contention P as above; --stack NAME.
+  sweep      Find and destroy what crashed runs left behind (instances, network volumes, API keys), by the
+             creation tokens the workflow library gives them; account from GPU_RENTAL_API_URL/GPU_RENTAL_API_KEY.
+             --token-prefix P    everything whose token starts with P- (the tokenPrefix the run used)
+             --token T           everything carrying token T (repeatable; an OutcomeUnknownError names it)
+             --label L           instances labelled L
+             --dry-run           only list what would be destroyed
   toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
              cannot download); prints the folders.
 `;
@@ -125,6 +132,17 @@ export async function main(argv: string[]): Promise<void> {
     const failed = results.filter((r) => r.status === "failed");
     console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);
     if (failed.length) process.exitCode = 1;
+    return;
+  }
+  if (command === "sweep") {
+    const { values } = parseArgs({
+      args: rest,
+      options: { "token-prefix": { type: "string" }, token: { type: "string", multiple: true }, label: { type: "string" }, "dry-run": { type: "boolean" } },
+    });
+    if (!values["token-prefix"] && !values.token?.length && !values.label) {
+      throw new UsageError("sweep needs --token-prefix, --token or --label: it never sweeps a whole account");
+    }
+    await runSweep({ tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"] });
     return;
   }
   if (command === "toolchain") {
