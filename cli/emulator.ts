@@ -24,6 +24,8 @@ function untilOrphaned(): Promise<"orphaned"> {
         resolve("orphaned");
       }
     }, 500);
+    // The server keeps the process alive while it runs; this watch must not once it is closed.
+    timer.unref();
   });
 }
 
