@@ -10,3 +10,5 @@ export { Account } from "./account";
 export type { AccountArgs } from "./account";
 export type { CommonArgs, ResourceOptions } from "./resource-options";
 export { SdkProvider } from "./sdk-provider";
+export { GpuFleet } from "./gpu-fleet";
+export type { GpuFleetArgs, GpuFleetOptions, SshEndpoint } from "./gpu-fleet";

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { Instance, Template } from "gpu-rental/provider";
+import { GpuFleet, Instance, Template } from "gpu-rental/provider";
 
 // One template holds what every worker shares; each instance made from it overrides what is its own.
 const config = new pulumi.Config();
@@ -40,3 +40,8 @@ const instances = Object.entries(workers).map(
 export const templateHashId = template.hashId;
 export const instanceIds = instances.map((i) => i.instanceId);
 export const ssh = instances.map((i) => pulumi.interpolate`ssh -p ${i.sshPort} root@${i.sshHost}`);
+
+// Uniform workers: a fleet of the template's instances. Changing `fleetSize` adds or removes instances at the
+// end; the others are left alone.
+const fleet = new GpuFleet("pool", { size: config.getNumber("fleetSize") ?? 2, templateHashId: template.hashId, gpuCount: 1 });
+export const fleetSsh = fleet.sshEndpoints.apply((endpoints) => endpoints.map((e) => `ssh -p ${e.port} root@${e.host}`));

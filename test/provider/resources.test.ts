@@ -59,14 +59,18 @@ describe("Template through the real provider host", () => {
 describe("NetworkVolume through the real provider host", () => {
   const spec = { q: { verified: { eq: true } }, size: 20, name: "host-volume" };
 
-  it("checks, creates, diffs (replace only), reads and deletes", async () => {
+  it("checks, creates, diffs, updates new criteria in place, reads and deletes", async () => {
     const host = await hostOf(new SdkProvider("NetworkVolume"));
     expect((await host.check({}, { offerId: 1, q: {}, size: 1 })).failures.map((f) => f.property)).toEqual(["offerId"]);
 
     const { id, outs } = await host.create(spec);
-    expect(outs).toMatchObject({ volumeId: Number(id), diskSpace: 20, volumeName: "host-volume", status: "available" });
+    expect(outs).toMatchObject({ volumeId: Number(id), diskSpace: 20, volumeName: expect.stringMatching(/^host-volume-gr-[a-z2-7]{10}$/), status: "available" });
     expect(await host.diff(id, outs, spec)).toMatchObject({ changes: DIFF_NONE, replaces: [] });
     expect(await host.diff(id, outs, { ...spec, size: 30 })).toMatchObject({ changes: DIFF_SOME, replaces: ["size"], deleteBeforeReplace: false });
+    const newCriteria = { ...spec, q: { geolocation: { in: ["US"] } } };
+    expect(await host.diff(id, outs, newCriteria)).toMatchObject({ changes: DIFF_SOME, replaces: [] });
+    const updated = await host.update(id, outs, newCriteria);
+    expect(updated).toMatchObject({ volumeId: Number(id), q: newCriteria.q });
 
     expect(await host.read(id, outs)).toMatchObject({ id, props: { volumeId: Number(id), askContractId: outs.askContractId } });
     await host.delete(id, outs);
