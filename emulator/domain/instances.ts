@@ -43,6 +43,8 @@ export interface InstanceRecord {
   instanceKeyId?: number;
   /** Billing has been charged up to this time. */
   billedUntil: number;
+  /** Public keys that may log in over SSH: the account's when the instance was created, and any attached since. */
+  sshKeys?: string[];
 }
 
 const MS_PER_HOUR = 3_600_000;

@@ -12,6 +12,7 @@ import { registerVolumes } from "./volumes";
 import { registerUsers } from "./users";
 import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
+import { registerSshKeys } from "./ssh-keys";
 
 const STATUS: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -76,6 +77,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerVolumes(app, market);
   registerUsers(app, market);
   registerApiKeys(app, market);
+  registerSshKeys(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

@@ -10,3 +10,4 @@ export * from "./apikeys";
 export * from "./billing";
 export * from "./issues";
 export * from "./canonical";
+export * from "./ssh-keys";
