@@ -7,6 +7,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** Every round trip's time, sorted (to combine runs). */
+  latenciesMs: number[];
 }
 
 /**
@@ -43,7 +45,17 @@ export async function load(url: string, options: { method: string; headers: Reco
   );
   agent.destroy();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return summarize(latencies, seconds, errors);
+}
+
+/** Runs measured apart, as one: their requests over their total time, and the percentiles of all round trips. */
+export function combine(results: LoadResult[]): LoadResult {
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  return summarize(results.flatMap((r) => r.latenciesMs), seconds, results.reduce((sum, r) => sum + r.errors, 0));
+}
+
+function summarize(latencies: number[], seconds: number, errors: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { requests: latencies.length, seconds, rps: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors };
+  return { requests: latencies.length, seconds, rps: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors, latenciesMs: latencies };
 }

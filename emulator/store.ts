@@ -100,7 +100,8 @@ function writeDurably(file: string, text: string): void {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of that id runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

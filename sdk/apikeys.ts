@@ -1,4 +1,5 @@
-import { GpuRentalClient } from "./client";
+import type { GpuRentalClient } from "./client";
+import { foundOrNull } from "./errors";
 import { ApiKey, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyRequest, CreateApiKeyResponse, SuccessResponse } from "./schemas";
 
 /** Creates a key. Its value is in the answer this once: store it as a secret. */
@@ -10,8 +11,9 @@ export async function listApiKeys(client: GpuRentalClient): Promise<ApiKey[]> {
   return (await client.call({ method: "GET", path: "/api/v0/auth/apikeys/", schema: ApiKeyListResponse })).apikeys;
 }
 
-export async function getApiKey(client: GpuRentalClient, id: number): Promise<ApiKey> {
-  return (await client.call({ method: "GET", path: `/api/v0/auth/apikeys/${id}/`, schema: ApiKeyResponse })).apikey;
+/** The key, or null when there is none with this id (or it is revoked). */
+export async function getApiKey(client: GpuRentalClient, id: number): Promise<ApiKey | null> {
+  return foundOrNull(async () => (await client.call({ method: "GET", path: `/api/v0/auth/apikeys/${id}/`, schema: ApiKeyResponse })).apikey);
 }
 
 /** Revokes a key: it is refused from then on. */

@@ -1,4 +1,4 @@
-import { GpuRentalClient } from "./client";
+import type { GpuRentalClient } from "./client";
 import { InvoicesResponse } from "./schemas";
 
 /** The user's credit and what each instance has cost. Needs a key with the `billing` permission. */

@@ -3,6 +3,12 @@ import pRetry from "p-retry";
 import { z } from "zod";
 import { AccountRef, Connection, resolveConnection } from "./connection";
 import { proxyOptionFor } from "./proxy";
+import { RequestGate } from "./request-gate";
+import type { OfferFilters } from "./offer-filters";
+import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./apikeys";
+import { listInvoices } from "./billing";
+import { createTemplate, deleteTemplate, editTemplate, getTemplate, searchTemplates } from "./templates";
+import { createNetworkVolume, deleteVolume, getVolume, listVolumes, searchLocalVolumeOffers, searchNetworkVolumeOffers } from "./volumes";
 import {
   describeIssues,
   ErrorBody,
@@ -44,17 +50,21 @@ export interface ClientOptions extends Partial<Connection> {
   account?: AccountRef;
   /** Further tries of a request that failed transiently (429, 5xx, connection reset). Default 5. */
   retries?: number;
-  /** First backoff delay; it grows ×1.5 per try, as the live service's own clients do. Default 150 ms. */
+  /** First backoff delay; it grows ×1.5 per try, as the live service's own clients do, with jitter. Default 150 ms. */
   minRetryDelayMs?: number;
   maxRetryDelayMs?: number;
-  /** Per-request timeout. Default 30 s. */
+  /** Per-request timeout. Default 15 s. */
   timeoutMs?: number;
+  /** A call's overall deadline, its retries included: a service that never answers fails by then. Default 45 s. */
+  callDeadlineMs?: number;
+  /** Requests in flight at once, over all calls of this client. Default 16. */
+  maxConcurrentRequests?: number;
   onRetry?: (event: RetryEvent) => void;
 }
 
 /** An offer search: field filters plus the reserved keys of `POST /api/v0/bundles/`. */
 export interface OfferQuery {
-  filters?: Record<string, FieldFilter>;
+  filters?: OfferFilters;
   order?: Order;
   type?: OfferType;
   limit?: number;
@@ -81,14 +91,15 @@ export class GpuRentalClient {
   readonly apiUrl: string;
   private readonly http: AxiosInstance;
   private readonly options: ClientOptions;
+  private readonly gate: RequestGate;
 
   constructor(options: ClientOptions = {}) {
     const connection = resolveConnection(options, options.account);
     this.options = options;
+    this.gate = new RequestGate(options.maxConcurrentRequests ?? 16);
     this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
     this.http = axios.create({
       baseURL: this.apiUrl,
-      timeout: options.timeoutMs ?? 30_000,
       headers: { Authorization: `Bearer ${connection.apiKey}`, Accept: "application/json" },
       // Statuses are mapped to typed errors below, not thrown by axios (whose errors carry the key in headers).
       validateStatus: () => true,
@@ -96,6 +107,50 @@ export class GpuRentalClient {
       proxy: proxyOptionFor(this.apiUrl),
     });
   }
+
+  /** Offer search. */
+  readonly offers = { search: (query?: OfferQuery) => this.searchOffers(query) };
+
+  /** Instances: `get` answers null for one that does not exist (or is not yours), as for every kind. */
+  readonly instances = {
+    create: (offerId: number, request: CreateInstanceRequest) => this.createInstance(offerId, request),
+    list: () => this.listInstances(),
+    get: (id: number) => this.getInstance(id),
+    update: (id: number, change: UpdateInstanceRequest) => this.updateInstance(id, change),
+    start: (id: number) => this.updateInstance(id, { state: "running" }),
+    stop: (id: number) => this.updateInstance(id, { state: "stopped" }),
+    destroy: (id: number) => this.destroyInstance(id),
+  };
+
+  /** Templates, by numeric id (`get`, `delete`) or by content hash (`edit`). */
+  readonly templates = {
+    search: (filters?: Parameters<typeof searchTemplates>[1]) => searchTemplates(this, filters),
+    get: (id: number) => getTemplate(this, id),
+    create: (template: Parameters<typeof createTemplate>[1]) => createTemplate(this, template),
+    edit: (hashId: string, changes: Parameters<typeof editTemplate>[2]) => editTemplate(this, hashId, changes),
+    delete: (id: number) => deleteTemplate(this, { id }),
+  };
+
+  /** Volumes and the offers they are made from. */
+  readonly volumes = {
+    searchNetworkOffers: (q?: Parameters<typeof searchNetworkVolumeOffers>[1]) => searchNetworkVolumeOffers(this, q),
+    searchLocalOffers: (q?: Parameters<typeof searchLocalVolumeOffers>[1]) => searchLocalVolumeOffers(this, q),
+    createNetwork: (request: Parameters<typeof createNetworkVolume>[1]) => createNetworkVolume(this, request),
+    list: (type?: Parameters<typeof listVolumes>[1]) => listVolumes(this, type),
+    get: (id: number) => getVolume(this, id),
+    delete: (id: number) => deleteVolume(this, id),
+  };
+
+  /** API keys of the account; a key's value is in the answer of `create` only. */
+  readonly apiKeys = {
+    create: (request?: Parameters<typeof createApiKey>[1]) => createApiKey(this, request),
+    list: () => listApiKeys(this),
+    get: (id: number) => getApiKey(this, id),
+    delete: (id: number) => deleteApiKey(this, id),
+  };
+
+  readonly users = { current: () => this.currentUser() };
+  readonly billing = { invoices: () => listInvoices(this) };
 
   async searchOffers(query: OfferQuery = {}): Promise<Offer[]> {
     const body: Record<string, unknown> = { ...query.filters };
@@ -151,15 +206,19 @@ export class GpuRentalClient {
     const request: RequestInfo = { method: call.method, path: call.path };
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);
+    const deadlineMs = this.options.callDeadlineMs ?? 45_000;
+    const deadline = Date.now() + deadlineMs;
+    let tries = 0;
     return pRetry(
       async (attempt) => {
+        tries = attempt;
         try {
-          return await this.send(call, request);
+          return await this.gate.run(() => this.send(call, request, deadline));
         } catch (error) {
           // A DELETE retried after a lost answer finds the thing gone: the earlier try deleted it.
           if (attempt > 1 && call.method === "DELETE" && error instanceof NotFoundError) return call.schema.parse({ success: true });
-          if (retryable(error)) throw error;
-          throw new pRetry.AbortError(error as Error);
+          if (retryable(error) && deadline - Date.now() > 100) throw error;
+          throw new pRetry.AbortError(withinDeadline(error as Error, tries, deadline, deadlineMs));
         }
       },
       {
@@ -167,28 +226,31 @@ export class GpuRentalClient {
         minTimeout: this.options.minRetryDelayMs ?? 150,
         maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
         factor: 1.5,
-        onFailedAttempt: async (failure) => {
+        randomize: true,
+        onFailedAttempt: (failure) => {
           const error = failure as unknown as GpuRentalError;
           if (failure.retriesLeft > 0) {
             this.options.onRetry?.({ request, attempt: failure.attemptNumber, retriesLeft: failure.retriesLeft, error });
           }
-          // p-retry waits its own backoff afterwards; honour a longer Retry-After from the server first.
+          // Every call of this client waits out the service's Retry-After (p-retry adds its own backoff).
           if (error instanceof RateLimitedError && error.retryAfterMs && failure.retriesLeft > 0) {
-            await new Promise((resolve) => setTimeout(resolve, Math.min(error.retryAfterMs!, 60_000)));
+            this.gate.pause(Math.min(error.retryAfterMs, 60_000, Math.max(0, deadline - Date.now())));
           }
         },
       },
     );
   }
 
-  private async send<S extends z.ZodType>(call: Call<S>, request: RequestInfo): Promise<z.infer<S>> {
+  private async send<S extends z.ZodType>(call: Call<S>, request: RequestInfo, deadline: number): Promise<z.infer<S>> {
     let res: AxiosResponse;
+    const timeout = Math.max(1, Math.min(this.options.timeoutMs ?? 15_000, deadline - Date.now()));
     try {
-      res = await this.http.request({ method: call.method, url: call.path, data: call.body });
+      res = await this.http.request({ method: call.method, url: call.path, data: call.body, timeout });
     } catch (error) {
       const code = (error as { code?: string }).code ?? "network";
+      const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${Math.round(timeout / 1000)} s` : `no response (${code})`;
       throw new NetworkError(
-        `${call.method} ${call.path} failed: no response from ${this.apiUrl} (${code}). Is the service reachable?`,
+        `${call.method} ${call.path} failed: ${what} from ${this.apiUrl}. Is the service reachable?`,
         undefined,
         code,
         undefined,
@@ -208,6 +270,13 @@ export class GpuRentalClient {
     }
     return parsed.data;
   }
+}
+
+/** The error as it ends a call: a transient one that ran out of time says so, and how long and how often it tried. */
+function withinDeadline(error: Error, tries: number, deadline: number, deadlineMs: number): Error {
+  if (!isTransient(error) || deadline - Date.now() > 100) return error;
+  error.message += ` (gave up after ${tries} ${tries === 1 ? "try" : "tries"} in ${Math.round(deadlineMs / 1000)} s, the call's deadline)`;
+  return error;
 }
 
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {

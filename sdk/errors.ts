@@ -79,3 +79,13 @@ export function errorForStatus(status: number, code: string | undefined): typeof
   if (status >= 500) return ServerError;
   return GpuRentalError;
 }
+
+/** Runs a read; a thing gone (404) reads as null, the one convention for "not found" across kinds. */
+export async function foundOrNull<T>(read: () => Promise<T | null | undefined>): Promise<T | null> {
+  try {
+    return (await read()) ?? null;
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}

@@ -2,6 +2,7 @@ export * from "./schemas";
 export * from "./errors";
 export * from "./connection";
 export * from "./client";
+export type * from "./offer-filters";
 export * from "./workflows/rent";
 export * from "./workflows/wait";
 export * from "./resources/instance";

@@ -1,4 +1,4 @@
-import { GpuRentalClient } from "./client";
+import type { GpuRentalClient } from "./client";
 import {
   CreateTemplateRequest,
   EditTemplateRequest,
@@ -19,6 +19,12 @@ export async function searchTemplates(client: GpuRentalClient, filters: Template
   const query = Object.keys(filters).length ? `?select_filters=${encodeURIComponent(JSON.stringify(filters))}` : "";
   const res = await client.call({ method: "GET", path: `/api/v0/template/${query}`, schema: TemplateSearchResponse });
   return res.templates;
+}
+
+/** Your template (or a public one) with this numeric id, or null. */
+export async function getTemplate(client: GpuRentalClient, id: number): Promise<Template | null> {
+  const [template] = await searchTemplates(client, { id: { eq: id } });
+  return template ?? null;
 }
 
 /** Creates a template. Not resent after a lost answer: the spec does not promise that a repeat is harmless. */

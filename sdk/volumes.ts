@@ -1,4 +1,4 @@
-import { GpuRentalClient } from "./client";
+import type { GpuRentalClient } from "./client";
 import {
   CreateNetworkVolumeResponse,
   SuccessResponse,
@@ -45,6 +45,11 @@ export async function createNetworkVolume(
 export async function listVolumes(client: GpuRentalClient, type: VolumeListType = "all_volume"): Promise<Volume[]> {
   const res = await client.call({ method: "GET", path: `/api/v0/volumes/?type=${type}`, schema: VolumeListResponse });
   return res.volumes;
+}
+
+/** Your volume with this id, of any kind, or null. */
+export async function getVolume(client: GpuRentalClient, id: number): Promise<Volume | null> {
+  return (await listVolumes(client)).find((v) => v.id === id) ?? null;
 }
 
 /** Deletes a volume that no instance uses (`DELETE /api/v0/volumes/?id=`). */

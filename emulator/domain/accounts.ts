@@ -31,6 +31,8 @@ export interface UserRecord {
   teamContext?: boolean;
   /** 2FA: the account is flagged for SMS fraud; SMS is refused until support clears it. */
   smsFraud?: boolean;
+  /** Epoch ms the account was opened (its opening credit is its first payment); absent in older saves. */
+  createdAt?: number;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */
@@ -88,6 +90,7 @@ export class Accounts implements Persistent<AccountsSnapshot> {
       credit: 100,
       emailVerified: true,
       tfaStatus: "disabled",
+      createdAt: this.now(),
       ...fields,
     };
     this.users.set(id, user);

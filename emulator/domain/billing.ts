@@ -32,6 +32,14 @@ export class Billing implements Persistent<{ items: InvoiceItem[] }> {
     return [...this.items.values()].filter((item) => item.userId === userId);
   }
 
+  /**
+   * What the user paid in: the emulator takes no payments, so it is the credit the account was opened with,
+   * which is its credit now plus everything charged since.
+   */
+  openingCredit(userId: number, creditNow: number): number {
+    return this.itemsOf(userId).reduce((sum, item) => sum + item.amount, creditNow);
+  }
+
   snapshot(): { items: InvoiceItem[] } {
     return { items: [...this.items.values()].map((item) => ({ ...item })) };
   }

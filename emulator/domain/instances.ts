@@ -1,4 +1,4 @@
-import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
+import { CreateInstanceRequest, FieldType, Offer, Runtype } from "../../sdk/schemas";
 import { badRequest } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
@@ -101,10 +101,13 @@ function portFlag(key: string): string | undefined {
   return mapped ? `${mapped[1]}/${mapped[2] ?? "tcp"}` : undefined;
 }
 
-/** The environment of the container: `env` without its port mappings, plus the locale switches. */
+/**
+ * The environment of the container: `env` without its docker options (port mappings `-p`, and the `-h`, `-v`,
+ * `-n` options the public Python client also puts there), plus the locale switches.
+ */
 export function containerEnv(config: CreateInstanceRequest): [string, string][] {
   const env: [string, string][] = Object.entries(config.env ?? {})
-    .filter(([key]) => !portFlag(key))
+    .filter(([key]) => !key.startsWith("-"))
     .map(([key, value]) => [key, String(value)]);
   if (config.lang_utf8) env.push(["LANG", "C.UTF-8"], ["LC_ALL", "C.UTF-8"]);
   if (config.python_utf8) env.push(["PYTHONIOENCODING", "utf-8"], ["PYTHONUTF8", "1"]);
@@ -163,6 +166,18 @@ export function accrue(instance: InstanceRecord, now: number): number {
   return hours * (storage + (computing ? instance.pricePerHour : 0));
 }
 
+/** Fields of the instance listing's `select_filters` and `order_by` (`GET /api/v1/instances/`). */
+export const INSTANCE_FIELDS: Record<string, FieldType> = {
+  id: "number", machine_id: "number", host_id: "number", num_gpus: "number", gpu_ram: "number", cpu_cores: "number",
+  cpu_ram: "number", dph_total: "number", dph_base: "number", min_bid: "number", start_date: "number",
+  disk_space: "number", ssh_port: "number", direct_port_start: "number", direct_port_end: "number",
+  reliability2: "number", storage_cost: "number",
+  actual_status: "string", intended_status: "string", cur_state: "string", next_state: "string", label: "string",
+  gpu_name: "string", image_uuid: "string", template_hash_id: "string", ssh_host: "string", public_ipaddr: "string",
+  status_msg: "string", image_runtype: "string", verification: "string",
+  is_bid: "boolean", vm: "boolean", geolocation: "location",
+};
+
 /** The instance as `GET /api/v0/instances/` shows it. */
 export function instanceView(instance: InstanceRecord, now: number, lifecycle: Lifecycle): Record<string, unknown> {
   const { offer, config } = instance;
@@ -220,6 +235,7 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     disk_space: diskOf(instance),
     geolocation: offer.geolocation,
     reliability2: offer.reliability2,
+    verification: offer.verification ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import { CreateInstanceRequest, OfferSearchRequest } from "../../sdk/schemas";
 import { Accounts, Principal, UserRecord } from "./accounts";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
-import { ServiceError } from "./errors";
+import { notFound, ServiceError } from "./errors";
 import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
@@ -145,6 +145,24 @@ export class Marketplace {
 
   searchOffers(request: OfferSearchRequest) {
     return this.market.search(request);
+  }
+
+  /**
+   * Rents by criteria in one call (`PUT /api/v0/launch_instance/`): the offers `query` finds, best first (its
+   * `order` and `limit`), are tried in turn; one taken by another tenant meanwhile is passed over. Other refusals
+   * (a bad body, a bid too low) are the request's and end the launch. No match at all is `no_such_ask`.
+   */
+  launch(principal: Principal, query: OfferSearchRequest, request: CreateInstanceRequest) {
+    const candidates = this.searchOffers(query);
+    for (const offer of candidates) {
+      try {
+        return this.acceptOffer(principal, offer.id, request);
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.code === "no_such_ask" && error.kind === "not_found")) throw error;
+      }
+    }
+    const tried = candidates.length ? ` (${candidates.length} matched, all taken meanwhile)` : "";
+    throw notFound("no_such_ask", `No offer matches the launch query${tried}: widen the query (q) and launch again.`);
   }
 
   /**

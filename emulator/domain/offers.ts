@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
 import { HOURS_PER_MONTH } from "./catalogue";
-import { DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
+import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
 
@@ -43,11 +43,18 @@ export interface MarketSnapshot {
   held: [number, Holder][];
 }
 
+/** The offers as searches of one market type see them, and which of their rows are held. */
+interface MarketTable {
+  table: Table<Offer>;
+  rowOf: Map<number, number>;
+  held: Uint8Array;
+}
+
 /** The instance market: the seeded offers and which of them are rented. */
 export class Market implements Persistent<MarketSnapshot> {
   private readonly offers = new Map<number, Offer>();
   private readonly held = new Map<number, Holder>();
-  private tables: Partial<Record<"ondemand" | "bid" | "reserved", Table<Offer>>> = {};
+  private tables: Partial<Record<"ondemand" | "bid" | "reserved", MarketTable>> = {};
   /** Computed once: the offers never change. */
   private catalogueCheck?: CatalogueCheck;
 
@@ -71,20 +78,41 @@ export class Market implements Persistent<MarketSnapshot> {
   search(request: OfferSearchRequest): Offer[] {
     const { order, type, limit, allocated_storage, ...filters } = request;
     // Offers too small for the disk wanted are left out like any other filter would leave them out.
-    const withStorage = allocated_storage === undefined ? filters : { ...filters, disk_space: { ...(filters.disk_space as object), gte: allocated_storage } };
-    return search(this.tableFor(type), { filters: withStorage, order, limit }, OFFER_FIELDS, {
+    const { table, held } = this.tableFor(type);
+    return search(table, { filters: atLeast(filters, "disk_space", allocated_storage), order, limit }, OFFER_FIELDS, {
       defaultLimit: DEFAULT_LIMIT,
       maxLimit: MAX_LIMIT,
-      include: (offer) => !this.held.has(offer.id),
+      excluded: held,
     });
   }
 
-  /** The market as a search of that type sees it, priced, laid out by column once (offers do not change). */
-  private tableFor(type: OfferType | undefined): Table<Offer> {
+  /**
+   * The market as a search of that type sees it, priced, laid out by column once (offers do not change), with
+   * the rows of held offers marked (kept up to date by take and release, so a search reads a byte per row).
+   */
+  private tableFor(type: OfferType | undefined): MarketTable {
     const kind = type === "bid" || type === "reserved" ? type : "ondemand";
-    return (this.tables[kind] ??= new Table(
-      [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(offer, type)),
-    ));
+    let built = this.tables[kind];
+    if (!built) {
+      const offers = [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(offer, type));
+      const rowOf = new Map(offers.map((offer, row) => [offer.id, row]));
+      const held = new Uint8Array(offers.length);
+      for (const id of this.held.keys()) if (rowOf.has(id)) held[rowOf.get(id)!] = 1;
+      built = this.tables[kind] = { table: new Table(offers), rowOf, held };
+    }
+    return built;
+  }
+
+  private markHeld(offerId: number, held: boolean): void {
+    for (const built of Object.values(this.tables)) {
+      const row = built.rowOf.get(offerId);
+      if (row !== undefined) built.held[row] = held ? 1 : 0;
+    }
+  }
+
+  /** The GPU models of the market's offers, rented or not, in name order. */
+  gpuNames(): string[] {
+    return [...new Set([...this.offers.values()].map((offer) => offer.gpu_name))].sort();
   }
 
   /** Every offer not rented, as an on-demand search shows it. */
@@ -109,12 +137,14 @@ export class Market implements Persistent<MarketSnapshot> {
       throw notFound("no_such_ask", `Offer ${offerId} does not exist or is no longer available. Search the offers again and pick another.`);
     }
     this.held.set(offerId, holder);
+    this.markHeld(offerId, true);
     return offer;
   }
 
   /** Puts an offer back on the market (its instance was destroyed). */
   release(offerId: number): void {
     this.held.delete(offerId);
+    this.markHeld(offerId, false);
   }
 
   snapshot(): MarketSnapshot {
@@ -138,6 +168,8 @@ export class Market implements Persistent<MarketSnapshot> {
     }
     this.held.clear();
     for (const [id, holder] of data.held) this.held.set(id, { ...holder });
+    // The tables' marks are made again from the held offers when next searched.
+    this.tables = {};
   }
 
   private catalogue(): CatalogueCheck {

@@ -57,8 +57,18 @@ export const TEMPLATE_FIELDS: Record<string, FieldType> = {
   creator_id: "number", created_at: "number", count_created: "number", id: "number", recent_create_date: "number",
   recommended_disk_space: "number",
   default_tag: "string", docker_login_repo: "string", image: "string", hash_id: "string", name: "string", tag: "string",
-  jup_direct: "boolean", recommended: "boolean", ssh_direct: "boolean", use_ssh: "boolean",
+  jup_direct: "boolean", recommended: "boolean", ssh_direct: "boolean", use_ssh: "boolean", private: "boolean",
 };
+
+/** A creation as the service takes it: the `docker_login_*` fields may be left out (they are then empty). */
+export type TemplateCreation = Omit<CreateTemplateRequest, RegistryField> & Partial<Pick<CreateTemplateRequest, RegistryField>>;
+type RegistryField = "docker_login_repo" | "docker_login_user" | "docker_login_pass";
+
+/** How a request names a template: its numeric `id`, its `hash_id`, or both (then they must agree). */
+export interface TemplateName {
+  template_id?: number;
+  hash_id?: string;
+}
 
 /** Templates of the service itself (creator 0): public and on the recommended list. */
 const SEEDED: Array<Partial<TemplateContent> & Pick<TemplateContent, "name" | "image">> = [
@@ -113,7 +123,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
    * template that already has it (so a retried create is harmless). The password is not part of the content's
    * identity: the same content with another password is that template, and it takes the password just sent.
    */
-  create(creatorId: number, request: CreateTemplateRequest): TemplateRecord {
+  create(creatorId: number, request: TemplateCreation): TemplateRecord {
     const content = withDefaults(request);
     checkEnvFlags(content.env);
     const existing = this.withHash(hashOf(creatorId, content));
@@ -126,9 +136,9 @@ export class Templates implements Persistent<TemplatesSnapshot> {
    * Changes only the fields given; the template gets the `hash_id` of its new content. An edit of the password
    * alone keeps the `hash_id` (the password is not hashed), so clients holding the hash still find the template.
    */
-  edit(userId: number, request: EditTemplateRequest): TemplateRecord {
-    const { hash_id, ...changes } = request;
-    const template = this.owned(userId, this.byHash(userId, hash_id));
+  edit(userId: number, request: EditTemplateRequest & { id?: number }): TemplateRecord {
+    const { hash_id, id, ...changes } = request;
+    const template = this.owned(userId, this.named(userId, { template_id: id, hash_id }));
     const content = { ...template.content, ...(changes as Partial<TemplateContent>) };
     checkEnvFlags(content.env);
     const hash = hashOf(template.creator_id, content);
@@ -142,13 +152,10 @@ export class Templates implements Persistent<TemplatesSnapshot> {
   }
 
   /** Deletes by numeric `template_id` or by `hash_id`; only the creator may. */
-  remove(userId: number, by: { template_id?: number; hash_id?: string }): void {
-    const template =
-      by.template_id !== undefined ? this.byId(userId, by.template_id) : this.byHash(userId, by.hash_id as string);
-    if (by.template_id !== undefined && by.hash_id !== undefined && template.hash_id !== by.hash_id) {
-      throw badRequest("invalid_args", `template_id ${by.template_id} and hash_id ${by.hash_id} name different templates: send one of them.`);
-    }
-    this.records.delete(this.owned(userId, template).id);
+  remove(userId: number, by: TemplateName): TemplateRecord {
+    const template = this.owned(userId, this.named(userId, by));
+    this.records.delete(template.id);
+    return template;
   }
 
   /** The template a creation request names by `template_hash_id`; it must be public or the caller's own. */
@@ -204,6 +211,19 @@ export class Templates implements Persistent<TemplatesSnapshot> {
     return [...this.records.values()].find((t) => t.hash_id === hash);
   }
 
+  /** The template a request names; an id and a hash that name two templates name none (404). */
+  private named(userId: number, by: TemplateName): TemplateRecord {
+    if (by.template_id === undefined) return this.byHash(userId, by.hash_id as string);
+    const template = this.byId(userId, by.template_id);
+    if (by.hash_id !== undefined && template.hash_id !== by.hash_id) {
+      throw notFound(
+        "no_such_template",
+        `No template has id ${by.template_id} and hash_id ${by.hash_id}: template ${by.template_id} has hash_id ${template.hash_id} (a hash changes on every edit). Send one of them, or both current.`,
+      );
+    }
+    return template;
+  }
+
   private byHash(userId: number, hash: string): TemplateRecord {
     const template = this.withHash(hash);
     if (!template || !this.visibleTo(template, userId)) {
@@ -228,7 +248,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
   }
 }
 
-function withDefaults(fields: Partial<TemplateContent> & Pick<TemplateContent, "name" | "image" | "docker_login_repo" | "docker_login_user" | "docker_login_pass">): TemplateContent {
+function withDefaults(fields: Partial<TemplateContent> & Pick<TemplateContent, "name" | "image">): TemplateContent {
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   return { ...TEMPLATE_DEFAULTS, ...given } as TemplateContent;
 }

@@ -1,14 +1,15 @@
 import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
 import { HOURS_PER_MONTH, NetworkVolumeOffer } from "./catalogue";
 import { badRequest, notFound } from "./errors";
-import { DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
+import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
 import { Persistent } from "./persistence";
 
 /** Fields a volume offer search (`q`) can filter or order on; `disk_bw` and `duration` are derived, see below. */
 export const VOLUME_OFFER_FIELDS: Record<string, FieldType> = {
-  ask_contract_id: "number", disk_space: "number", inet_up: "number", inet_down: "number", reliability2: "number",
-  nw_disk_avg_bw: "number", nw_disk_max_bw: "number", nw_disk_min_bw: "number", start_date: "number",
-  end_date: "number", storage_cost: "number", storage_cost_total: "number", disk_bw: "number", duration: "number",
+  id: "number", ask_contract_id: "number", disk_space: "number", inet_up: "number", inet_down: "number",
+  reliability: "number", reliability2: "number", nw_disk_avg_bw: "number", nw_disk_max_bw: "number",
+  nw_disk_min_bw: "number", start_date: "number", end_date: "number", storage_cost: "number",
+  storage_cost_total: "number", score: "number", disk_bw: "number", duration: "number", machine_id: "number",
   verified: "boolean", geolocation: "location",
 };
 
@@ -77,6 +78,19 @@ export class Volumes implements Persistent<VolumesSnapshot> {
     return this.insert({ ownerId, type: "network_volume", name, size, askId: offerId, machineId: null, geolocation: offer.geolocation, storageCost: offer.storage_cost });
   }
 
+  /**
+   * `PUT /api/v0/volumes/`: rents `size` GB of a machine's disk as a local volume, from a local volume offer (the
+   * id of an instance offer on the market). The volume is on that machine: only an instance of an offer of the
+   * same machine can link it. The offer stays on the market.
+   */
+  createLocal(ownerId: number, offerId: number, size: number, name?: string): VolumeRecord {
+    const offer = this.deps.localOffers().find((o) => o.id === offerId);
+    if (!offer) {
+      throw notFound("no_such_ask", `Local volume offer ${offerId} does not exist or its machine is rented. Search volume offers for an id.`);
+    }
+    return this.createOnMachine(ownerId, offer, size, name);
+  }
+
   list(ownerId: number, type: VolumeListType = "all_volume"): VolumeRecord[] {
     return [...this.volumes.values()].filter((v) => v.ownerId === ownerId && (type === "all_volume" || v.type === type));
   }
@@ -113,6 +127,7 @@ export class Volumes implements Persistent<VolumesSnapshot> {
       id: volume.id,
       type: volume.type,
       name: volume.name,
+      label: volume.name,
       disk_space: volume.size,
       ask_contract_id: volume.askId,
       machine_id: volume.machineId,
@@ -147,11 +162,16 @@ export class Volumes implements Persistent<VolumesSnapshot> {
         `volume_info.volume_id ${info.volume_id} is neither a network volume offer nor this instance's offer ${offer.id}: a local volume is created on the instance's own machine. Search volume offers for an id.`,
       );
     }
-    if (info.size > (offer.disk_space ?? 0)) {
+    return this.createOnMachine(ownerId, offer, info.size);
+  }
+
+  /** A local volume of `size` GB on the machine of `offer`. */
+  private createOnMachine(ownerId: number, offer: Offer, size: number, name?: string): VolumeRecord {
+    if (size > (offer.disk_space ?? 0)) {
       throw badRequest("invalid_size", `Offer ${offer.id} has ${offer.disk_space} GB of disk; ask for at most that.`);
     }
     return this.insert({
-      ownerId, type: "local_volume", size: info.size, askId: offer.id, machineId: offer.machine_id ?? null,
+      ownerId, type: "local_volume", name, size, askId: offer.id, machineId: offer.machine_id ?? null,
       geolocation: offer.geolocation ?? null, storageCost: offer.storage_cost ?? 0,
     });
   }
@@ -187,10 +207,23 @@ export class Volumes implements Persistent<VolumesSnapshot> {
 
 const round6 = (n: number) => Number(n.toFixed(6));
 
-/** `storage_cost_total` is the hourly cost of the space on offer, so it follows what is left of it. */
+/**
+ * An offer as searches show it: `id` is its `ask_contract_id` (clients create a volume with the `id` a search
+ * shows); `reliability` is the cluster's `reliability2`; `storage_cost_total` is the hourly cost of the space on
+ * offer, so it follows what is left of it. `score` ranks offers (the public Python client orders by it): read
+ * bandwidth for the money, weighed by reliability.
+ */
 function networkOfferView(offer: NetworkVolumeOffer): NetworkVolumeOffer {
-  return { ...offer, storage_cost_total: round6((offer.storage_cost * offer.disk_space) / HOURS_PER_MONTH) };
+  return {
+    id: offer.ask_contract_id,
+    ...offer,
+    reliability: offer.reliability2,
+    storage_cost_total: round6((offer.storage_cost * offer.disk_space) / HOURS_PER_MONTH),
+    score: typeof offer.score === "number" ? offer.score : round2((offer.reliability2 * offer.nw_disk_avg_bw) / (100 * offer.storage_cost)),
+  };
 }
+
+const round2 = (n: number) => Number(n.toFixed(2));
 
 /** A machine's disk as a local volume offer: its own ask id, its disk, its network and its storage price. */
 function localOfferView(offer: Offer): NetworkVolumeOffer {
@@ -212,6 +245,7 @@ function localOfferView(offer: Offer): NetworkVolumeOffer {
     end_date: offer.end_date ?? 0,
     storage_cost: offer.storage_cost ?? 0,
     storage_cost_total: 0,
+    score: offer.score ?? 0,
   });
 }
 
@@ -221,8 +255,8 @@ function localOfferView(offer: Offer): NetworkVolumeOffer {
  * `duration` as seconds left on the offer.
  */
 function runVolumeSearch(offers: NetworkVolumeOffer[], q: VolumeQuery): NetworkVolumeOffer[] {
-  const { order, limit, ...filters } = q;
-  return search(offers, { filters, order, limit }, VOLUME_OFFER_FIELDS, {
+  const { order, limit, allocated_storage, ...filters } = q;
+  return search(offers, { filters: atLeast(filters, "disk_space", allocated_storage), order, limit }, VOLUME_OFFER_FIELDS, {
     defaultLimit: DEFAULT_LIMIT,
     maxLimit: MAX_LIMIT,
     filterView: (offer) => ({

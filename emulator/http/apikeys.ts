@@ -1,6 +1,8 @@
 import { FastifyInstance } from "fastify";
 import { CreateApiKeyRequest, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyResponse, SuccessResponse } from "../../sdk/schemas";
-import { ApiKeyRecord } from "../domain/accounts";
+import { z } from "zod";
+import { ApiKeyRecord, PERMISSIONS, Permissions } from "../domain/accounts";
+import { accepting, optionalField } from "./accepting";
 import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, route } from "./routes";
@@ -12,6 +14,23 @@ const view = (key: ApiKeyRecord) => ({
   key_prefix: key.prefix,
   created_at: key.createdAt / 1000,
 });
+
+/**
+ * Key creation as the emulator takes it: the permission set names categories it knows (each with its
+ * constraints object; `{}` is none). Without one the key has full access.
+ */
+const AcceptedCreate = accepting(CreateApiKeyRequest, {
+  fields: {
+    permissions: optionalField(
+      z.object({ api: z.strictObject(Object.fromEntries(PERMISSIONS.map((category) => [category, z.record(z.string(), z.unknown()).optional()])), { error: unknownCategories }) }).strict(),
+    ),
+  },
+});
+
+function unknownCategories(issue: z.core.$ZodRawIssue) {
+  if (issue.code !== "unrecognized_keys") return undefined;
+  return `Unknown permission categories: ${issue.keys.join(", ")}. Known: ${PERMISSIONS.join(", ")}.`;
+}
 
 /** API key management (the live paths of the service-facts note). */
 export function registerApiKeys(app: FastifyInstance, market: Marketplace): void {
@@ -25,10 +44,10 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     method: "POST",
     url: "/api/v0/auth/apikeys/",
     permission: "user_write",
-    body: CreateApiKeyRequest,
+    body: AcceptedCreate,
     response: CreateApiKeyResponse,
     handler: ({ principal, body }) => {
-      const issued = market.accounts.createKey(principal, body.name ?? "", body.permissions ?? null);
+      const issued = market.accounts.createKey(principal, body.name ?? "", (body.permissions ?? null) as Permissions);
       return { success: true, ...view(issued), key: issued.key };
     },
   });
@@ -45,6 +64,7 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     method: "GET",
     url: "/api/v0/auth/apikeys/:id/",
     permission: "user_read",
+    refusals: ["not_found"],
     response: ApiKeyResponse,
     handler: ({ principal, params }) => ({ apikey: view(ownKey(principal.user.id, idParam(params, "id"))) }),
   });
@@ -53,6 +73,7 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     method: "DELETE",
     url: "/api/v0/auth/apikeys/:id/",
     permission: "user_write",
+    refusals: ["not_found"],
     response: SuccessResponse,
     handler: ({ principal, params }) => {
       market.accounts.revokeKeyById(ownKey(principal.user.id, idParam(params, "id")).id);

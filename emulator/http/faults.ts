@@ -27,8 +27,9 @@ export class Faults {
   private pending: FaultSpec[] = [];
   injected = 0;
 
-  add(fault: FaultSpec): void {
-    this.pending.push({ ...fault });
+  /** Adds a fault (for the next request that matches, unless `times` says more). */
+  add(fault: z.input<typeof FaultSpec>): void {
+    this.pending.push({ ...fault, times: fault.times ?? 1 });
   }
 
   clear(): void {
@@ -50,15 +51,21 @@ export class Faults {
   }
 }
 
-/** Hooks the faults into the server: before routing, and (for lost responses) in place of the reply. */
+/**
+ * Hooks the faults into the server. A fault is taken when the request arrives; `status` and `drop` act at once
+ * (the service never gets the request). `latency` waits once the request has been read in full: a client that
+ * gives up meanwhile (its timeout, a reset) has still sent it, and, as on a real server, it is carried out
+ * after the delay; only the answer finds no one. `lost_response` carries it out and then drops the answer.
+ */
 export function installFaults(app: FastifyInstance, faults: Faults): void {
   const lost = new WeakSet<object>();
+  const delayed = new WeakMap<object, number>();
   app.addHook("onRequest", async (request, reply) => {
     const fault = faults.take(request.method, request.url.split("?")[0]);
     if (!fault) return;
     switch (fault.kind) {
       case "latency":
-        await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
+        delayed.set(request, fault.delayMs ?? 1000);
         return;
       case "drop":
         request.raw.socket.destroy();
@@ -73,6 +80,10 @@ export function installFaults(app: FastifyInstance, faults: Faults): void {
           .type("application/json")
           .send({ success: false, error: STATUS_CODES[fault.status!], msg: `Injected fault: ${fault.status}` });
     }
+  });
+  app.addHook("preHandler", async (request) => {
+    const delayMs = delayed.get(request);
+    if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
   });
   app.addHook("onSend", async (request, reply, payload) => {
     if (!lost.has(request)) return payload;

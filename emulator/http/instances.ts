@@ -1,19 +1,61 @@
 import { FastifyInstance } from "fastify";
+import { z } from "zod";
 import {
   CreateInstanceRequest,
   CreateInstanceResponse,
+  Instance,
   InstanceListResponse,
   InstanceResponse,
+  RuntypeWords,
+  sortableField,
+  SortDirection,
   SuccessResponse,
+  typedFilters,
   UpdateInstanceRequest,
 } from "../../sdk/schemas";
 import { Principal } from "../domain/accounts";
 import { forbidden, notFound } from "../domain/errors";
-import { instanceView } from "../domain/instances";
+import { search } from "../domain/filters";
+import { INSTANCE_FIELDS, instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
+import { accepting, jsonEncoded, optionalField } from "./accepting";
+import { AcceptedOfferSearch } from "./offers";
+import { AfterToken, pageOf } from "./paging";
 import { idParam, route } from "./routes";
 
-/** Instance creation (accepting an ask) and the instance endpoints. */
+/** Instance creation as the service takes it: `runtype` also as the words the public Python client joins. */
+const AcceptedCreate = accepting(CreateInstanceRequest, { fields: { runtype: optionalField(RuntypeWords) } });
+
+/** `PUT /api/v0/launch_instance/`: the creation fields plus `q`, the offer search that picks the offer. */
+const LaunchRequest = accepting(CreateInstanceRequest, { fields: { runtype: optionalField(RuntypeWords), q: AcceptedOfferSearch } });
+
+/** What refuses a creation that its schema allows (see RouteSpec.rules). */
+const CREATION_RULES =
+  "invalid_price for a price on an on-demand-only offer or below the minimum bid; args_str with a runtype other than args; " +
+  "volume_info naming a volume that is not yours, a local volume of another machine or in use, an offer that is no volume offer, or no size to create one";
+
+/** A page of the instance listing holds at most this many instances (the public Python client asks for 25). */
+export const INSTANCE_PAGE = 25;
+
+/**
+ * `GET /api/v1/instances/`: each parameter JSON-encoded (service-facts). `after_token` is the `next_token` of
+ * the page before. `limit` above 25 is read as 25. (`select_cols` is ignored: rows are whole.)
+ */
+const InstancePageQuery = z.object({
+  select_filters: jsonEncoded(z.object(typedFilters(INSTANCE_FIELDS)).catchall(z.unknown()), {}).optional(),
+  order_by: jsonEncoded(z.array(z.object({ col: sortableField(INSTANCE_FIELDS), dir: SortDirection })), []).optional(),
+  limit: z.number().int().positive().optional(),
+  after_token: AfterToken.optional(),
+});
+
+const InstancePage = z.looseObject({
+  instances: z.array(Instance),
+  total_instances: z.number().int(),
+  next_token: z.string().nullable(),
+  label_counts: z.record(z.string(), z.number().int()),
+});
+
+/** Instance creation (accepting an ask), launch by criteria, and the instance endpoints. */
 export function registerInstances(app: FastifyInstance, market: Marketplace): void {
   const view = (instance: Parameters<typeof instanceView>[0]) => instanceView(instance, market.clock.now(), market.lifecycle);
   /** The caller's instance; an instance API key reaches only its own. */
@@ -25,17 +67,36 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
     }
     return instance;
   };
+  const created = ({ instance, apiKey }: { instance: { id: number }; apiKey: string }) => ({
+    success: true,
+    new_contract: instance.id,
+    instance_api_key: apiKey,
+  });
 
   route(app, market, {
     method: "PUT",
     url: "/api/v0/asks/:offer_id/",
     rateLimit: "instance_create",
+    refusals: ["not_found", "gone"],
+    rules: CREATION_RULES,
     response: CreateInstanceResponse,
     permission: "instance_write",
-    body: CreateInstanceRequest,
-    handler: ({ principal, body, params }) => {
-      const { instance, apiKey } = market.acceptOffer(principal, idParam(params, "offer_id"), body);
-      return { success: true, new_contract: instance.id, instance_api_key: apiKey };
+    body: AcceptedCreate,
+    handler: ({ principal, body, params }) => created(market.acceptOffer(principal, idParam(params, "offer_id"), body)),
+  });
+
+  route(app, market, {
+    method: "PUT",
+    url: "/api/v0/launch_instance/",
+    rateLimit: "instance_create",
+    refusals: ["not_found", "gone"],
+    rules: CREATION_RULES,
+    response: CreateInstanceResponse,
+    permission: "instance_write",
+    body: LaunchRequest,
+    handler: ({ principal, body }) => {
+      const { q, ...request } = body;
+      return created(market.launch(principal, q, request));
     },
   });
 
@@ -52,7 +113,44 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
 
   route(app, market, {
     method: "GET",
+    url: "/api/v1/instances/",
+    query: InstancePageQuery,
+    response: InstancePage,
+    permission: "instance_read",
+    handler: ({ principal, query }) => {
+      const rows = market.instances.list(principal.user.id).map(view);
+      const order = (query.order_by ?? []).map(({ col, dir }) => [col, dir] as [string, "asc" | "desc"]);
+      const matching = search(rows, { filters: query.select_filters ?? {}, order: order.length ? order : [["id", "asc"]], limit: rows.length }, INSTANCE_FIELDS, {
+        defaultLimit: rows.length,
+        maxLimit: rows.length,
+      });
+      const page = pageOf(matching, query.after_token, Math.min(query.limit ?? INSTANCE_PAGE, INSTANCE_PAGE));
+      const labelCounts: Record<string, number> = {};
+      for (const row of matching) labelCounts[String(row.label ?? "")] = (labelCounts[String(row.label ?? "")] ?? 0) + 1;
+      return { instances: page.rows, total_instances: matching.length, next_token: page.next_token, label_counts: labelCounts };
+    },
+  });
+
+  route(app, market, {
+    method: "GET",
+    url: "/api/v0/instances/filters/",
+    response: z.looseObject({ filters: z.array(z.looseObject({ actual_status: z.string().nullable(), verification: z.string().nullable(), gpu_name: z.string().nullable() })) }),
+    permission: "instance_read",
+    handler: ({ principal }) => {
+      // The distinct combinations of what the listing can be filtered by, among the caller's instances.
+      const combos = new Map<string, { actual_status: unknown; verification: unknown; gpu_name: unknown }>();
+      for (const row of market.instances.list(principal.user.id).map(view)) {
+        const combo = { actual_status: row.actual_status, verification: row.verification, gpu_name: row.gpu_name };
+        combos.set(JSON.stringify(combo), combo);
+      }
+      return { filters: [...combos.values()] };
+    },
+  });
+
+  route(app, market, {
+    method: "GET",
     url: "/api/v0/instances/:id/",
+    missingIsNull: true,
     response: InstanceResponse,
     permission: "instance_read",
     handler: ({ principal, params }) => {
@@ -64,6 +162,8 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "PUT",
     url: "/api/v0/instances/:id/",
+    refusals: ["not_found"],
+    rules: "starting an instance that failed (exited, unknown, offline)",
     response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,
@@ -81,6 +181,7 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/instances/:id/",
+    refusals: ["not_found"],
     response: SuccessResponse,
     permission: "instance_write",
     instanceKey: true,

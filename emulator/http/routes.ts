@@ -5,6 +5,7 @@ import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { RateLimitedEndpoint } from "../domain/ratelimits";
+import { accepting } from "./accepting";
 
 export interface RouteContext<B, Q> {
   /** The caller; undefined only on routes with `auth: "optional"` called without a key. */
@@ -29,7 +30,10 @@ type Parsed<S, Otherwise> = S extends z.ZodType ? z.infer<S> : Otherwise;
 export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
-  /** The request body's schema (from the SDK's wire schemas); absent for bodiless requests. */
+  /**
+   * The request body's schema (from the SDK's wire schemas); absent for bodiless requests. What is accepted is
+   * the looser shape real clients send (see accepting()): nulls for fields not given, numbers as text, other keys.
+   */
   body?: S;
   /** The success answer's schema, for the OpenAPI document. */
   response?: z.ZodType;
@@ -49,8 +53,27 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   rateLimit?: RateLimitedEndpoint;
   /** A POST that changes nothing (a search): nothing to save before answering. */
   readOnly?: boolean;
-  /** `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. */
-  auth?: "required" | "optional";
+  /**
+   * Refusals this endpoint makes beyond those every endpoint can make (400; 401 and 403 unless public; 413 and
+   * 415 with a body; 429 when rate-limited): the OpenAPI document lists every status an endpoint answers.
+   */
+  refusals?: readonly ErrorKind[];
+  /**
+   * Why a request that the schema allows can still be refused with 400 here: a rule that depends on the state
+   * (a bid below the offer's minimum, a wrong 2FA code). Said in the OpenAPI document's 400; the schemathesis
+   * suite expects such a 400 from these endpoints only.
+   */
+  rules?: string;
+  /**
+   * An id that names nothing (or not yours) is answered 200 with `null`, not 404: the instance read, as the
+   * live service answers it (service-facts).
+   */
+  missingIsNull?: boolean;
+  /**
+   * `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. `public`: no
+   * key is needed nor read (what the service shows anyone, such as the GPU models of the market).
+   */
+  auth?: "required" | "optional" | "public";
   errors?: RouteErrors;
   handler: (ctx: RouteContext<Parsed<S, undefined>, Parsed<Q, Record<string, string | undefined>>>) => unknown;
 }
@@ -65,26 +88,30 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
   market: Marketplace,
   spec: RouteSpec<S, Q>,
 ): void {
+  const hasParameters = spec.url.includes(":");
+  const body = spec.body && accepting(spec.body);
+  const query = spec.query && accepting(spec.query, { in: "query" });
   if (!registry.has(app)) registry.set(app, []);
-  registry.get(app)!.push(spec as unknown as AnyRoute);
+  registry.get(app)!.push({ ...spec, body, query } as unknown as AnyRoute);
   app.route({
     method: spec.method,
     url: spec.url,
     // Rethrown, the renamed error goes on to the server's error handler, which shapes every error body.
     ...(spec.errors && { errorHandler: (error: Error) => { throw renameError(error, spec.errors!); } }),
     handler: async (request, reply) => {
+      // `/api/v0/instances/filters/` is its own path, not instance "filters": a method it does not take is 405.
+      if (hasParameters && staticMethodsAt(app, request.url.split("?")[0]).length) return unmatched(app, request, reply);
       let result: unknown;
       try {
-        const key = apiKeyOf(request);
-        const principal = key === undefined && spec.auth === "optional" ? undefined : market.accounts.authenticate(key);
+        const key = spec.auth === "public" ? undefined : apiKeyOf(request);
+        const principal = key === undefined && spec.auth && spec.auth !== "required" ? undefined : market.accounts.authenticate(key);
         if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
         if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
-        const body = spec.body ? parse(spec.body, request.body, "request body") : undefined;
         result = await spec.handler({
           principal: principal as Principal,
-          body: body as never,
+          body: (body ? parse(body, request.body, "request body") : undefined) as never,
           params: request.params as Record<string, string>,
-          query: (spec.query ? parse(spec.query, request.query, "query parameters") : request.query) as never,
+          query: (query ? parse(query, request.query, "query parameters") : request.query) as never,
           reply,
         });
       } finally {
@@ -92,13 +119,41 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         // failed 2FA attempt counts towards a lockout; an offer lost to contention leaves the market).
         if (spec.method !== "GET" && !spec.readOnly) await market.commit();
       }
-      // Returned, so Fastify waits for the send (and its async hooks) instead of answering a second time.
-      return reply.type("application/json").send(result);
+      // Returned, not sent here: Fastify sends what an async handler returns (awaiting the reply instead costs a
+      // stream listener on every answer).
+      reply.type("application/json");
+      return result;
     },
   });
 }
 
 export type AnyRoute = RouteSpec<z.ZodType | undefined, z.ZodType | undefined>;
+
+/** The HTTP status of each kind of refusal. */
+export const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  gone: 410,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** Every status an endpoint can answer besides its 200, in order: the common refusals and its own. */
+export function statusesOf(spec: AnyRoute): number[] {
+  const statuses = new Set<number>([400]);
+  if (spec.auth !== "public") {
+    statuses.add(STATUS[spec.errors?.authKind ?? "unauthorized"]);
+    statuses.add(403);
+  }
+  if (spec.body) [413, 415].forEach((status) => statuses.add(status));
+  if (spec.rateLimit) statuses.add(429);
+  for (const kind of spec.refusals ?? []) statuses.add(STATUS[kind]);
+  return [...statuses].sort((a, b) => a - b);
+}
+
 const registry = new WeakMap<FastifyInstance, AnyRoute[]>();
 
 /** Every endpoint declared with route() on this server: the OpenAPI document and the permission tests use it. */
@@ -137,16 +192,58 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return new RegExp(`(?:^|;)\\s*${SESSION_COOKIE}=([^;\\s]+)`).exec(request.headers.cookie ?? "")?.[1];
 }
 
-/** Validates a body or query with its schema; a mismatch is a 400 that names each problem. */
+/**
+ * Validates a body or query with its schema; a mismatch is a 400 that names each problem. No body at all reads
+ * as `{}` (clients send nothing or `{}` on calls without parameters); a JSON `null` is a body, and not an object.
+ */
 export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(parsed.error)}`);
-  return parsed.data;
+  const value = raw === undefined ? {} : raw;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  // Again, keeping the values sent, so the message can say what was wrong with them (not on every call: it costs).
+  throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(schema.safeParse(value, { reportInput: true }).error!)}`);
 }
 
-/** A path parameter that must be a whole number. */
+/**
+ * A path parameter that must be a whole number: digits only (`Number()` would read " " or "0x10" as one). A
+ * number too large to be any id is still a number: it names nothing (404), it is not a bad request.
+ */
 export function idParam(params: Record<string, string>, name: string): number {
-  const value = Number(params[name]);
-  if (!Number.isInteger(value) || value < 0) throw badRequest("invalid_args", `${name} must be a whole number, got ${JSON.stringify(params[name])}`);
-  return value;
+  const text = params[name];
+  if (!/^\d{1,100}$/.test(text)) throw badRequest("invalid_args", `${name} must be a whole number, got ${JSON.stringify(text).slice(0, 80)}`);
+  return Number(text);
 }
+
+/** No endpoint took the call: a path of the API with another method is 405 with `Allow`, anything else 404. */
+export function unmatched(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split("?")[0];
+  const allowed = methodsAt(app, path);
+  reply.type("application/json");
+  if (allowed.length) {
+    reply.status(405).header("allow", allowed.join(", "));
+    return reply.send({ success: false, error: "method_not_allowed", msg: `${request.method} is not a method of ${path}: use ${allowed.join(", ")}.` });
+  }
+  return reply.status(404).send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${path}` });
+}
+
+/**
+ * The methods the API takes at `path` (HEAD wherever GET is), none if it is no path of the API. A path that
+ * is a path of its own (no parameter) is that path only, as the router reads it: a parameter does not match it.
+ */
+function methodsAt(app: FastifyInstance, path: string): string[] {
+  const own = staticMethodsAt(app, path);
+  const methods = new Set(own.length ? own : routesOf(app).filter((route) => patternOf(route.url).test(path)).map((route) => route.method));
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
+}
+
+function staticMethodsAt(app: FastifyInstance, path: string): string[] {
+  return routesOf(app).filter((route) => !route.url.includes(":") && patternOf(route.url).test(path)).map((route) => route.method);
+}
+
+const patterns = new Map<string, RegExp>();
+const patternOf = (url: string) => {
+  let pattern = patterns.get(url);
+  if (!pattern) patterns.set(url, (pattern = new RegExp(`^${url.replace(/\/+$/, "").replace(/:\w+/g, "[^/]+")}/?$`)));
+  return pattern;
+};

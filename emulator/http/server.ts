@@ -1,5 +1,5 @@
-import Fastify, { FastifyInstance } from "fastify";
-import { ErrorKind, ServiceError } from "../domain/errors";
+import Fastify, { FastifyInstance, FastifyReply } from "fastify";
+import { ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { registerControl } from "./control";
 import { registerOutbox } from "./outbox";
@@ -13,17 +13,8 @@ import { registerUsers } from "./users";
 import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
 import { registerSshKeys } from "./ssh-keys";
-
-const STATUS: Record<ErrorKind, number> = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  gone: 410,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
+import { STATUS, unmatched } from "./routes";
+import { registerBilling } from "./billing";
 
 export interface ServerOptions {
   /** Serve the emulator control API under `/_emulator/` (clock, contention, state). Default true. */
@@ -32,7 +23,17 @@ export interface ServerOptions {
 
 /** The HTTP face of the marketplace: parsing, status codes and body shapes; no market rules. */
 export function buildServer(market: Marketplace, options: ServerOptions = {}, faults = new Faults()): FastifyInstance {
-  const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true }, bodyLimit: 1 << 20 });
+  const app = Fastify({
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 1 << 20,
+    // A path the router cannot read (bad percent-encoding, a path parameter of more than 100 characters) is a
+    // bad request like any other: 400, with the service's error body.
+    frameworkErrors: (error, request, reply) => {
+      const path = request.url.split("?")[0];
+      (reply as FastifyReply).status(400).type("application/json").send({ success: false, error: "invalid_args", msg: `Cannot read the path ${path.slice(0, 200)}: ${error.message.slice(0, 200)}` });
+    },
+  });
 
   // Clients send `{}` or nothing on bodiless calls; malformed JSON is the client's error, never a 500.
   app.removeContentTypeParser("application/json");
@@ -45,7 +46,10 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
     }
   });
 
-  app.setErrorHandler((error, _request, reply) => {
+  app.setErrorHandler((error, request, reply) => {
+    // A call that matched no endpoint can fail before the not-found handler runs (a QUERY without a body type):
+    // it is still answered as what it is, 404 or 405.
+    if (request.is404) return unmatched(app, request, reply);
     if (error instanceof ServiceError) {
       const retryAfter = error.extra.retry_after;
       if (error.kind === "rate_limited" && typeof retryAfter === "number") reply.header("Retry-After", String(retryAfter));
@@ -61,10 +65,15 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
     console.error("emulator: unexpected error", error);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).type("application/json").send({ success: false, error: "not_found", msg: `No endpoint ${request.method} ${request.url.split("?")[0]}` });
-  });
+  app.setNotFoundHandler((request, reply) => unmatched(app, request, reply));
 
+  // JSON answers say exactly `application/json`: the service's public Python client refuses any other
+  // Content-Type (Fastify would add `; charset=utf-8`, which JSON does not need: it is always UTF-8).
+  app.addHook("onSend", async (_request, reply, payload) => {
+    const type = reply.getHeader("content-type");
+    if (typeof type === "string" && /^application\/json\s*(;|$)/i.test(type)) reply.header("content-type", "application/json");
+    return payload;
+  });
   installFaults(app, faults);
   // Control calls that change state are saved before they are answered, like the API's own (see route()).
   app.addHook("preSerialization", async (request, _reply, payload) => {
@@ -76,6 +85,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerTemplates(app, market);
   registerVolumes(app, market);
   registerUsers(app, market);
+  registerBilling(app, market);
   registerApiKeys(app, market);
   registerSshKeys(app, market);
   registerTfa(app, market);

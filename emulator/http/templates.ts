@@ -5,17 +5,36 @@ import {
   DeleteTemplateRequest,
   EditTemplateRequest,
   SuccessResponse,
-  TemplateFilters,
   TemplateResponse,
-  TemplateSearchQuery,
   TemplateSearchResponse,
+  typedFilters,
 } from "../../sdk/schemas";
-import { describeIssues } from "../../sdk/schemas";
-import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import { TEMPLATE_FIELDS } from "../domain/templates";
+import { accepting, jsonEncoded } from "./accepting";
 import { route } from "./routes";
 
-/** `/api/v0/template/`: search (GET), create (POST), edit (PUT), delete (DELETE). */
+/**
+ * `select_filters`: JSON-encoded `{field: {op: value}}` over the template search fields (others are ignored);
+ * empty is no filter. (`select_cols`, which the public Python client sends too, is ignored: all columns come.)
+ */
+const TemplateSearch = z.object({
+  select_filters: jsonEncoded(z.object(typedFilters(TEMPLATE_FIELDS)).catchall(z.unknown()), {}).optional(),
+});
+
+/**
+ * Creation as the service takes it: the spec asks for the three `docker_login_*` (empty strings when not
+ * needed), but the public Python client leaves them out or sends null, and the service takes that as empty.
+ */
+const AcceptedCreate = accepting(CreateTemplateRequest, { optional: ["docker_login_repo", "docker_login_user", "docker_login_pass"] });
+
+/** `PUT /api/v1/template/` (the public Python client's edit): the v0 edit, naming the template by `id` too. */
+const EditByIdRequest = accepting(EditTemplateRequest, { fields: { id: z.number().int().nonnegative().optional() } });
+
+/** The rule the schema of a template cannot state: its `env` is docker flags the service can read. */
+const ENV_RULE = "an env flag string with an unbalanced quote, a flag without its value, or -e/-p values that are not NAME=value or host:container";
+
+/** `/api/v0/template/`: search (GET), create (POST), edit (PUT, also `/api/v1/template/`), delete (DELETE). */
 export function registerTemplates(app: FastifyInstance, market: Marketplace): void {
   const { templates } = market;
 
@@ -23,55 +42,46 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     method: "GET",
     url: "/api/v0/template/",
     permission: "user_read",
-    query: TemplateSearchQuery,
+    query: TemplateSearch,
     response: TemplateSearchResponse,
-    handler: ({ principal, query }) => {
-      const filters = selectFilters(query.select_filters);
-      return { templates: templates.search(principal.user.id, filters).map((t) => templates.view(t, principal.user.id)) };
-    },
+    handler: ({ principal, query }) => ({
+      templates: templates.search(principal.user.id, query.select_filters ?? {}).map((t) => templates.view(t, principal.user.id)),
+    }),
   });
 
   route(app, market, {
     method: "POST",
     url: "/api/v0/template/",
     permission: "user_write",
-    body: CreateTemplateRequest,
+    rules: ENV_RULE,
+    body: AcceptedCreate,
     response: TemplateResponse,
     handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.create(principal.user.id, body), principal.user.id) }),
   });
 
-  route(app, market, {
-    method: "PUT",
-    url: "/api/v0/template/",
-    permission: "user_write",
-    body: EditTemplateRequest,
-    response: TemplateResponse,
-    handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.edit(principal.user.id, body), principal.user.id) }),
-  });
+  for (const url of ["/api/v0/template/", "/api/v1/template/"]) {
+    route(app, market, {
+      method: "PUT",
+      url,
+      permission: "user_write",
+      refusals: ["not_found"],
+      rules: `${ENV_RULE}; duplicate_template for an edit onto the content of another template`,
+      body: EditByIdRequest,
+      response: TemplateResponse,
+      handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.edit(principal.user.id, body), principal.user.id) }),
+    });
+  }
 
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/template/",
     permission: "user_write",
+    refusals: ["not_found"],
     body: DeleteTemplateRequest,
     response: SuccessResponse,
     handler: ({ principal, body }) => {
-      templates.remove(principal.user.id, body);
-      return { success: true };
+      const removed = templates.remove(principal.user.id, body);
+      return { success: true, msg: `Template ${removed.id} deleted.` };
     },
   });
-}
-
-/** Decodes `select_filters`, a JSON-encoded `{field: {op: value}}`; absent means every visible template. */
-function selectFilters(raw: string | undefined): TemplateFilters {
-  if (raw === undefined || raw.trim() === "") return {};
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(raw);
-  } catch (error) {
-    throw badRequest("invalid_args", `select_filters is not valid JSON (${(error as Error).message}): send a JSON-encoded object such as {"name":{"eq":"PyTorch"}}.`);
-  }
-  const parsed = TemplateFilters.safeParse(decoded);
-  if (!parsed.success) throw badRequest("invalid_args", `select_filters: ${describeIssues(parsed.error)}`);
-  return parsed.data;
 }

@@ -27,9 +27,20 @@ import { userView } from "./users";
 
 /** The 2FA error contract: a bad body is `bad_request`, a missing or invalid bearer is 403 `auth_error`. */
 const TFA_ERRORS: RouteErrors = { invalidBody: "bad_request", authKind: "forbidden" };
+/**
+ * What every 2FA endpoint may answer beyond the common refusals (the spec's 2FA error table): 401
+ * `invalid_backup_code` (and `missing_auth_value` without a bearer or secret), 404 `not_found`,
+ * 429 (`tfa_locked`, `sms_rate_limited`, ...), 500 `challenge_creation_failed`, 503 `service_unavailable`; and
+ * the 400s of its rules, which depend on the account's state, not on the request's shape.
+ */
+const TFA_CONTRACT = {
+  errors: TFA_ERRORS,
+  refusals: ["unauthorized", "not_found", "rate_limited", "internal", "unavailable"],
+  rules: "the 2FA error table: a wrong or expired code, an unknown challenge or secret, no 2FA or no such method, an email not verified, a method already configured, a team context, ...",
+} as const;
 /** Endpoints a logged-out caller may use with a `tfa_secret` only (the spec's 2FA endpoint table). */
-const SECRET_OR_BEARER = { auth: "optional", permission: "user_write", errors: TFA_ERRORS } as const;
-const BEARER = { permission: "user_write", errors: TFA_ERRORS } as const;
+const SECRET_OR_BEARER = { auth: "optional", permission: "user_write", ...TFA_CONTRACT } as const;
+const BEARER = { permission: "user_write", ...TFA_CONTRACT } as const;
 
 /**
  * `/api/v0/tfa/...`: every endpoint of the 2FA table, including the three deprecated paths. The rules are in

@@ -1,12 +1,22 @@
 import { FastifyInstance } from "fastify";
-import { InvoicesResponse, User } from "../../sdk/schemas";
+import { z } from "zod";
+import { User } from "../../sdk/schemas";
 import { UserRecord } from "../domain/accounts";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 
-/** `GET /api/v0/users/current/` and the invoices. */
+/** `GET /api/v0/users/current/`, and the GPU models of the market (which clients read to check names). */
 export function registerUsers(app: FastifyInstance, market: Marketplace): void {
-  registerInvoices(app, market);
+  route(app, market, {
+    method: "GET",
+    url: "/api/v0/gpu_names/unique/",
+    // The public Python client asks without a key, at start.
+    auth: "public",
+    permission: "misc",
+    response: z.looseObject({ gpu_names: z.array(z.string()) }),
+    handler: () => ({ gpu_names: market.market.gpuNames() }),
+  });
+
   route(app, market, {
     method: "GET",
     url: "/api/v0/users/current/",
@@ -15,26 +25,6 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     handler: ({ principal }) => {
       market.instances.settle();
       return { ...userView(principal.user), api_key: principal.apiKey };
-    },
-  });
-}
-
-/** `GET /api/v0/users/me/invoices/`: the billing view, which keys scoped to the spec's four categories lack. */
-function registerInvoices(app: FastifyInstance, market: Marketplace): void {
-  route(app, market, {
-    method: "GET",
-    url: "/api/v0/users/me/invoices/",
-    permission: "billing",
-    response: InvoicesResponse,
-    handler: ({ principal }) => {
-      market.instances.settle();
-      const invoices = market.billing.itemsOf(principal.user.id).map((item) => ({
-        instance_id: item.instanceId,
-        amount: Number(item.amount.toFixed(6)),
-        start: item.from / 1000,
-        end: item.to / 1000,
-      }));
-      return { credit: Number(principal.user.credit.toFixed(6)), invoices };
     },
   });
 }

@@ -1,18 +1,37 @@
 import { FastifyInstance } from "fastify";
+import { z } from "zod";
 import {
   CreateNetworkVolumeRequest,
   CreateNetworkVolumeResponse,
+  orderOf,
   SuccessResponse,
+  typedFilters,
   VolumeDeleteQuery,
   VolumeListQuery,
   VolumeListResponse,
-  VolumeSearchRequest,
+  VolumeQuery,
   VolumeSearchResponse,
 } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
+import { VOLUME_OFFER_FIELDS } from "../domain/volumes";
+import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
 
-/** Volume offer searches (network and local), network volume creation, and the caller's volumes. */
+const queryFields = { ...typedFilters(VOLUME_OFFER_FIELDS), order: optionalField(orderOf(VOLUME_OFFER_FIELDS)) };
+
+/**
+ * A volume offer search as the service takes it: the spec's `{"q": {...}}`, or (as the public Python client
+ * sends it) the same filters at the top level of the body, without `q`.
+ */
+export const AcceptedVolumeSearch = z.union([
+  z.object({ q: accepting(VolumeQuery, { fields: queryFields }) }),
+  accepting(VolumeQuery, { fields: { ...queryFields, q: z.null().optional() } }),
+]);
+
+/** The filters of either form. */
+const filtersOf = (body: z.infer<typeof AcceptedVolumeSearch>): VolumeQuery => ("q" in body && body.q ? body.q : body) as VolumeQuery;
+
+/** Volume offer searches (network and local), volume rental (network and local), and the caller's volumes. */
 export function registerVolumes(app: FastifyInstance, market: Marketplace): void {
   const { volumes } = market;
 
@@ -22,9 +41,9 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     permission: "misc",
     rateLimit: "network_volume_search",
     readOnly: true,
-    body: VolumeSearchRequest,
+    body: AcceptedVolumeSearch,
     response: VolumeSearchResponse,
-    handler: ({ body }) => ({ success: true, offers: volumes.searchNetworkOffers(body.q) }),
+    handler: ({ body }) => ({ success: true, offers: volumes.searchNetworkOffers(filtersOf(body)) }),
   });
 
   route(app, market, {
@@ -32,22 +51,31 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/volumes/search/",
     permission: "misc",
     readOnly: true,
-    body: VolumeSearchRequest,
+    body: AcceptedVolumeSearch,
     response: VolumeSearchResponse,
-    handler: ({ body }) => ({ success: true, offers: volumes.searchLocalOffers(body.q) }),
+    handler: ({ body }) => ({ success: true, offers: volumes.searchLocalOffers(filtersOf(body)) }),
   });
 
-  route(app, market, {
-    method: "PUT",
-    url: "/api/v0/network_volumes/",
-    permission: "instance_write",
-    body: CreateNetworkVolumeRequest,
-    response: CreateNetworkVolumeResponse,
-    handler: ({ principal, body }) => {
-      const volume = volumes.createNetwork(principal.user.id, body.id, body.size, body.name);
-      return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
-    },
-  });
+  // Renting: a network volume from a network volume offer, a local volume from a machine's (the same body).
+  const rentals = [
+    { url: "/api/v0/network_volumes/", rent: volumes.createNetwork.bind(volumes), room: "the space left on the offer" },
+    { url: "/api/v0/volumes/", rent: volumes.createLocal.bind(volumes), room: "the machine's disk" },
+  ];
+  for (const { url, rent, room } of rentals) {
+    route(app, market, {
+      method: "PUT",
+      url,
+      permission: "instance_write",
+      refusals: ["not_found"],
+      rules: `invalid_size for a size larger than ${room}`,
+      body: CreateNetworkVolumeRequest,
+      response: CreateNetworkVolumeResponse,
+      handler: ({ principal, body }) => {
+        const volume = rent(principal.user.id, body.id, body.size, body.name);
+        return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
+      },
+    });
+  }
 
   route(app, market, {
     method: "GET",
@@ -64,6 +92,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     method: "DELETE",
     url: "/api/v0/volumes/",
     permission: "instance_write",
+    refusals: ["not_found"],
+    rules: "volume_in_use while an instance uses the volume",
     query: VolumeDeleteQuery,
     response: SuccessResponse,
     handler: ({ principal, query }) => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createApiKey, deleteApiKey, getApiKey } from "../apikeys";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
 import { GpuRentalError, NotFoundError } from "../errors";
-import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, foundOrNull, requireSpec, sameValue, WithClient } from "./spec";
+import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, requireSpec, sameValue, WithClient } from "./spec";
 
 /**
  * The Pulumi `ApiKey` resource: an API key of the account, optionally scoped. Its value is shown once, at
@@ -56,7 +56,7 @@ export async function readApiKeyState(
   props: Readonly<Record<string, any>>,
   options: WithClient = {},
 ): Promise<(Record<string, unknown> & ApiKeyOutputs) | null> {
-  const found = await foundOrNull(() => getApiKey(clientOf(options), Number(id)));
+  const found = await getApiKey(clientOf(options), Number(id));
   // The value is never shown again: the one kept in state stays.
   return found ? { ...props, ...outputsOf(found, props.key ?? null) } : null;
 }
@@ -67,7 +67,7 @@ export async function readApiKeyState(
  */
 export async function adoptApiKey(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
   const spec = requireSpec("ApiKey", ApiKeySpec, input);
-  const found = await foundOrNull(() => getApiKey(clientOf(options), Number(id)));
+  const found = await getApiKey(clientOf(options), Number(id));
   if (!found) throw new NotFoundError(`API key ${id} cannot be adopted: the account has no key ${id}. Check adoptId, and the account the resource uses.`);
   const declared = spec.permissions ?? null;
   if (!sameValue(declared, found.permissions ?? null)) {

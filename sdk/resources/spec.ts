@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
 import { GpuRentalError, NotFoundError } from "../errors";
+export { foundOrNull } from "../errors";
 import { canonicalJson, describeIssues } from "../schemas";
 
 /**
@@ -92,16 +93,6 @@ export async function deletedOrGone(remove: () => Promise<void>): Promise<void> 
     await remove();
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-  }
-}
-
-/** Runs a read; a thing gone (404) reads as null, so refresh drops it from the stack. */
-export async function foundOrNull<T>(read: () => Promise<T | null | undefined>): Promise<T | null> {
-  try {
-    return (await read()) ?? null;
-  } catch (error) {
-    if (error instanceof NotFoundError) return null;
-    throw error;
   }
 }
 

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { GpuRentalClient } from "../client";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
-import { createTemplate, deleteTemplate, editTemplate, searchTemplates } from "../templates";
+import { createTemplate, deleteTemplate, editTemplate, getTemplate } from "../templates";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
 
 /**
@@ -107,7 +106,7 @@ export async function updateTemplateFromSpec(
   const spec = requireSpec("Template", TemplateSpec, input);
   const { updates } = diffTemplateSpec(olds, spec);
   const client = clientOf(options);
-  let template = await currentTemplate(client, id);
+  let template = await getTemplate(client, Number(id));
   if (!template) throw new GpuRentalError(`Template ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   const withDefaults = Object.fromEntries(updates.map((key) => [key, withDefault(DEFAULTS, key, spec[key])]));
   if (updates.length) template = await editTemplate(client, template.hash_id, wireFieldsOf(withDefaults, updates));
@@ -123,7 +122,7 @@ export async function readTemplateState(
   props: Readonly<Record<string, any>>,
   options: WithClient = {},
 ): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
-  const template = await currentTemplate(clientOf(options), id);
+  const template = await getTemplate(clientOf(options), Number(id));
   return template && { ...props, ...observedSpec(template), ...outputsOf(template) };
 }
 
@@ -133,7 +132,7 @@ export async function readTemplateState(
  */
 export async function adoptTemplate(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
   const client = clientOf(options);
-  const template = await currentTemplate(client, id);
+  const template = await getTemplate(client, Number(id));
   const me = template && (await client.currentUser()).id;
   if (!template || template.creator_id !== me) {
     throw new NotFoundError(
@@ -154,12 +153,6 @@ function observedSpec(template: Template): Record<string, unknown> {
 /** Deletes the template by its numeric id; one already gone counts as deleted. */
 export async function deleteTemplateById(id: string, options: WithClient = {}): Promise<void> {
   await deletedOrGone(() => deleteTemplate(clientOf(options), { id: Number(id) }));
-}
-
-/** The template with this numeric id (`select_filters` `{"id": {"eq": N}}`), or null. */
-async function currentTemplate(client: GpuRentalClient, id: string): Promise<Template | null> {
-  const [template] = await searchTemplates(client, { id: { eq: Number(id) } });
-  return template ?? null;
 }
 
 function outputsOf(template: Template): TemplateOutputs {

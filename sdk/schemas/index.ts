@@ -11,3 +11,4 @@ export * from "./billing";
 export * from "./issues";
 export * from "./canonical";
 export * from "./ssh-keys";
+export * from "./required";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { atLeastOneOf } from "./required";
 
 // `actual_status` is read as any string (or null): a status the spec does not name never breaks a client.
 /** Statuses from which an instance never reaches `running`. */
@@ -6,6 +7,28 @@ export const FAILED_STATUSES: readonly string[] = ["exited", "unknown", "offline
 
 export const Runtype = z.enum(["ssh_direct", "ssh_proxy", "ssh", "jupyter_direct", "jupyter_proxy", "jupyter", "args"]);
 export type Runtype = z.infer<typeof Runtype>;
+
+/**
+ * `runtype` as the service reads it (service-facts): one of the runtypes, or several words as the public Python
+ * client joins its flags (`"ssh_direc ssh_proxy"`, `"jupyter_direc ssh_direc ssh_proxy"`; `*_direc` is direct).
+ * Several words are one runtype: Jupyter if a Jupyter word is there (direct if one of its words is), else SSH
+ * (direct if an SSH word is).
+ */
+const RUNTYPE_WORD = "(?:jupyter|ssh)(?:_direct?|_proxy)?";
+export const RuntypeWords = z.union([
+  Runtype,
+  z
+    .string()
+    .regex(new RegExp(`^${RUNTYPE_WORD}(?: ${RUNTYPE_WORD})*$`))
+    .transform((text): Runtype => {
+      const words = text.split(" ");
+      const jupyter = words.some((word) => word.startsWith("jupyter"));
+      const direct = words.some((word) => word.startsWith(jupyter ? "jupyter_direc" : "ssh_direc"));
+      if (jupyter) return direct ? "jupyter_direct" : "jupyter_proxy";
+      return direct ? "ssh_direct" : "ssh_proxy";
+    }),
+]);
+
 export const TargetState = z.enum(["running", "stopped"]);
 export type TargetState = z.infer<typeof TargetState>;
 
@@ -18,8 +41,8 @@ export const VolumeInfo = z.object({
 export type VolumeInfo = z.infer<typeof VolumeInfo>;
 
 /** The body of `PUT /api/v0/asks/{offer_id}/` (instance creation). */
-export const CreateInstanceRequest = z
-  .object({
+export const CreateInstanceRequest = atLeastOneOf(
+  z.object({
     image: z.string().min(1).optional(),
     template_hash_id: z.string().min(1).optional(),
     label: z.string().optional(),
@@ -45,12 +68,10 @@ export const CreateInstanceRequest = z
     extra: z.string().optional(),
     force: z.boolean().optional(),
     user: z.string().optional(),
-  })
-  .strict()
-  .refine((b) => b.image !== undefined || b.template_hash_id !== undefined, {
-    message: "either image or template_hash_id is required",
-    path: ["image"],
-  });
+  }).strict(),
+  ["image", "template_hash_id"],
+  "either image or template_hash_id is required",
+);
 export type CreateInstanceRequest = z.infer<typeof CreateInstanceRequest>;
 
 export const CreateInstanceResponse = z.looseObject({
@@ -79,7 +100,8 @@ export const Instance = z.looseObject({
   image_uuid: z.string().nullable().optional(),
   template_hash_id: z.string().nullable().optional(),
   start_date: z.number().nullable().optional(),
-  extra_env: z.array(z.tuple([z.string(), z.string()])).nullable().optional(),
+  /** `[name, value]` pairs. */
+  extra_env: z.array(z.array(z.string()).length(2)).nullable().optional(),
   onstart: z.string().nullable().optional(),
   status_msg: z.string().nullable().optional(),
   is_bid: z.boolean().nullable().optional(),
@@ -101,10 +123,12 @@ export const InstanceListResponse = z.looseObject({
 export const InstanceResponse = z.looseObject({ instances: Instance.nullable() });
 
 /** `PUT /api/v0/instances/{id}/`: start/stop (`state`) and relabel (`label`). */
-export const UpdateInstanceRequest = z
-  .object({ state: TargetState.optional(), label: z.string().optional() })
-  .strict()
-  .refine((b) => b.state !== undefined || b.label !== undefined, { message: "state or label is required" });
+export const UpdateInstanceRequest = atLeastOneOf(
+  z.object({ state: TargetState.optional(), label: z.string().optional() }).strict(),
+  ["state", "label"],
+  "state or label is required",
+  [],
+);
 export type UpdateInstanceRequest = z.infer<typeof UpdateInstanceRequest>;
 
 export const SuccessResponse = z.looseObject({ success: z.boolean() });

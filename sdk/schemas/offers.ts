@@ -59,8 +59,8 @@ export const OfferSearchRequest = z
   .object({
     order: Order.optional(),
     type: OfferType.optional(),
-    limit: z.coerce.number().int().positive().optional(),
-    allocated_storage: z.coerce.number().nonnegative().optional(),
+    limit: z.number().int().positive().optional(),
+    allocated_storage: z.number().nonnegative().optional(),
   })
   .catchall(z.unknown());
 export type OfferSearchRequest = z.infer<typeof OfferSearchRequest>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FieldFilter } from "./filters";
 import { VolumeInfo } from "./instances";
+import { atLeastOneOf } from "./required";
 
 /** Template runtypes (the spec's template table); the direct variants are the `ssh_direct`/`jup_direct` flags. */
 export const TemplateRuntype = z.enum(["ssh", "jupyter", "args"]);
@@ -52,13 +53,11 @@ export const EditTemplateRequest = z
 export type EditTemplateRequest = z.infer<typeof EditTemplateRequest>;
 
 /** `DELETE /api/v0/template/`: by numeric `template_id` (the spec), or by `hash_id` (some clients). */
-export const DeleteTemplateRequest = z
-  .object({ template_id: z.number().int().nonnegative().optional(), hash_id: z.string().min(1).optional() })
-  .strict()
-  .refine((b) => b.template_id !== undefined || b.hash_id !== undefined, {
-    message: "template_id (the template's numeric id) or hash_id is required",
-    path: ["template_id"],
-  });
+export const DeleteTemplateRequest = atLeastOneOf(
+  z.object({ template_id: z.number().int().nonnegative().optional(), hash_id: z.string().min(1).optional() }).strict(),
+  ["template_id", "hash_id"],
+  "template_id (the template's numeric id) or hash_id is required",
+);
 export type DeleteTemplateRequest = z.infer<typeof DeleteTemplateRequest>;
 
 /** `select_filters` once decoded: `{<search field>: {<operator>: <value>}}`. */

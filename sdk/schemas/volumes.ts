@@ -21,12 +21,17 @@ export const VolumeOffer = z.looseObject({
 export type VolumeOffer = z.infer<typeof VolumeOffer>;
 
 /**
- * `q` of a volume offer search: `order` and `limit`; every other key is a field filter (a FieldFilter, e.g.
- * `{"geolocation": {"in": ["US", "CA"]}}`). Keys of unknown fields are ignored, so other keys are not checked
- * here: the search checks the filters of the fields it knows.
+ * `q` of a volume offer search: `order`, `limit` and `allocated_storage` (GB wanted: offers with less space are
+ * left out); every other key is a field filter (a FieldFilter, e.g. `{"geolocation": {"in": ["US", "CA"]}}`).
+ * Keys of unknown fields are ignored, so other keys are not checked here: the search checks the filters of the
+ * fields it knows.
  */
 export const VolumeQuery = z
-  .object({ order: Order.optional(), limit: z.coerce.number().int().positive().optional() })
+  .object({
+    order: Order.optional(),
+    limit: z.number().int().positive().optional(),
+    allocated_storage: z.number().nonnegative().optional(),
+  })
   .catchall(z.unknown());
 export type VolumeQuery = z.infer<typeof VolumeQuery>;
 
@@ -35,7 +40,10 @@ export const VolumeSearchRequest = z.object({ q: VolumeQuery }).strict();
 export type VolumeSearchRequest = z.infer<typeof VolumeSearchRequest>;
 export const VolumeSearchResponse = z.looseObject({ success: z.boolean(), offers: z.array(VolumeOffer) });
 
-/** `PUT /api/v0/network_volumes/`: `id` is a network volume offer id, `size` in GB. */
+/**
+ * `PUT /api/v0/network_volumes/`: `id` is a network volume offer id, `size` in GB. The same body rents a local
+ * volume at `PUT /api/v0/volumes/`, with `id` a local volume offer id.
+ */
 export const CreateNetworkVolumeRequest = z
   .object({ id: z.number().int().nonnegative(), size: z.number().positive(), name: z.string().optional() })
   .strict();
@@ -47,7 +55,7 @@ export type VolumeType = z.infer<typeof VolumeType>;
 export const VolumeListType = z.enum(["network_volume", "local_volume", "all_volume"]);
 export type VolumeListType = z.infer<typeof VolumeListType>;
 export const VolumeListQuery = z.object({ type: VolumeListType.optional() });
-export const VolumeDeleteQuery = z.object({ id: z.coerce.number().int().nonnegative() });
+export const VolumeDeleteQuery = z.object({ id: z.number().int().nonnegative() });
 
 /**
  * A volume of the caller's. The spec does not describe the record: only `id` is required (the SDK deletes by

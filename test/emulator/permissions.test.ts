@@ -35,7 +35,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const apiRoutes = () => routesOf(emu.server).filter((r) => r.url.startsWith("/api/v0/"));
+/** The endpoints a key is checked on: every one of the API but those it shows anyone. */
+const apiRoutes = () => routesOf(emu.server).filter((r) => r.url.startsWith("/api/") && r.auth !== "public");
 const concrete = (url: string) => url.replace(/:(\w+)/g, "999999");
 const call = (method: string, url: string, key?: string) =>
   http(emu.url, method, concrete(url), { key, body: method === "GET" ? undefined : {} });
@@ -43,6 +44,12 @@ const call = (method: string, url: string, key?: string) =>
 it("declares a permission category for every endpoint", () => {
   expect(apiRoutes().length).toBeGreaterThanOrEqual(9);
   for (const r of apiRoutes()) expect(PERMISSIONS).toContain(r.permission);
+});
+
+it("answers its public endpoints without a key, whatever key is sent", async () => {
+  const open = routesOf(emu.server).filter((r) => r.auth === "public");
+  expect(open.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/v0/gpu_names/unique/"]);
+  for (const r of open) for (const key of [undefined, "no-such-key-0000", revokedKey]) expect((await call(r.method, r.url, key)).status).toBe(200);
 });
 
 it("refuses a missing, unknown or revoked key with 401 or 403 auth_error on every endpoint", async () => {

@@ -75,7 +75,9 @@ describe("adopting objects made elsewhere", () => {
     try {
       const ids = { templateId: template.id, volumeId: wrongSize.id, keyId: key.id, instanceId: 987654 };
       await stack.init({ "gpu-rental:apiUrl": emu.url, ...Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, String(v)])) }, { "gpu-rental:apiKey": emu.apiKey });
-      const result = await stack.run("up", "--yes");
+      // Without --continue-on-error the engine starts no new step after the first failure, and which
+      // adoption fails first is a race: each must be seen refusing on its own.
+      const result = await stack.run("up", "--yes", "--continue-on-error");
       const output = result.stdout + result.stderr;
       expect(result.code).not.toBe(0);
       expect(output).toMatch(/Instance 987654 cannot be adopted: the account has no instance 987654/);

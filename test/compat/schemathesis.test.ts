@@ -1,0 +1,126 @@
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { totp } from "../../sdk/tfa";
+import { emulatorProcess, EmulatorProcess } from "../helpers/emulator-process";
+import { http } from "../helpers/emulator";
+import { findPython, venv } from "../helpers/python";
+
+/**
+ * The OpenAPI document as an exact contract, judged by schemathesis (PyPI, pinned): every check, against the
+ * emulator that serves the document, with a fixed seed and a bounded number of examples and time. A failure
+ * is a place where the emulator and its own document disagree: an undocumented status, a body that is not
+ * the documented shape, a request the schema allows but the emulator refuses (or the reverse), a method a
+ * path does not take answered otherwise than 405 with Allow, a 5xx. The emulator runs in a process of its
+ * own, so its memory after the run is its own.
+ */
+const SCHEMATHESIS = ["schemathesis==4.32.5"];
+const SEED = 1;
+const EXAMPLES = 40;
+const MAX_SECONDS = 240;
+/**
+ * What the emulator's process may hold after the run (it reports what it does). Run from the sources, its
+ * resident memory includes the TypeScript compiler that ts-node loads (some 100 MiB); its heap is its own.
+ */
+const MAX_RSS_MIB = 400;
+const MAX_HEAP_MIB = 200;
+
+const python = findPython();
+const skipped = "missing" in python ? ` (skipped: ${python.missing})` : "";
+if (skipped) console.warn(`test/compat/schemathesis.test.ts${skipped}`);
+
+(skipped ? describe.skip : describe)(`schemathesis (${SCHEMATHESIS.join(", ")}, all checks) against the emulator's /openapi.json${skipped}`, () => {
+  let emu: EmulatorProcess;
+  let st: string;
+
+  beforeAll(async () => {
+    st = (await venv("schemathesis", python as Exclude<typeof python, { missing: string }>, SCHEMATHESIS)).bin("st");
+    emu = await emulatorProcess(["--api-key", "schemathesis-seeded-key"]);
+  }, 15 * 60_000);
+  afterAll(() => emu?.stop());
+
+  it("finds no failure and no server error, and the emulator's memory stays bounded", async () => {
+    const session = await fuzzingSession(emu);
+    const memory = async () => (await http(emu.url, "GET", "/_emulator/state")).body.memory as { rss: number; heapUsed: number };
+    const before = await memory();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-schemathesis-"));
+    const document = (await http(emu.url, "GET", "/openapi.json")).body;
+    fs.writeFileSync(path.join(dir, "schemathesis.toml"), configFor(document));
+    const report = path.join(dir, "report.json");
+    const args = [
+      "--config-file", path.join(dir, "schemathesis.toml"), "run", `${emu.url}/openapi.json`, "--url", emu.url,
+      "-H", `Authorization: Bearer ${session}`, "--checks", "all", "--seed", String(SEED), "--max-examples", String(EXAMPLES),
+      "--max-time", String(MAX_SECONDS), "--no-color", "--report", "json", "--report-json-path", report,
+    ];
+    const run = await new Promise<{ code: number; output: string }>((resolve) =>
+      // In the run's own folder: schemathesis keeps a cache of failures in `.schemathesis/` where it runs.
+      execFile(st, args, { cwd: dir, maxBuffer: 64 << 20, timeout: (MAX_SECONDS + 120) * 1000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
+      ),
+    );
+    const after = await memory();
+    const summary = run.output.slice(run.output.lastIndexOf("SUMMARY"));
+    const cases = /(\d+) generated/.exec(summary)?.[1] ?? "?";
+    const serverErrors = (run.output.match(/\[5\d\d\]/g) ?? []).length;
+    console.log(
+      `schemathesis, all checks, seed ${SEED}: ${cases} test cases, exit ${run.code}, ${serverErrors} server errors; emulator memory ` +
+        `before: RSS ${before.rss} MiB, heap ${before.heapUsed} MiB; after: RSS ${after.rss} MiB, heap ${after.heapUsed} MiB ` +
+        `(bounds ${MAX_RSS_MIB} and ${MAX_HEAP_MIB} MiB)`,
+    );
+    // On failure, what schemathesis said is the message.
+    expect([run.code, run.output.includes("FAILURES") ? run.output.slice(run.output.indexOf("FAILURES")) : "no failures"]).toEqual([0, "no failures"]);
+    expect(serverErrors).toBe(0);
+    expect(after.rss).toBeLessThan(MAX_RSS_MIB);
+    expect(after.heapUsed).toBeLessThan(MAX_HEAP_MIB);
+  }, (MAX_SECONDS + 300) * 1000);
+});
+
+/**
+ * A bearer the run cannot take away from itself. The API lets a key revoke any of its user's keys, itself
+ * included (`DELETE /api/v0/auth/apikeys/{id}/`), and the fuzzer tries every id; a 2FA login session is not one
+ * of the user's keys, so no call of the API ends it. The seeded user enables TOTP and logs in with a backup code.
+ */
+async function fuzzingSession(emu: EmulatorProcess): Promise<string> {
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await http(emu.url, method, url, { key: emu.apiKey, body });
+    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const pending = await call("POST", "/api/v0/tfa/authorize-new-method/", { tfa_method: "email" });
+  const code = (await call("GET", "/_emulator/outbox?channel=email")).messages.at(-1).code;
+  await call("PUT", "/api/v0/tfa/authorize-new-method/", { code, secret: pending.secret });
+  const { secret } = await call("POST", "/api/v0/tfa/totp-setup/", {});
+  const { now } = await call("GET", "/_emulator/state");
+  const { backup_codes: backupCodes } = await call("POST", "/api/v0/tfa/confirm-new/", { tfa_method: "totp", code: totp(secret, now), secret });
+  return (await call("POST", "/api/v0/tfa/", { backup_code: backupCodes[0] })).session_key;
+}
+
+/**
+ * schemathesis.toml from the document itself, relaxing a check only where the service's contract says so:
+ * - an operation whose rules refuse some requests the schema allows (`x-rules`: a bid below the minimum, a
+ *   wrong 2FA code; rules of the service's state, which no schema can state) may answer such a request 400,
+ *   and one that documents 410 (an offer that cannot start at once, with cancel_unavail) may answer it 410;
+ * - one whose missing key is 403 by its contract (`x-missing-key-status`, the 2FA endpoints) may answer a
+ *   call without `Authorization` so;
+ * - one that answers an unknown id with `null` in a 200 (`x-missing-is-null`, the instance read, as the live
+ *   service does) is not expected to 404 after a delete.
+ */
+function configFor(document: { paths: Record<string, Record<string, Record<string, unknown>>> }): string {
+  const sections: string[] = [];
+  for (const [url, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const name = `${method.toUpperCase()} ${url}`;
+      const lines: string[] = [];
+      const positive = ["2xx", "3xx", "401", "403", "404", "409", "429", "5xx"];
+      if (operation["x-rules"]) positive.push("400");
+      if ((operation.responses as Record<string, unknown>)["410"]) positive.push("410");
+      if (positive.length > 8) lines.push(`checks.positive_data_acceptance.expected-statuses = ${JSON.stringify(positive)}`);
+      if (operation["x-missing-is-null"]) lines.push("checks.use_after_free.enabled = false", "checks.ensure_resource_availability.enabled = false");
+      const missingKey = operation["x-missing-key-status"];
+      if (missingKey) lines.push(`checks.missing_required_header.expected-statuses = ${JSON.stringify(["401", String(missingKey)])}`);
+      if (lines.length) sections.push(`[[operations]]\ninclude-name = ${JSON.stringify(name)}\n${lines.join("\n")}\n`);
+    }
+  }
+  return sections.join("\n");
+}
