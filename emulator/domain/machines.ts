@@ -34,6 +34,8 @@ export interface MachineHooks {
   up(instance: InstanceRecord): Promise<void>;
   /** Takes it down: no new connection, every open one closed. Idempotent. */
   down(instance: InstanceRecord): void;
+  /** The instance is gone: what was kept for it (its port) is free. */
+  release(instance: InstanceRecord): void;
   /** A new instance API key for an instance whose key this process never saw (state restored from disk). */
   reissueKey(instance: InstanceRecord): string;
   /** The machine cannot boot (its sandbox or its endpoint failed): the instance has crashed. */
@@ -118,6 +120,7 @@ export class Machines implements InstanceWatcher {
     const machine = this.machines.get(instance.id);
     if (!machine) return;
     this.shutdown(machine);
+    this.hooks.release(instance);
     this.machines.delete(instance.id);
     fs.rmSync(machine.dir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Attributes, FileEntry, SFTPWrapper, utils } from "ssh2";
 
-const { STATUS_CODE, flagsToString } = utils.sftp;
+const { STATUS_CODE, OPEN_MODE } = utils.sftp;
 
 /** Directory entries sent per READDIR answer. */
 const ENTRIES_PER_READ = 100;
@@ -39,9 +39,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   };
 
   sftp.on("OPEN", (id, filename, flags, attrs) => {
-    const mode = flagsToString(flags);
-    if (!mode) return sftp.status(id, STATUS_CODE.OP_UNSUPPORTED, `unsupported open flags ${flags}`);
-    fs.open(at(filename), mode, attrs.mode ?? 0o644, (error, fd) => {
+    fs.open(at(filename), openFlags(flags), attrs.mode ?? 0o644, (error, fd) => {
       if (error) return failed(sftp, id, error);
       const handle = newHandle();
       files.set(handle.toString("hex"), { fd });
@@ -147,7 +145,35 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     dirs.clear();
   };
   sftp.on("close", closeAll);
-  sftp.on("end", closeAll);
+  // The client has sent all it will (EOF): the channel is closed from this side too, or the client waits on.
+  sftp.on("end", () => {
+    closeAll();
+    exitZero(sftp);
+    sftp.end();
+  });
+}
+
+/**
+ * Sends the channel's exit status 0, as OpenSSH's sftp-server ends: scp and sftp exit with the status the
+ * server gives (-1, a failure, without one). ssh2's SFTP stream has no exit(), so its protocol is called as its
+ * own Channel.exit() does.
+ */
+function exitZero(sftp: SFTPWrapper): void {
+  const channel = sftp as unknown as { _protocol?: { exitStatus(id: number, code: number): void }; outgoing?: { id: number; state: string } };
+  if (channel._protocol && channel.outgoing?.state === "open") channel._protocol.exitStatus(channel.outgoing.id, 0);
+}
+
+/** The fs flags of SFTP open flags, any combination (scp opens with WRITE|CREAT and truncates apart). */
+function openFlags(flags: number): number {
+  const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_EXCL } = fs.constants;
+  const read = flags & OPEN_MODE.READ;
+  const write = flags & OPEN_MODE.WRITE;
+  let result = read && write ? O_RDWR : write ? O_WRONLY : O_RDONLY;
+  if (flags & OPEN_MODE.APPEND) result |= O_APPEND;
+  if (flags & OPEN_MODE.CREAT) result |= O_CREAT;
+  if (flags & OPEN_MODE.TRUNC) result |= O_TRUNC;
+  if (flags & OPEN_MODE.EXCL) result |= O_EXCL;
+  return result;
 }
 
 function failed(sftp: SFTPWrapper, id: number, error: NodeJS.ErrnoException): void {
