@@ -2,6 +2,7 @@ import { ChildProcess, spawn, SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { TailBuffer } from "../../sdk/tail-buffer";
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "./instances";
 
 /**
@@ -74,7 +75,7 @@ interface Machine {
   boot?: number;
   apiKey?: string;
   processes: Set<MachineProcess>;
-  onstart?: OnstartReport;
+  onstart?: { report: OnstartReport; output: TailBuffer };
 }
 
 /** The shell commands run with, as a container's root user would have it. */
@@ -136,7 +137,8 @@ export class Machines implements InstanceWatcher {
   }
 
   onstartOf(instanceId: number): OnstartReport | undefined {
-    return this.machines.get(instanceId)?.onstart;
+    const onstart = this.machines.get(instanceId)?.onstart;
+    return onstart && { ...onstart.report, output: onstart.output.text(), dropped_bytes: onstart.output.dropped };
   }
 
   /**
@@ -238,14 +240,10 @@ export class Machines implements InstanceWatcher {
     const report: OnstartReport = {
       state: "running", exit_code: null, signal: null, started_at: Date.now(), ended_at: null, timed_out: false, output: "", dropped_bytes: 0,
     };
-    machine.onstart = report;
     const output = new TailBuffer(this.limits.maxOutputBytes);
+    machine.onstart = { report, output };
     const process = this.spawn(machine.instance, SHELL, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
-    const take = (chunk: Buffer) => {
-      output.push(chunk);
-      report.output = output.text();
-      report.dropped_bytes = output.dropped;
-    };
+    const take = (chunk: Buffer) => output.push(chunk);
     process.child.stdout!.on("data", take);
     process.child.stderr!.on("data", take);
     return new Promise((resolve) => {
@@ -271,7 +269,7 @@ export class Machines implements InstanceWatcher {
     for (const process of machine.processes) process.kill();
     machine.processes.clear();
     killMarked(machine.marker);
-    if (machine.onstart?.state === "running") machine.onstart.state = "killed";
+    if (machine.onstart?.report.state === "running") machine.onstart.report.state = "killed";
   }
 }
 
@@ -302,25 +300,5 @@ function killMarked(marker: string): void {
     } catch {
       // not ours to read, or gone
     }
-  }
-}
-
-/** The last `max` bytes written to it, and how many came before them. */
-class TailBuffer {
-  private data = Buffer.alloc(0);
-  dropped = 0;
-
-  constructor(private readonly max: number) {}
-
-  push(chunk: Buffer): void {
-    this.data = Buffer.concat([this.data, chunk]);
-    if (this.data.length > this.max) {
-      this.dropped += this.data.length - this.max;
-      this.data = this.data.subarray(this.data.length - this.max);
-    }
-  }
-
-  text(): string {
-    return this.data.toString("utf8");
   }
 }

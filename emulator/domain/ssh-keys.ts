@@ -54,12 +54,38 @@ export const sshKeys = {
     return record;
   },
 
+  /** The account's key with this id, or a 404. */
+  get(user: UserRecord, id: number): SshKeyRecord {
+    const key = sshKeys.of(user).find((k) => k.id === id);
+    if (!key) throw notFound("no_such_key", `SSH key ${id} does not exist on this account.`);
+    return key;
+  },
+
+  /** Replaces a key's text (`PUT /api/v0/ssh/{id}/`): instances that took the old key keep it. */
+  update(user: UserRecord, id: number, text: string): SshKeyRecord {
+    const key = publicKeyLine(text);
+    const updated = { ...sshKeys.get(user, id), key };
+    setKeys(user, sshKeys.of(user).map((k) => (k.id === id ? updated : k)));
+    return updated;
+  },
+
   remove(user: UserRecord, id: number): void {
-    const keys = sshKeys.of(user);
-    if (!keys.some((k) => k.id === id)) throw notFound("no_such_key", `SSH key ${id} does not exist on this account.`);
-    setKeys(user, keys.filter((k) => k.id !== id));
+    sshKeys.get(user, id);
+    setKeys(user, sshKeys.of(user).filter((k) => k.id !== id));
   },
 };
+
+/** The instance's keys with `key` added (once, whatever its comment). */
+export function withKey(keys: string[] | undefined, key: string): string[] {
+  const blob = publicKeyBlob(key);
+  return (keys ?? []).some((k) => publicKeyBlob(k).equals(blob)) ? keys! : [...(keys ?? []), key];
+}
+
+/** The instance's keys without `key`. */
+export function withoutKey(keys: string[] | undefined, key: string): string[] {
+  const blob = publicKeyBlob(key);
+  return (keys ?? []).filter((k) => !publicKeyBlob(k).equals(blob));
+}
 
 function setKeys(user: UserRecord, keys: SshKeyRecord[]): void {
   user.sshKeys = keys;
