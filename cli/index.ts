@@ -17,6 +17,9 @@ Commands:
              --provisioning-ms N, --loading-ms N   instance boot phase durations
              --no-control        do not serve the /_emulator/ control API
              --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
+             --ssh               serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder
+                                 and an SSH endpoint on 127.0.0.1 (its ssh_host/ssh_port) that takes the keys
+                                 registered on the account (POST /api/v0/ssh/); onstart runs there at boot
   test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
              second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
              failure, with a report of each step.
@@ -73,7 +76,7 @@ export async function main(argv: string[]): Promise<void> {
       options: {
         port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
         contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
-        "no-control": { type: "boolean" }, "data-dir": { type: "string" },
+        "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" },
       },
     });
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
@@ -90,6 +93,7 @@ export async function main(argv: string[]): Promise<void> {
       lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
       controlApi: !values["no-control"],
       dataDir: values["data-dir"],
+      ssh: !!values.ssh,
     });
     return;
   }

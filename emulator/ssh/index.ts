@@ -28,6 +28,7 @@ export interface RunningSsh {
   hostPublicKey: string;
   /** A known_hosts file that trusts the host key on every loopback port: `ssh -o UserKnownHostsFile=...`. */
   knownHostsFile: string;
+  hostKeyFile: string;
   close(): void;
 }
 
@@ -77,12 +78,12 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
   const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
   const hostPublicKey = hostKey.public;
   writeWhole(knownHostsFile, `[${SSH_HOST}]:* ${hostPublicKey}\n`);
-  console.log(`SSH: instances are served on ${SSH_HOST} only (loopback); host key ${hostKeyFile}`);
   return {
     machines,
     sandboxes,
     hostPublicKey,
     knownHostsFile,
+    hostKeyFile,
     close: () => {
       market.instances.watch(undefined);
       machines.close();

@@ -176,10 +176,11 @@ function openFlags(flags: number): number {
   return result;
 }
 
+/** An error as OpenSSH's sftp-server words it (no path of this computer in it). */
 function failed(sftp: SFTPWrapper, id: number, error: NodeJS.ErrnoException): void {
-  const code =
-    error.code === "ENOENT" ? STATUS_CODE.NO_SUCH_FILE : error.code === "EACCES" || error.code === "EPERM" ? STATUS_CODE.PERMISSION_DENIED : STATUS_CODE.FAILURE;
-  sftp.status(id, code, error.message);
+  if (error.code === "ENOENT") return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, "No such file");
+  if (error.code === "EACCES" || error.code === "EPERM") return sftp.status(id, STATUS_CODE.PERMISSION_DENIED, "Permission denied");
+  sftp.status(id, STATUS_CODE.FAILURE, `Failure (${error.code ?? "error"})`);
 }
 
 function setAttributes(
