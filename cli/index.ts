@@ -28,6 +28,8 @@ Commands:
              --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
                                      (repeatable: programs that use several accounts)
              --account-env NAME      the same, into the environment variable NAME
+             --ssh-key-config KEY    serve SSH, and put the private half of a fresh key, registered on the
+                                     account, into secret stack config KEY (programs with post-boot steps)
              --expect CHECK          check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)
              --junit FILE            also write the report as JUnit XML
              --contention P          as for emulator
@@ -112,7 +114,7 @@ export async function main(argv: string[]): Promise<void> {
       allowPositionals: true,
       options: {
         stack: { type: "string" }, config: { type: "string", multiple: true }, "account-config": { type: "string", multiple: true },
-        "account-env": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
+        "account-env": { type: "string", multiple: true }, "ssh-key-config": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
         contention: { type: "string" },
       },
     });
@@ -122,6 +124,7 @@ export async function main(argv: string[]): Promise<void> {
       config: keyValues(values.config ?? [], "--config"),
       accountConfigs: values["account-config"],
       accountEnvs: values["account-env"],
+      sshKeyConfigs: values["ssh-key-config"],
       expects: values.expect,
       junitFile: values.junit,
       contention: number(values.contention, "contention", 0, 1),
