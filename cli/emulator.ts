@@ -24,6 +24,8 @@ function untilOrphaned(): Promise<"orphaned"> {
         resolve("orphaned");
       }
     }, 500);
+    // Only watching: once the emulator has stopped for another reason, this must not keep the process alive.
+    timer.unref();
   });
 }
 

@@ -47,7 +47,10 @@ if command -v pulumi >/dev/null 2>&1 && [ -x "$(dirname "$(command -v pulumi)")/
   say "using $(pulumi version 2>/dev/null) from PATH ($bin)"
   echo "$bin"
   # Plugin downloads are off in our workspaces: a command plugin built here before is still handed on.
-  built=$(ls -d "$cache_root"/command-v"$COMMAND_VERSION"-*/ 2>/dev/null | while read -r dir; do [ -f "$dir/.complete" ] && echo "${dir%/}"; done | head -n 1)
+  built=""
+  for dir in "$cache_root"/command-v"$COMMAND_VERSION"-*; do
+    if [ -f "$dir/.complete" ]; then built=$dir; break; fi
+  done
   echo "$built"
   exit 0
 fi

@@ -6,6 +6,9 @@ import { Marketplace } from "../domain/marketplace";
 import { publicKeyLine, SshKeyRecord, sshKeys, withKey, withoutKey } from "../domain/ssh-keys";
 import { idParam, route } from "./routes";
 
+/** What no schema can say of a key: its material must parse (a 400 otherwise, as the service's client checks too). */
+const KEY_RULE = "ssh_key must be one OpenSSH public key line whose key material parses (`ssh-ed25519 AAAA... me@laptop`); a private key is refused";
+
 const view = (key: SshKeyRecord) => ({ id: key.id, ssh_key: key.key, created_at: key.createdAt / 1000 });
 
 /**
@@ -19,6 +22,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     permission: "user_write",
     body: SshKeyRequest,
     response: SshKeyResponse,
+    rules: KEY_RULE,
     handler: ({ principal, body }) => ({ success: true, ...view(sshKeys.add(principal.user, body.ssh_key, market.clock.now())) }),
   });
 
@@ -37,6 +41,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     body: SshKeyRequest,
     response: SshKeyResponse,
     refusals: ["not_found"],
+    rules: KEY_RULE,
     handler: ({ principal, params, body }) => ({ success: true, ...view(sshKeys.update(principal.user, idParam(params, "id"), body.ssh_key)) }),
   });
 
@@ -67,6 +72,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     body: SshKeyRequest,
     response: SuccessResponse,
     refusals: ["not_found"],
+    rules: KEY_RULE,
     handler: ({ principal, params, body }) => {
       const instance = ownInstance(principal.user.id, params);
       instance.sshKeys = withKey(instance.sshKeys, publicKeyLine(body.ssh_key));
