@@ -1,7 +1,9 @@
 import * as crypto from "node:crypto";
-import { heldSince, holdingsOf, startEmulator } from "../emulator";
+import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
+import { exec } from "../sdk";
+import { demoKey, registerOnSeededAccount, sshCommandLine, UserKey } from "./ssh-key";
 
 export interface DeployOptions {
   /** The Pulumi project to deploy (the folder holding Pulumi.yaml). */
@@ -22,8 +24,11 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
   const started = Date.now();
   step("Starting the embedded emulator");
   // Boot durations are short here so the demo finishes quickly; tests drive them with the emulator's clock.
-  const emulator = await startEmulator({ contention: options.contention, lifecycle: { provisioningMs: 500, loadingMs: 1500 } });
-  console.log(`Emulator listening on ${emulator.url}`);
+  // SSH on: the instances' ssh_host/ssh_port answer, with the demo key registered on the account.
+  const emulator = await startEmulator({ contention: options.contention, lifecycle: { provisioningMs: 500, loadingMs: 1500 }, ssh: true });
+  console.log(`Emulator listening on ${emulator.url}; SSH on 127.0.0.1 only`);
+  const key = demoKey();
+  registerOnSeededAccount(emulator, key);
   const before = holdingsOf(emulator.marketplace, emulator.marketplace.seededUser.id);
   const stackName = options.stack ?? `deploy-${crypto.randomBytes(3).toString("hex")}`;
   const env = { GPU_RENTAL_API_URL: emulator.url, GPU_RENTAL_API_KEY: emulator.apiKey };
@@ -38,6 +43,7 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         for (const [name, { value, secret }] of Object.entries(await stack.outputs())) {
           console.log(`${name}: ${secret ? "[secret]" : typeof value === "string" ? value : JSON.stringify(value)}`);
         }
+        await showSsh(emulator, key, await stack.outputs());
         const { offersAccepted, offersLostToContention } = emulator.marketplace.stats;
         console.log(`Market: ${offersAccepted} offer(s) accepted, ${offersLostToContention} taken by other tenants first (contention ${options.contention})`);
         if (options.keep) {
@@ -57,4 +63,18 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
     step(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s; left in the emulator: ${count ? JSON.stringify(left) : "nothing"}`);
     if (count > 0) process.exitCode = 1;
   }
+}
+
+/**
+ * When the program exports `sshHost` and `sshPort`, prints the command that logs in (the demo key, the
+ * emulator's host key checked), and runs a command that way to show that it connects.
+ */
+async function showSsh(emulator: RunningEmulator, key: UserKey, outputs: Record<string, { value: unknown }>): Promise<void> {
+  const host = outputs.sshHost?.value;
+  const port = outputs.sshPort?.value;
+  if (typeof host !== "string" || typeof port !== "number") return;
+  step("SSH into the instance");
+  console.log(`ssh command: ${sshCommandLine(emulator, key, host, port)}`);
+  const result = await exec({ host, port }, 'echo "connected to instance $CONTAINER_ID as $(whoami), in $PWD"', { privateKey: key.privateKey, hostKey: emulator.ssh?.hostPublicKey, timeoutMs: 30_000 });
+  console.log(`ssh check: ${result.stdout.trim() || result.stderr.trim()} (exit ${result.exitCode})`);
 }

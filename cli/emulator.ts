@@ -1,4 +1,4 @@
-import { startEmulator, EmulatorOptions, RunningEmulator } from "../emulator";
+import { startEmulator, EmulatorOptions, RunningEmulator, SSH_HOST } from "../emulator";
 
 /**
  * `gpu-rental emulator`: runs the emulator in the foreground until interrupted, or until the process that started
@@ -34,6 +34,9 @@ export function printConnection(emulator: RunningEmulator): void {
   // The seeded user's key is printed once, on purpose: scripts and other clients need it to talk to this
   // local emulator. It is a key of the emulator only, not of the live service.
   console.log("GPU_RENTAL_API_KEY=%s", emulator.apiKey);
+  if (emulator.ssh) {
+    console.log("SSH: instances are served on %s only (loopback), host key %s; their processes run as this user, in %s", SSH_HOST, emulator.ssh.hostKeyFile, emulator.ssh.sandboxes);
+  }
 }
 
 export function untilSignal(): Promise<NodeJS.Signals> {

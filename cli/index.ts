@@ -18,6 +18,9 @@ Commands:
              --provisioning-ms N, --loading-ms N   instance boot phase durations
              --no-control        do not serve the /_emulator/ control API
              --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
+             --ssh               serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder
+                                 and an SSH endpoint on 127.0.0.1 (its ssh_host/ssh_port) that takes the keys
+                                 registered on the account (POST /api/v0/ssh/); onstart runs there at boot
   test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
              second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
              failure, with a report of each step.
@@ -26,6 +29,8 @@ Commands:
              --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
                                      (repeatable: programs that use several accounts)
              --account-env NAME      the same, into the environment variable NAME
+             --ssh-key-config KEY    serve SSH, and put the private half of a fresh key, registered on the
+                                     account, into secret stack config KEY (programs with post-boot steps)
              --expect CHECK          check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)
              --junit FILE            also write the report as JUnit XML
              --contention P          as for emulator
@@ -80,7 +85,7 @@ export async function main(argv: string[]): Promise<void> {
       options: {
         port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
         contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
-        "no-control": { type: "boolean" }, "data-dir": { type: "string" },
+        "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" },
       },
     });
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
@@ -97,6 +102,7 @@ export async function main(argv: string[]): Promise<void> {
       lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
       controlApi: !values["no-control"],
       dataDir: values["data-dir"],
+      ssh: !!values.ssh,
     });
     return;
   }
@@ -115,7 +121,7 @@ export async function main(argv: string[]): Promise<void> {
       allowPositionals: true,
       options: {
         stack: { type: "string" }, config: { type: "string", multiple: true }, "account-config": { type: "string", multiple: true },
-        "account-env": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
+        "account-env": { type: "string", multiple: true }, "ssh-key-config": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
         contention: { type: "string" },
       },
     });
@@ -125,6 +131,7 @@ export async function main(argv: string[]): Promise<void> {
       config: keyValues(values.config ?? [], "--config"),
       accountConfigs: values["account-config"],
       accountEnvs: values["account-env"],
+      sshKeyConfigs: values["ssh-key-config"],
       expects: values.expect,
       junitFile: values.junit,
       contention: number(values.contention, "contention", 0, 1),

@@ -4,6 +4,7 @@ import type * as automation from "@pulumi/pulumi/automation";
 import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { withEphemeralStack } from "./ephemeral";
 import { Steps, StepResult, writeJunit } from "./steps";
+import { freshKey, registerOnSeededAccount } from "./ssh-key";
 
 export interface ProgramTestOptions {
   /** The Pulumi project to test (the folder holding Pulumi.yaml). */
@@ -14,6 +15,11 @@ export interface ProgramTestOptions {
   config?: Record<string, string>;
   /** Stack config keys that each get the API key of a fresh emulator account, as a secret (programs with several accounts). */
   accountConfigs?: string[];
+  /**
+   * Stack config keys that get the private half of a fresh SSH key, as a secret, its public half registered on
+   * the account: the emulator then serves SSH (programs with post-boot steps over SSH).
+   */
+  sshKeyConfigs?: string[];
   /** Environment variables that each get the API key of a fresh emulator account. */
   accountEnvs?: string[];
   /** Checks of the stack outputs after `up`: `name` (set), `name=value` (equal), `name~regex` (matches). */
@@ -36,11 +42,17 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const log = (line: string) => out.write(`${line}\n`);
   const steps = new Steps(log);
   // Quick boots: a CI run tests the program's wiring, not the market's patience.
-  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 } });
+  const sshKeyConfigs = options.sshKeyConfigs ?? [];
+  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: sshKeyConfigs.length > 0 });
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
     const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
+    for (const name of sshKeyConfigs) {
+      const key = freshKey();
+      registerOnSeededAccount(emulator, key);
+      secrets[name] = key.privateKey;
+    }
     const env = {
       GPU_RENTAL_API_URL: emulator.url,
       GPU_RENTAL_API_KEY: emulator.apiKey,

@@ -3,6 +3,8 @@ import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
 import { Faults } from "./http/faults";
 import { FileStore } from "./store";
+import { RunningSsh, SshOptions, startSsh } from "./ssh";
+import { registerMachineControl } from "./http/machines";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
@@ -12,6 +14,9 @@ export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";
+export { SSH_HOST, SSH_USER, loadOrMakeKey, userCacheDir } from "./ssh";
+export type { SshOptions, RunningSsh } from "./ssh";
+export type { OnstartReport, MachineLimits } from "./domain/machines";
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
   /** Keep state in this folder across restarts (see emulator/store.ts); memory only without it. */
@@ -19,6 +24,11 @@ export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   host?: string;
+  /**
+   * Serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder and an SSH endpoint on
+   * loopback, taking the account's registered keys; `onstart` runs there at boot (see emulator/ssh/).
+   */
+  ssh?: boolean | SshOptions;
 }
 
 export interface RunningEmulator {
@@ -30,6 +40,8 @@ export interface RunningEmulator {
   /** Faults to inject into the wire (also reachable through the control API). */
   faults: Faults;
   server: FastifyInstance;
+  /** Set when SSH is served (`ssh` option). */
+  ssh?: RunningSsh;
   close(): Promise<void>;
 }
 
@@ -50,6 +62,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   const faults = new Faults();
   const server = buildServer(marketplace, options, faults);
+  const ssh = options.ssh ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
+  if (ssh && options.controlApi !== false) registerMachineControl(server, marketplace, ssh.machines);
   const host = options.host ?? "127.0.0.1";
   await server.listen({ port: options.port ?? 0, host });
   const address = server.server.address();
@@ -60,7 +74,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     marketplace,
     faults,
     server,
+    ssh,
     close: async () => {
+      ssh?.close();
       await server.close();
       store?.release();
     },

@@ -7,6 +7,7 @@ import { RequestGate } from "./request-gate";
 import type { OfferFilters } from "./offer-filters";
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./apikeys";
 import { listInvoices } from "./billing";
+import { addSshKey, attachSshKey, deleteSshKey, listSshKeys } from "./ssh-keys";
 import { createTemplate, deleteTemplate, editTemplate, getTemplate, searchTemplates } from "./templates";
 import { createNetworkVolume, deleteVolume, getVolume, listVolumes, searchLocalVolumeOffers, searchNetworkVolumeOffers } from "./volumes";
 import {
@@ -139,6 +140,14 @@ export class GpuRentalClient {
     list: (type?: Parameters<typeof listVolumes>[1]) => listVolumes(this, type),
     get: (id: number) => getVolume(this, id),
     delete: (id: number) => deleteVolume(this, id),
+  };
+
+  /** SSH public keys of the account (instances take them when created), and attaching one to an instance. */
+  readonly sshKeys = {
+    add: (publicKey: string) => addSshKey(this, publicKey),
+    list: () => listSshKeys(this),
+    delete: (id: number) => deleteSshKey(this, id),
+    attach: (instanceId: number, publicKey: string) => attachSshKey(this, instanceId, publicKey),
   };
 
   /** API keys of the account; a key's value is in the answer of `create` only. */

@@ -46,7 +46,12 @@ if command -v pulumi >/dev/null 2>&1 && [ -x "$(dirname "$(command -v pulumi)")/
   bin=$(dirname "$(command -v pulumi)")
   say "using $(pulumi version 2>/dev/null) from PATH ($bin)"
   echo "$bin"
-  echo ""
+  # Plugin downloads are off in our workspaces: a command plugin built here before is still handed on.
+  built=""
+  for dir in "$cache_root"/command-v"$COMMAND_VERSION"-*; do
+    if [ -f "$dir/.complete" ]; then built=$dir; break; fi
+  done
+  echo "$built"
   exit 0
 fi
 

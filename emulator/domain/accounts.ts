@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Persistent } from "./persistence";
 import { badRequest, forbidden, unauthorized } from "./errors";
+import type { SshKeyRecord } from "./ssh-keys";
 
 /**
  * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
@@ -15,7 +16,10 @@ export interface UserRecord {
   email: string;
   username: string;
   fullName: string;
+  /** The registered SSH public keys, one per line (see emulator/domain/ssh-keys.ts). */
   sshKey: string;
+  /** The keys behind `sshKey`, with the ids `DELETE /api/v0/ssh/{id}/` takes. */
+  sshKeys?: SshKeyRecord[];
   credit: number;
   emailVerified: boolean;
   tfaStatus: "enabled" | "disabled" | "legacy";

@@ -43,6 +43,25 @@ export interface InstanceRecord {
   instanceKeyId?: number;
   /** Billing has been charged up to this time. */
   billedUntil: number;
+  /** Public keys that may log in over SSH: the account's when the instance was created, and any attached since. */
+  sshKeys?: string[];
+  /** Where the emulator serves this instance's SSH (emulator/ssh/): set while SSH is on, not kept across restarts. */
+  sshEndpoint?: { host: string; port: number };
+  /**
+   * The boot (its `bootStartedAt`) whose emulated machine is still starting (onstart, the SSH endpoint): until it
+   * is up the instance reports `loading`. Not kept across restarts.
+   */
+  bootPending?: number;
+}
+
+/**
+ * What runs an instance's machine (emulator/domain/machines.ts): told of every instance created, looked at and
+ * removed, so it can start and stop the instance's processes as its lifecycle says.
+ */
+export interface InstanceWatcher {
+  created(instance: InstanceRecord, instanceApiKey: string): void;
+  observe(instance: InstanceRecord): void;
+  removed(instance: InstanceRecord): void;
 }
 
 const MS_PER_HOUR = 3_600_000;
@@ -60,6 +79,13 @@ const RUNTYPE_PORTS: Record<Runtype, number[]> = {
 
 /** The lifecycle status of an instance at `now`: `null → loading → running`, or its failure, or stopped. */
 export function actualStatus(instance: InstanceRecord, now: number, lifecycle: Lifecycle): string | null {
+  const status = scheduledStatus(instance, now, lifecycle);
+  // The clock says booted, but the emulated machine of this boot is not up yet (onstart, SSH).
+  return status === "running" && instance.bootPending === instance.bootStartedAt ? "loading" : status;
+}
+
+/** The status the lifecycle's durations alone give at `now`, whatever the emulated machine is doing. */
+export function scheduledStatus(instance: InstanceRecord, now: number, lifecycle: Lifecycle): string | null {
   if (instance.failure) return instance.failure;
   if (instance.intended === "stopped") return "exited";
   const elapsed = now - instance.bootStartedAt;
@@ -79,7 +105,7 @@ function portFlag(key: string): string | undefined {
  * The environment of the container: `env` without its docker options (port mappings `-p`, and the `-h`, `-v`,
  * `-n` options the public Python client also puts there), plus the locale switches.
  */
-function containerEnv(config: CreateInstanceRequest): [string, string][] {
+export function containerEnv(config: CreateInstanceRequest): [string, string][] {
   const env: [string, string][] = Object.entries(config.env ?? {})
     .filter(([key]) => !key.startsWith("-"))
     .map(([key, value]) => [key, String(value)]);
@@ -159,6 +185,8 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
   const sshPort = instance.ports["22/tcp"]?.[0]?.HostPort;
   const direct = instance.runtype.endsWith("_direct");
   const hasSsh = instance.runtype !== "args";
+  // With SSH on, the instance is reached where the emulator serves it, directly or "through the proxy" alike.
+  const served = instance.sshEndpoint;
   const login = registryLogin(config.image_login);
   return {
     id: instance.id,
@@ -168,12 +196,12 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     next_state: instance.intended,
     status_msg: instance.statusMsg ?? statusMessage(status),
     label: instance.label,
-    ssh_host: hasSsh ? (direct ? instance.publicIp : `ssh${(instance.id % 9) + 1}.proxy.gpu-rental.test`) : null,
-    ssh_port: hasSsh ? (direct && sshPort ? Number(sshPort) : 20000 + (instance.id % 40000)) : null,
-    public_ipaddr: instance.publicIp,
+    ssh_host: hasSsh ? (served?.host ?? (direct ? instance.publicIp : `ssh${(instance.id % 9) + 1}.proxy.gpu-rental.test`)) : null,
+    ssh_port: hasSsh ? (served?.port ?? (direct && sshPort ? Number(sshPort) : 20000 + (instance.id % 40000))) : null,
+    public_ipaddr: served?.host ?? instance.publicIp,
     direct_port_start: instance.directPortStart,
     direct_port_end: instance.directPortEnd,
-    ports: instance.ports,
+    ports: served && sshPort ? { ...instance.ports, "22/tcp": [{ HostIp: served.host, HostPort: String(served.port) }] } : instance.ports,
     machine_id: offer.machine_id,
     host_id: offer.host_id,
     num_gpus: offer.num_gpus,
@@ -254,8 +282,14 @@ export interface InstancesSnapshot {
 export class Instances implements Persistent<InstancesSnapshot> {
   private records = new Map<number, InstanceRecord>();
   private nextId = 4_000_001;
+  private watcher?: InstanceWatcher;
 
   constructor(private readonly deps: InstanceDeps) {}
+
+  /** Lets a machine runner follow every instance's lifecycle (emulator/ssh/: SSH and onstart). */
+  watch(watcher: InstanceWatcher | undefined): void {
+    this.watcher = watcher;
+  }
 
   /**
    * Accepts an offer: the instance starts provisioning at once (or is created stopped). Every refusal that
@@ -305,6 +339,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     const key = this.deps.issueInstanceKey(ownerId, id);
     instance.instanceKeyId = key.id;
     this.records.set(id, instance);
+    this.watcher?.created(instance, key.key);
     return { instance, apiKey: key.key };
   }
 
@@ -338,6 +373,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
       instance.restarted = true;
       instance.statusMsg = undefined;
     }
+    this.watcher?.observe(instance);
   }
 
   /** Destroys at once: gone from listings, billing stopped, the offer back on the market, its key revoked. */
@@ -347,6 +383,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.deps.releaseOffer(instance.offer.id);
     this.deps.volumes?.detach(instance.id);
     if (instance.instanceKeyId !== undefined) this.deps.revokeKey(instance.instanceKeyId);
+    this.watcher?.removed(instance);
   }
 
   /** Forces a failure status (an emulator control): the instance never reaches `running` again. */
@@ -356,6 +393,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.settleOne(instance);
     instance.failure = status;
     instance.statusMsg = message;
+    this.watcher?.observe(instance);
     return instance;
   }
 
@@ -372,6 +410,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.settleOne(instance);
     instance.intended = "stopped";
     instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
+    this.watcher?.observe(instance);
     return instance;
   }
 
@@ -388,10 +427,13 @@ export class Instances implements Persistent<InstancesSnapshot> {
     return structuredClone({ records: [...this.records.values()], nextId: this.nextId });
   }
 
-  /** Records saved before the token was dropped are cleaned on the way in (and so on the next save). */
+  /**
+   * Records saved before the token was dropped are cleaned on the way in (and so on the next save). What a
+   * running machine held (its SSH endpoint, a boot in progress) ended with the process that saved it.
+   */
   restore(data: InstancesSnapshot): void {
     const records = structuredClone(data.records).map((record) => {
-      const { request: _request, outbid: _outbid, ...kept } = record as InstanceRecord & { request?: unknown; outbid?: unknown };
+      const { request: _request, outbid: _outbid, sshEndpoint: _endpoint, bootPending: _boot, ...kept } = record as InstanceRecord & { request?: unknown; outbid?: unknown };
       return { ...kept, config: withoutRegistryToken(kept.config) };
     });
     this.records = new Map(records.map((record) => [record.id, record]));
@@ -408,9 +450,11 @@ export class Instances implements Persistent<InstancesSnapshot> {
     return this.deps.volumes.attach(ownerId, info, offer, id);
   }
 
+  /** Charges up to now, and lets the machine runner catch up with the clock (a boot that is due starts). */
   private settleOne(instance: InstanceRecord): void {
     const from = instance.billedUntil;
     const amount = accrue(instance, this.deps.now());
     if (amount > 0) this.deps.charge(instance.ownerId, instance.id, amount, { from, to: instance.billedUntil });
+    this.watcher?.observe(instance);
   }
 }

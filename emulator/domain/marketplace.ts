@@ -12,6 +12,7 @@ import { Billing } from "./billing";
 import { Tfa } from "./tfa";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
+import { sshKeys } from "./ssh-keys";
 
 export interface MarketplaceOptions {
   seed?: number;
@@ -175,6 +176,8 @@ export class Marketplace {
         this.stats.offersLostToContention++;
       }
       const created = this.instances.create(principal.user.id, offerId, request);
+      // As on the live service, the instance takes the account's SSH keys of the moment (a later one is attached).
+      created.instance.sshKeys = sshKeys.of(principal.user).map((k) => k.key);
       this.stats.offersAccepted++;
       return created;
     } catch (error) {

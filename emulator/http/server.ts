@@ -12,6 +12,7 @@ import { registerVolumes } from "./volumes";
 import { registerUsers } from "./users";
 import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
+import { registerSshKeys } from "./ssh-keys";
 import { STATUS, unmatched } from "./routes";
 import { registerBilling } from "./billing";
 
@@ -86,6 +87,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerUsers(app, market);
   registerBilling(app, market);
   registerApiKeys(app, market);
+  registerSshKeys(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

@@ -10,4 +10,5 @@ export * from "./apikeys";
 export * from "./billing";
 export * from "./issues";
 export * from "./canonical";
+export * from "./ssh-keys";
 export * from "./required";

@@ -1,0 +1,35 @@
+import * as path from "node:path";
+import { utils } from "ssh2";
+import { loadOrMakeKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
+import { sshKeys } from "../emulator/domain/ssh-keys";
+
+export interface UserKey {
+  privateKey: string;
+  publicKey: string;
+  /** Where the private key is, when it is in a file. */
+  file?: string;
+}
+
+/** The demo key of the main job: made once in the user's cache (0600), for the local emulator only. */
+export function demoKey(): UserKey {
+  const file = path.join(userCacheDir(), "ssh", "id_ed25519");
+  const key = loadOrMakeKey(file);
+  return { privateKey: key.private, publicKey: key.public, file };
+}
+
+/** A key of this run only, in memory (`gpu-rental test --ssh-key-config`). */
+export function freshKey(): UserKey {
+  const made = utils.generateKeyPairSync("ed25519", { comment: "gpu-rental test" });
+  return { privateKey: made.private, publicKey: made.public };
+}
+
+/** Registers the key on the emulator's seeded account, as `POST /api/v0/ssh/` does. */
+export function registerOnSeededAccount(emulator: RunningEmulator, key: UserKey): void {
+  sshKeys.add(emulator.marketplace.seededUser, key.publicKey, emulator.marketplace.clock.now());
+}
+
+/** The OpenSSH command line that logs into an instance of this emulator with `key`, its host key checked. */
+export function sshCommandLine(emulator: RunningEmulator, key: UserKey, host: string, port: number): string {
+  const known = emulator.ssh ? ` -o UserKnownHostsFile=${emulator.ssh.knownHostsFile}` : "";
+  return `ssh -i ${key.file ?? "KEY"} -o IdentitiesOnly=yes${known} -p ${port} ${SSH_USER}@${host}`;
+}

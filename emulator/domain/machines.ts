@@ -1,0 +1,304 @@
+import { ChildProcess, spawn, SpawnOptions } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { TailBuffer } from "../../sdk/tail-buffer";
+import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "./instances";
+
+/**
+ * The emulated machines behind instances of an SSH or Jupyter runtype: a sandbox folder each, the processes
+ * started in it (`onstart` at boot, commands over SSH) and the boot that brings an instance's SSH endpoint up.
+ * The instance's lifecycle is the truth: a machine boots when the clock says the instance is booted, and its
+ * processes end when the instance stops, fails or is destroyed (its sandbox goes with it).
+ *
+ * The processes are the emulator user's own, on this computer: a sandbox is a working folder, not a container.
+ */
+
+export interface MachineLimits {
+  /** Longest a process of an instance (onstart, an SSH command) may run before it is killed. */
+  maxRunMs: number;
+  /** The onstart output kept: the last bytes; what came before is dropped (and counted). */
+  maxOutputBytes: number;
+  /** How long a boot waits for onstart to finish before the instance reports `running` anyway. */
+  onstartWaitMs: number;
+}
+
+export const DEFAULT_MACHINE_LIMITS: MachineLimits = { maxRunMs: 3_600_000, maxOutputBytes: 1 << 20, onstartWaitMs: 60_000 };
+
+/** What the machines need from the rest of the emulator. */
+export interface MachineHooks {
+  now(): number;
+  lifecycle(): Lifecycle;
+  /** Where the instance's SSH will be served (before it is: the port may still move when it comes up). */
+  assign(instance: InstanceRecord): { host: string; port: number };
+  /** Brings the instance's SSH endpoint up; resolves once it accepts connections. */
+  up(instance: InstanceRecord): Promise<void>;
+  /** Takes it down: no new connection, every open one closed. Idempotent. */
+  down(instance: InstanceRecord): void;
+  /** The instance is gone: what was kept for it (its port) is free. */
+  release(instance: InstanceRecord): void;
+  /** A new instance API key for an instance whose key this process never saw (state restored from disk). */
+  reissueKey(instance: InstanceRecord): string;
+  /** The machine cannot boot (its sandbox or its endpoint failed): the instance has crashed. */
+  crashed(instance: InstanceRecord, message: string): void;
+}
+
+/** The onstart of an instance's current (or last) boot, as the control API shows it. */
+export interface OnstartReport {
+  state: "running" | "exited" | "killed";
+  exit_code: number | null;
+  signal: string | null;
+  started_at: number;
+  ended_at: number | null;
+  /** Killed for running longer than the limit. */
+  timed_out: boolean;
+  /** Standard output and error, interleaved; the last `maxOutputBytes`. */
+  output: string;
+  /** Bytes of output dropped from the start to keep within the limit. */
+  dropped_bytes: number;
+}
+
+/** A process of a machine: stopped with its whole process group. */
+export interface MachineProcess {
+  child: ChildProcess;
+  /** Whether it was killed for running longer than `maxRunMs`. */
+  timedOut(): boolean;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+interface Machine {
+  instance: InstanceRecord;
+  dir: string;
+  /** Marks every process of this machine (and their children) in their environment, to find them at stop. */
+  marker: string;
+  /** The boot (`bootStartedAt`) running or starting now; undefined while the instance is not running. */
+  boot?: number;
+  apiKey?: string;
+  processes: Set<MachineProcess>;
+  onstart?: { report: OnstartReport; output: TailBuffer };
+}
+
+/** The shell commands run with, as a container's root user would have it. */
+export const SHELL = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+
+export class Machines implements InstanceWatcher {
+  private readonly machines = new Map<number, Machine>();
+  private readonly emulatorId = randomBytes(4).toString("hex");
+
+  constructor(
+    /** The folder holding one sandbox folder per instance. */
+    readonly root: string,
+    readonly limits: MachineLimits,
+    private readonly hooks: MachineHooks,
+  ) {}
+
+  created(instance: InstanceRecord, instanceApiKey: string): void {
+    const machine = this.machineOf(instance);
+    if (!machine) return;
+    machine.apiKey = instanceApiKey;
+    this.observe(instance);
+  }
+
+  /** Catches up with the instance's lifecycle: boots a machine that is due, stops one that should not run. */
+  observe(instance: InstanceRecord): void {
+    const machine = this.machineOf(instance);
+    if (!machine) return;
+    instance.sshEndpoint ??= this.hooks.assign(instance);
+    if (scheduledStatus(instance, this.hooks.now(), this.hooks.lifecycle()) === "running") {
+      if (machine.boot === instance.bootStartedAt) return;
+      if (machine.boot !== undefined) this.shutdown(machine);
+      const boot = (machine.boot = instance.bootStartedAt);
+      instance.bootPending = boot;
+      void this.boot(machine, boot);
+      return;
+    }
+    if (machine.boot !== undefined) this.shutdown(machine);
+    // Whatever boot comes next reports `running` only once its machine is up.
+    instance.bootPending = instance.bootStartedAt;
+  }
+
+  removed(instance: InstanceRecord): void {
+    const machine = this.machines.get(instance.id);
+    if (!machine) return;
+    this.shutdown(machine);
+    this.hooks.release(instance);
+    this.machines.delete(instance.id);
+    fs.rmSync(machine.dir, { recursive: true, force: true });
+  }
+
+  /** Whether the instance's machine is up: booted, its SSH served, and the instance reports `running`. */
+  isUp(instance: InstanceRecord): boolean {
+    const machine = this.machines.get(instance.id);
+    return !!machine && machine.boot === instance.bootStartedAt && instance.bootPending === undefined;
+  }
+
+  sandboxOf(instanceId: number): string | undefined {
+    return this.machines.get(instanceId)?.dir;
+  }
+
+  onstartOf(instanceId: number): OnstartReport | undefined {
+    const onstart = this.machines.get(instanceId)?.onstart;
+    return onstart && { ...onstart.report, output: onstart.output.text(), dropped_bytes: onstart.output.dropped };
+  }
+
+  /**
+   * The environment of the instance's processes: a container root's basics, the instance's `env` (without its
+   * port mappings), `CONTAINER_ID` and `CONTAINER_API_KEY`, then `extra`. Nothing of the emulator's own
+   * environment but `PATH` (its secrets stay out).
+   */
+  environment(instance: InstanceRecord, extra: Record<string, string> = {}): Record<string, string> {
+    const machine = this.machines.get(instance.id);
+    if (!machine) throw new Error(`instance ${instance.id} has no machine`);
+    return {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: machine.dir,
+      PWD: machine.dir,
+      USER: "root",
+      LOGNAME: "root",
+      SHELL,
+      ...Object.fromEntries(containerEnv(instance.config)),
+      CONTAINER_ID: String(instance.id),
+      ...(machine.apiKey && { CONTAINER_API_KEY: machine.apiKey }),
+      ...extra,
+      GPU_RENTAL_MACHINE: machine.marker,
+    };
+  }
+
+  /**
+   * Starts a process on the instance's machine, in its sandbox, in a process group of its own: it is killed
+   * (with its children) when the instance stops, or when it runs longer than `maxRunMs`.
+   */
+  spawn(instance: InstanceRecord, file: string, args: string[], options: { env?: Record<string, string>; stdio?: SpawnOptions["stdio"] } = {}): MachineProcess {
+    const machine = this.machines.get(instance.id);
+    if (!machine || machine.boot === undefined) throw new Error(`instance ${instance.id} is not running`);
+    const child = spawn(file, args, {
+      cwd: machine.dir,
+      env: this.environment(instance, options.env),
+      detached: true,
+      stdio: options.stdio ?? "pipe",
+    });
+    let timedOut = false;
+    const kill = (signal: NodeJS.Signals = "SIGKILL") => killGroup(child, signal);
+    const handle: MachineProcess = { child, timedOut: () => timedOut, kill };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, this.limits.maxRunMs);
+    timer.unref();
+    machine.processes.add(handle);
+    child.on("error", () => undefined);
+    child.on("exit", () => {
+      clearTimeout(timer);
+      machine.processes.delete(handle);
+    });
+    return handle;
+  }
+
+  /** Stops every machine (the emulator is closing): their processes end; sandboxes stay with the data dir. */
+  close(): void {
+    for (const machine of this.machines.values()) this.shutdown(machine);
+  }
+
+  private machineOf(instance: InstanceRecord): Machine | undefined {
+    if (instance.runtype === "args") return undefined;
+    let machine = this.machines.get(instance.id);
+    if (!machine) {
+      machine = { instance, dir: path.join(this.root, String(instance.id)), marker: `${this.emulatorId}-${instance.id}`, processes: new Set() };
+      this.machines.set(instance.id, machine);
+    }
+    machine.instance = instance;
+    return machine;
+  }
+
+  /** Boots: the sandbox, then onstart (waited for, up to a limit), then the SSH endpoint; then `running`. */
+  private async boot(machine: Machine, boot: number): Promise<void> {
+    const { instance } = machine;
+    const current = () => machine.boot === boot;
+    try {
+      fs.mkdirSync(machine.dir, { recursive: true });
+      machine.apiKey ??= this.hooks.reissueKey(instance);
+      const onstart = instance.config.onstart?.trim();
+      if (onstart) {
+        const finished = this.startOnstart(machine, onstart);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([finished, new Promise((resolve) => (timer = setTimeout(resolve, this.limits.onstartWaitMs)))]);
+        clearTimeout(timer);
+      }
+      if (!current()) return;
+      await this.hooks.up(instance);
+      if (!current()) return this.hooks.down(instance);
+      if (instance.bootPending === boot) instance.bootPending = undefined;
+    } catch (error) {
+      if (!current()) return;
+      this.shutdown(machine);
+      this.hooks.crashed(instance, `The emulated machine could not boot: ${(error as Error).message}`);
+    }
+  }
+
+  /** Runs onstart in the sandbox with the instance's environment; resolves when it has exited. */
+  private startOnstart(machine: Machine, script: string): Promise<void> {
+    const report: OnstartReport = {
+      state: "running", exit_code: null, signal: null, started_at: Date.now(), ended_at: null, timed_out: false, output: "", dropped_bytes: 0,
+    };
+    const output = new TailBuffer(this.limits.maxOutputBytes);
+    machine.onstart = { report, output };
+    const process = this.spawn(machine.instance, SHELL, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
+    const take = (chunk: Buffer) => output.push(chunk);
+    process.child.stdout!.on("data", take);
+    process.child.stderr!.on("data", take);
+    return new Promise((resolve) => {
+      process.child.on("close", (code, signal) => {
+        report.exit_code = code;
+        report.signal = signal;
+        report.timed_out = process.timedOut();
+        report.ended_at = Date.now();
+        if (report.state === "running") report.state = code === null ? "killed" : "exited";
+        resolve();
+      });
+      process.child.on("error", (error) => {
+        take(Buffer.from(`${error.message}\n`));
+        resolve();
+      });
+    });
+  }
+
+  /** The instance stopped (or is going): its endpoint closes, its processes and their children end. */
+  private shutdown(machine: Machine): void {
+    machine.boot = undefined;
+    this.hooks.down(machine.instance);
+    for (const process of machine.processes) process.kill();
+    machine.processes.clear();
+    killMarked(machine.marker);
+    if (machine.onstart?.report.state === "running") machine.onstart.report.state = "killed";
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Kills the processes that left their machine's process group (`setsid`, a daemon) but still carry its marker
+ * in their environment. Linux only (/proc); elsewhere process groups alone are ended.
+ */
+function killMarked(marker: string): void {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  const needle = `GPU_RENTAL_MACHINE=${marker}\0`;
+  for (const pid of pids) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`, "latin1").includes(needle)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // not ours to read, or gone
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { utils } from "ssh2";
+import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../domain/machines";
+import { Marketplace } from "../domain/marketplace";
+import { SSH_HOST, SshEndpoints } from "./server";
+
+export { SSH_HOST, SSH_USER } from "./server";
+
+export interface SshOptions {
+  /**
+   * The emulator's SSH host key (an OpenSSH private key file): made on first use. Default: in the data dir
+   * when there is one, else in the user's cache (~/.cache/gpu-rental/ssh/), so a known_hosts entry stays true.
+   */
+  hostKeyFile?: string;
+  /** The folder of the instances' sandboxes. Default: in the data dir, else a temporary folder removed at close. */
+  sandboxes?: string;
+  limits?: Partial<MachineLimits>;
+}
+
+/** SSH as a running emulator serves it. */
+export interface RunningSsh {
+  machines: Machines;
+  /** Where the sandboxes are. */
+  sandboxes: string;
+  /** The host key's public line (`ssh-ed25519 AAAA...`). */
+  hostPublicKey: string;
+  /** A known_hosts file that trusts the host key on every loopback port: `ssh -o UserKnownHostsFile=...`. */
+  knownHostsFile: string;
+  hostKeyFile: string;
+  close(): void;
+}
+
+/** The cache folder of the user's gpu-rental files (the toolchain's, too). */
+export const userCacheDir = () => path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "gpu-rental");
+
+/**
+ * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/domain/machines.ts)
+ * and an SSH endpoint on loopback that takes the instance's keys.
+ */
+export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: string }): RunningSsh {
+  const hostKeyFile = options.hostKeyFile ?? path.join(options.dataDir ?? path.join(userCacheDir(), "ssh"), "ssh_host_ed25519_key");
+  const hostKey = loadOrMakeKey(hostKeyFile);
+  const temporary = !options.sandboxes && !options.dataDir;
+  const sandboxes = options.sandboxes ?? (options.dataDir ? path.join(options.dataDir, "machines") : fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-machines-")));
+  fs.mkdirSync(sandboxes, { recursive: true });
+
+  const endpoints: SshEndpoints = new SshEndpoints(hostKey.private, {
+    running: (id) => {
+      const instance = market.instances.all().find((i) => i.id === id);
+      return instance && machines.isUp(instance) ? instance : undefined;
+    },
+    authorizedKeys: (id) => market.instances.all().find((i) => i.id === id)?.sshKeys ?? [],
+    get machines(): Machines {
+      return machines;
+    },
+  });
+  const machines: Machines = new Machines(sandboxes, { ...DEFAULT_MACHINE_LIMITS, ...options.limits }, {
+    now: () => market.clock.now(),
+    lifecycle: () => market.lifecycle,
+    assign: (instance) => endpoints.assign(instance),
+    up: async (instance) => {
+      instance.sshEndpoint = await endpoints.up(instance);
+    },
+    down: (instance) => endpoints.down(instance),
+    release: (instance) => endpoints.forget(instance),
+    reissueKey: (instance) => {
+      if (instance.instanceKeyId !== undefined) market.accounts.revokeKeyById(instance.instanceKeyId);
+      const key = market.accounts.issueKey(instance.ownerId, { name: `instance ${instance.id}`, instanceId: instance.id });
+      instance.instanceKeyId = key.id;
+      return key.key;
+    },
+    crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
+  });
+  market.instances.watch(machines);
+
+  const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
+  const hostPublicKey = hostKey.public;
+  writeWhole(knownHostsFile, `[${SSH_HOST}]:* ${hostPublicKey}\n`);
+  return {
+    machines,
+    sandboxes,
+    hostPublicKey,
+    knownHostsFile,
+    hostKeyFile,
+    close: () => {
+      market.instances.watch(undefined);
+      machines.close();
+      endpoints.close();
+      if (temporary) fs.rmSync(sandboxes, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An ed25519 private key in OpenSSH format, read from `file` or made there (0600, with its `.pub` beside it).
+ * Several emulators may start at once: the first to create the file wins, and every one uses that key.
+ */
+export function loadOrMakeKey(file: string): { private: string; public: string } {
+  if (!fs.existsSync(file)) {
+    const made = utils.generateKeyPairSync("ed25519", { comment: "gpu-rental emulator" });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, made.private, { mode: 0o600 });
+    try {
+      fs.linkSync(temporary, file);
+      writeWhole(`${file}.pub`, `${made.public}\n`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      fs.rmSync(temporary, { force: true });
+    }
+  }
+  const privateKey = fs.readFileSync(file, "utf8");
+  const parsed = utils.parseKey(privateKey);
+  if (parsed instanceof Error || Array.isArray(parsed)) throw new Error(`${file} is not an OpenSSH private key: ${parsed instanceof Error ? parsed.message : "several keys"}`);
+  return { private: privateKey, public: `${parsed.type} ${parsed.getPublicSSH().toString("base64")}` };
+}
+
+/** Writes whole or not at all: a reader never sees half a file. */
+function writeWhole(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, text, { mode: 0o644 });
+  fs.renameSync(temporary, file);
+}

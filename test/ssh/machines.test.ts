@@ -1,0 +1,130 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { http, TestEmulator } from "../helpers/emulator";
+import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, scratch, sshEmulator, sshOptions, userKey } from "./machines";
+import { exec } from "../../sdk";
+
+/** The emulated machine behind an instance: onstart at boot, processes ended at stop, limits on what runs. */
+describe("emulated machines", () => {
+  let emu: TestEmulator;
+  let work: ReturnType<typeof scratch>;
+  let key: ReturnType<typeof userKey>;
+  const machine = async (id: number) => (await http(emu.url, "GET", `/_emulator/instances/${id}/machine`)).body;
+  const run = (view: any, command: string, timeoutMs?: number) => exec(view, command, { privateKey: key.privateKey, hostKey: emu.ssh!.hostPublicKey, timeoutMs });
+
+  const start = async (limits: Record<string, number> = {}) => {
+    emu = await sshEmulator(work.dir, limits);
+    await registerKey(emu, key.publicKey);
+  };
+  beforeEach(() => {
+    work = scratch("machines");
+    key = userKey(work.dir);
+  });
+  afterEach(async () => {
+    await emu?.close();
+    work.remove();
+  });
+
+  it("has run onstart, with the instance's env and key, by the time the instance is running; its output is in the control API", async () => {
+    await start();
+    const id = await createInstance(emu, {
+      env: { DATASET: "imagenet", "-p 8888:8888": "1" },
+      onstart: 'echo "dataset=$DATASET key=${#CONTAINER_API_KEY} id=$CONTAINER_ID"; echo prepared > ready.txt; echo oops >&2',
+    });
+    const before = await machine(id);
+    expect(before.onstart).toBeNull();
+    const created = await http(emu.url, "GET", `/api/v0/instances/${id}/`, { key: emu.apiKey });
+    const view = await bootToRunning(emu, id);
+    const report = (await machine(id)).onstart;
+    expect(report).toMatchObject({ state: "exited", exit_code: 0, timed_out: false, output: `dataset=imagenet key=64 id=${id}\noops\n` });
+    expect(fs.readFileSync(path.join(work.dir, "machines", String(id), "ready.txt"), "utf8")).toBe("prepared\n");
+    expect(created.body.instances.actual_status).not.toBe("running");
+    // An SSH session has the same key, and it is the instance's own: known to the service (403 on a read, where
+    // a made-up key is 401), and able to stop its own instance, as the service lets a container do.
+    const status = (key: string, method = "GET", body = "") =>
+      run(view, `node -e 'fetch(process.argv[1], { method: "${method}", headers: { authorization: "Bearer " + process.argv[2], "content-type": "application/json" }${body && `, body: ${JSON.stringify(body)}`} }).then((r) => console.log(r.status))' ${emu.url}/api/v0/instances/${id}/ ${key}`);
+    expect((await status("$CONTAINER_API_KEY")).stdout).toBe("403\n");
+    expect((await status("made-up-key-123")).stdout).toBe("401\n");
+    // Stopping ends the session that asked for it, before it hears the answer.
+    await status("$CONTAINER_API_KEY", "PUT", JSON.stringify({ state: "stopped" }));
+    expect((await instance(emu, id)).actual_status).toBe("exited");
+  });
+
+  it("runs onstart again at each start, and ends what a session started (and its children) when the instance stops", async () => {
+    await start();
+    const id = await createInstance(emu, { onstart: "echo boot >> boots.txt" });
+    const view = await bootToRunning(emu, id);
+    // A background process that outlives its session, as `nohup train.py &` does.
+    await run(view, "nohup setsid sleep 300 > /dev/null 2>&1 & echo $! > sleeper.pid");
+    const sandbox = path.join(work.dir, "machines", String(id));
+    const pid = Number(fs.readFileSync(path.join(sandbox, "sleeper.pid"), "utf8"));
+    expect(alive(pid)).toBe(true);
+    await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "stopped" } });
+    await until(() => !alive(pid));
+    expect((await machine(id)).up).toBe(false);
+    await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "running" } });
+    await bootToRunning(emu, id);
+    expect(fs.readFileSync(path.join(sandbox, "boots.txt"), "utf8")).toBe("boot\nboot\n");
+  });
+
+  it("bounds run time and kept output: a command past the limit is killed, onstart's output keeps its tail", async () => {
+    await start({ maxRunMs: 1_500, maxOutputBytes: 1_000 });
+    const id = await createInstance(emu, { onstart: "for i in $(seq 1 500); do echo line-$i; done" });
+    const view = await bootToRunning(emu, id);
+    const report = (await machine(id)).onstart;
+    expect(report.output.length).toBe(1_000);
+    expect(report.output.endsWith("line-500\n")).toBe(true);
+    expect(report.dropped_bytes).toBeGreaterThan(2_000);
+    const started = Date.now();
+    const long = await run(view, "echo started; sleep 30; echo never");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(long.stdout).toBe("started\n");
+    expect(long.stderr).toMatch(/killed after running 1.5 s/);
+    expect(long.exitCode).toBeNull();
+  });
+
+  it("gives no machine to an args instance", async () => {
+    await start();
+    const id = await createInstance(emu, { runtype: "args", onstart: undefined, args_str: "python train.py" });
+    emu.marketplace.clock.advance(60_000);
+    const view = await instance(emu, id);
+    expect(view.actual_status).toBe("running");
+    expect(view.ssh_host).toBeNull();
+    expect((await machine(id)).sandbox).toBeNull();
+  });
+});
+
+describeWithOpenSsh()("an interactive shell over OpenSSH", () => {
+  it("runs in a terminal (ssh -tt), with the session's exit status", async () => {
+    const work = scratch("shell");
+    const key = userKey(work.dir);
+    const emu = await sshEmulator(work.dir);
+    try {
+      await registerKey(emu, key.publicKey);
+      const view = await bootToRunning(emu, await createInstance(emu));
+      const shell = await openssh("ssh", [...sshOptions(emu, key.file), "-tt", "-p", String(view.ssh_port), `root@${view.ssh_host}`], "tty -s && echo has-a-terminal\nexit 7\n");
+      expect(shell.stdout).toMatch(/has-a-terminal/);
+      expect(shell.code).toBe(7);
+    } finally {
+      await emu.close();
+      work.remove();
+    }
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
