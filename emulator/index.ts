@@ -10,6 +10,7 @@ export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
 export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
+export { DataDirInUse } from "./store";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";
 
@@ -36,17 +37,18 @@ export interface RunningEmulator {
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const marketplace = new Marketplace(options);
-  const store = options.dataDir ? new FileStore(options.dataDir) : undefined;
+  const store = options.dataDir ? await FileStore.open(options.dataDir) : undefined;
   if (store) {
     try {
       const saved = store.load();
       if (saved) marketplace.restore(saved);
+      marketplace.durability = store;
+      await marketplace.commit();
     } catch (error) {
-      store.release();
+      marketplace.durability = undefined;
+      await store.release();
       throw error;
     }
-    marketplace.durability = store;
-    await marketplace.commit();
   }
   const faults = new Faults();
   const server = buildServer(marketplace, options, faults);
@@ -54,6 +56,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   await server.listen({ port: options.port ?? 0, host });
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  store?.describe(`http://${host}:${port}`);
   return {
     url: `http://${host}:${port}`,
     apiKey: marketplace.seededKey,
@@ -62,7 +65,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server,
     close: async () => {
       await server.close();
-      store?.release();
+      await store?.release();
     },
   };
 }

@@ -98,7 +98,7 @@ describe("--data-dir", () => {
       }),
     );
     await new Promise((resolve) => emulator.process.once("exit", resolve));
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "state.json"), "utf8")).format).toBe("gpu-rental-state/1");
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "state.json"), "utf8")).format).toBe("gpu-rental-state/2");
 
     emulator = await spawnEmulator(dataDir, key);
     const after = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key });
