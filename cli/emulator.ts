@@ -8,7 +8,8 @@ import { startEmulator, EmulatorOptions, RunningEmulator } from "../emulator";
 export async function runEmulatorCommand(options: EmulatorOptions): Promise<void> {
   const emulator = await startEmulator(options);
   printConnection(emulator);
-  console.log("Control API: %s/_emulator/state (Ctrl-C stops the emulator)", emulator.url);
+  const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
+  console.log("Control API: %s (Ctrl-C stops the emulator)", control);
   const reason = await Promise.race([untilSignal(), untilOrphaned()]);
   if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
   await emulator.close();
