@@ -25,6 +25,8 @@ function untilOrphaned(): Promise<"orphaned"> {
         resolve("orphaned");
       }
     }, 500);
+    // Watching must not keep the process alive once the emulator has stopped.
+    timer.unref();
   });
 }
 
@@ -37,8 +39,13 @@ export function printConnection(emulator: RunningEmulator): void {
 
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => resolve(signal);
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    // Both listeners go at the first signal: one left behind would keep the process alive once stopped.
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve(signal);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
 }
