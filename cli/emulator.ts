@@ -8,7 +8,8 @@ import { startEmulator, EmulatorOptions, RunningEmulator, SSH_HOST } from "../em
 export async function runEmulatorCommand(options: EmulatorOptions): Promise<void> {
   const emulator = await startEmulator(options);
   printConnection(emulator);
-  console.log("Control API: %s/_emulator/state (Ctrl-C stops the emulator)", emulator.url);
+  const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
+  console.log("Control API: %s (Ctrl-C stops the emulator)", control);
   const reason = await Promise.race([untilSignal(), untilOrphaned()]);
   if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
   await emulator.close();
@@ -41,8 +42,13 @@ export function printConnection(emulator: RunningEmulator): void {
 
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => resolve(signal);
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    // Both listeners go at the first signal: one left behind would keep the process alive once stopped.
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve(signal);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
 }

@@ -17,6 +17,8 @@ Commands:
              --contention P      probability that an accepted offer was taken by another tenant first (0..1)
              --provisioning-ms N, --loading-ms N   instance boot phase durations
              --no-control        do not serve the /_emulator/ control API
+             --control-token T   every control call must send T in X-Emulator-Token (shared CI runners); also
+                                 read from GPU_RENTAL_CONTROL_TOKEN, which keeps it out of the process list
              --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
              --ssh               serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder
                                  and an SSH endpoint on 127.0.0.1 (its ssh_host/ssh_port) that takes the keys
@@ -85,11 +87,15 @@ export async function main(argv: string[]): Promise<void> {
       options: {
         port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
         contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
-        "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" },
+        "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" }, "control-token": { type: "string" },
       },
     });
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
       throw new UsageError("--api-key must be at least 8 characters of letters, digits, '.', '_' or '-'");
+    }
+    const controlToken = values["control-token"] ?? process.env.GPU_RENTAL_CONTROL_TOKEN;
+    if (controlToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(controlToken)) {
+      throw new UsageError("--control-token must be at least 16 printable characters without spaces");
     }
     const provisioningMs = number(values["provisioning-ms"], "provisioning-ms");
     const loadingMs = number(values["loading-ms"], "loading-ms");
@@ -101,6 +107,7 @@ export async function main(argv: string[]): Promise<void> {
       contention: number(values.contention, "contention", 0, 1),
       lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
       controlApi: !values["no-control"],
+      controlToken: controlToken || undefined,
       dataDir: values["data-dir"],
       ssh: !!values.ssh,
     });

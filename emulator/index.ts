@@ -12,6 +12,7 @@ export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
 export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
+export { DataDirInUse } from "./store";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, loadOrMakeKey, userCacheDir } from "./ssh";
@@ -48,17 +49,18 @@ export interface RunningEmulator {
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const marketplace = new Marketplace(options);
-  const store = options.dataDir ? new FileStore(options.dataDir) : undefined;
+  const store = options.dataDir ? await FileStore.open(options.dataDir) : undefined;
   if (store) {
     try {
       const saved = store.load();
       if (saved) marketplace.restore(saved);
+      marketplace.durability = store;
+      await marketplace.commit();
     } catch (error) {
-      store.release();
+      marketplace.durability = undefined;
+      await store.release();
       throw error;
     }
-    marketplace.durability = store;
-    await marketplace.commit();
   }
   const faults = new Faults();
   const server = buildServer(marketplace, options, faults);
@@ -68,6 +70,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   await server.listen({ port: options.port ?? 0, host });
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  store?.describe(`http://${host}:${port}`);
   return {
     url: `http://${host}:${port}`,
     apiKey: marketplace.seededKey,
@@ -78,7 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: async () => {
       ssh?.close();
       await server.close();
-      store?.release();
+      await store?.release();
     },
   };
 }

@@ -1,102 +1,130 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { MarketplaceSnapshot } from "./domain/marketplace";
+import { MarketplaceSnapshot, SnapshotSource } from "./domain/marketplace";
+import { ChangeTracker, Replay } from "./storage/changes";
+import { Sealer, writeDurably } from "./storage/files";
+import { Journal } from "./storage/journal";
+import { acquireDataDirLock, DataDirLock } from "./storage/lock";
+
+export { DataDirInUse } from "./storage/lock";
+
+const SNAPSHOT = "gpu-rental-state/2";
+/** The journal is folded into the snapshot once it is larger than this and than the snapshot. */
+const COMPACT_AFTER_BYTES = 1 << 20;
 
 /**
- * The emulator's state on disk (`--data-dir`): one file, encrypted, replaced atomically.
+ * The emulator's state on disk (`--data-dir`), in three files:
+ * - `state.json`: a sealed snapshot of the whole state and the number of the last journal record in it,
+ *   replaced atomically (emulator/storage/files.ts);
+ * - `journal`: one sealed record per save since then, what changed and nothing else
+ *   (emulator/storage/journal.ts, emulator/storage/changes.ts);
+ * - `state.key`: the key both are sealed with, readable by its owner only.
  *
- * - Crash safety: a save writes a temporary file, flushes it to the disk, renames it over the old one and
- *   flushes the folder, so after a crash (even `kill -9` in the middle of a write) the file holds the old state
- *   or the new one, never a mix. Saves are synchronous and a change is acknowledged only after its save, so
- *   nothing acknowledged is lost.
- * - Secrets at rest: the state holds TOTP secrets and registry passwords, which the emulator must be able to
- *   read back, so the whole file is sealed with AES-256-GCM under a key kept beside it (`state.key`, readable
- *   by its owner only), as Pulumi keeps a passphrase file. API keys and backup codes are hashes in any case.
- * - One emulator per folder: a lock file names the process that holds it; a second emulator refuses to start
- *   rather than overwrite the first one's changes. The lock of a process that died is taken over.
+ * Acknowledged means durable: a save appends its record and flushes it to the disk before it returns, and a
+ * change is answered only after its save. A save costs what changed, not what the emulator has seen: the
+ * journal is folded into a new snapshot once it outgrows it (and when the emulator stops), so compacting
+ * costs at most a byte per byte journaled. Only one emulator at a time works on a folder
+ * (emulator/storage/lock.ts); temporary files a crash left are removed at the start.
  */
 export class FileStore {
   readonly file: string;
-  private readonly key: Buffer;
-  private readonly lock: string;
+  private readonly journal: Journal;
+  private readonly tracker = new ChangeTracker();
+  /** The number of the last record saved (in the snapshot or the journal). */
+  private seq = 0;
+  private snapshotBytes = 0;
+  /** What the last save read, to compact from when the emulator stops. */
+  private source: SnapshotSource | undefined;
+  private compacted = false;
 
-  constructor(readonly dir: string) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  private constructor(readonly dir: string, private readonly lock: DataDirLock, private readonly sealer: Sealer) {
     this.file = path.join(dir, "state.json");
-    this.lock = path.join(dir, "lock");
-    this.takeLock();
-    this.key = this.loadKey();
+    this.journal = new Journal(path.join(dir, "journal"), sealer);
   }
 
+  /** Takes the folder (or throws DataDirInUse) and clears what a crash left behind. */
+  static async open(dir: string): Promise<FileStore> {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const lock = await acquireDataDirLock(dir);
+    try {
+      for (const file of fs.readdirSync(dir)) if (file.endsWith(".tmp") || file === "lock") fs.rmSync(path.join(dir, file), { force: true });
+      return new FileStore(dir, lock, Sealer.forDir(dir));
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  /** The saved state: the snapshot brought up to date by the journal; undefined for a new folder. */
   load(): MarketplaceSnapshot | undefined {
+    const snapshot = this.readSnapshot();
+    const records = this.journal.read();
+    if (!snapshot) {
+      if (records.length) throw new Error(`${this.file} is missing but ${this.journal.file} is not empty: the folder was damaged; move it away to start afresh`);
+      return undefined;
+    }
+    const replay = new Replay(snapshot.state);
+    this.seq = snapshot.seq;
+    for (const record of records) {
+      // Records up to the snapshot's were folded into it (a crash came before the journal was emptied).
+      if (record.seq <= snapshot.seq) continue;
+      if (record.seq !== this.seq + 1) throw new Error(`${this.journal.file} does not follow ${this.file} (record ${record.seq} after ${this.seq}): the folder was damaged; move it away to start afresh`);
+      replay.apply(record.changes);
+      this.seq = record.seq;
+    }
+    return replay.result();
+  }
+
+  /** Saves what changed since the last save (the first save after the start writes a whole snapshot). */
+  async save(source: SnapshotSource): Promise<void> {
+    this.source = source;
+    if (!this.compacted || (this.journal.bytes > COMPACT_AFTER_BYTES && this.journal.bytes > this.snapshotBytes)) {
+      this.compact(source);
+      return;
+    }
+    const { snapshot, changes: reported } = source.delta();
+    const changes = this.tracker.diff(snapshot, reported);
+    if (changes) this.journal.append({ seq: ++this.seq, changes });
+  }
+
+  /** Tells later emulators that try this folder where this one listens. */
+  describe(url: string): void {
+    this.lock.describe(url);
+  }
+
+  /** Folds the journal into the snapshot and gives the folder up (the emulator stopped). */
+  async release(): Promise<void> {
+    try {
+      if (this.source && this.journal.bytes > 0) this.compact(this.source);
+    } finally {
+      this.journal.close();
+      await this.lock.release();
+    }
+  }
+
+  /** A whole snapshot, then an empty journal: a crash in between leaves records the snapshot already holds. */
+  private compact(source: SnapshotSource): void {
+    source.delta(); // the parts' own change lists start again from here
+    const state = source.snapshot();
+    const sealed = this.sealer.seal({ seq: this.seq, state }, SNAPSHOT).toString("base64");
+    const text = JSON.stringify({ format: SNAPSHOT, cipher: "aes-256-gcm", sealed });
+    writeDurably(this.file, text);
+    this.snapshotBytes = text.length;
+    this.journal.clear();
+    this.tracker.reset(state);
+    this.compacted = true;
+  }
+
+  private readSnapshot(): { seq: number; state: MarketplaceSnapshot } | undefined {
     if (!fs.existsSync(this.file)) return undefined;
     try {
-      const sealed = JSON.parse(fs.readFileSync(this.file, "utf8"));
-      const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(sealed.iv, "base64"));
-      decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
-      const text = Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64")), decipher.final()]).toString("utf8");
-      return JSON.parse(text);
+      const outer = JSON.parse(fs.readFileSync(this.file, "utf8"));
+      if (outer.format === SNAPSHOT) return this.sealer.open(Buffer.from(outer.sealed, "base64"), SNAPSHOT) as { seq: number; state: MarketplaceSnapshot };
+      if (outer.format === "gpu-rental-state/1") return { seq: 0, state: this.sealer.openLegacy(outer) as MarketplaceSnapshot };
+      throw new Error(`unknown format ${JSON.stringify(outer.format)}`);
     } catch (error) {
-      throw new Error(`${this.file} cannot be read (${(error as Error).message}); move the folder away to start afresh`);
+      throw new Error(`${this.file} cannot be read (${(error as Error).message}); nothing was changed: move the folder away to start afresh`);
     }
-  }
-
-  /** Writes the state as it is now (see the class comment for why this is safe to acknowledge after). */
-  async save(takeSnapshot: () => MarketplaceSnapshot): Promise<void> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    const data = Buffer.concat([cipher.update(JSON.stringify(takeSnapshot()), "utf8"), cipher.final()]);
-    const sealed = { format: "gpu-rental-state/1", cipher: "aes-256-gcm", iv: iv.toString("base64"), tag: cipher.getAuthTag().toString("base64"), data: data.toString("base64") };
-    writeDurably(this.file, JSON.stringify(sealed));
-  }
-
-  /** Gives the folder up (the emulator stopped). */
-  release(): void {
-    heldHere.delete(this.lock);
-    if (fs.existsSync(this.lock) && fs.readFileSync(this.lock, "utf8").trim() === String(process.pid)) fs.rmSync(this.lock);
-  }
-
-  private takeLock(): void {
-    const inUse = (by: string) => new Error(`${this.dir} is in use by another emulator (${by}); stop it or use another --data-dir`);
-    if (heldHere.has(this.lock)) throw inUse("in this process");
-    try {
-      fs.writeFileSync(this.lock, String(process.pid), { flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = Number(fs.readFileSync(this.lock, "utf8").trim());
-      if (holder && holder !== process.pid && isAlive(holder)) throw inUse(`process ${holder}`);
-      fs.writeFileSync(this.lock, String(process.pid));
-    }
-    heldHere.add(this.lock);
-  }
-
-  private loadKey(): Buffer {
-    const keyFile = path.join(this.dir, "state.key");
-    if (!fs.existsSync(keyFile)) writeDurably(keyFile, randomBytes(32).toString("hex"));
-    return Buffer.from(fs.readFileSync(keyFile, "utf8").trim(), "hex");
-  }
-}
-
-/** Lock files this process holds (two emulators in one process must not share a folder either). */
-const heldHere = new Set<string>();
-
-/** Temporary file, flush, rename, flush the folder: the file is the old text or the new one. */
-function writeDurably(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(temporary, "w", 0o600);
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(temporary, file);
-  const dirFd = fs.openSync(path.dirname(file), "r");
-  try {
-    fs.fsyncSync(dirFd);
-  } finally {
-    fs.closeSync(dirFd);
   }
 }
 

@@ -55,6 +55,12 @@ export interface ApiKeyRecord {
   expiresAt?: number;
   /** A 2FA login session: a bearer like a key, but not one of the user's keys (not listed). */
   session?: boolean;
+  /** A session's key presented at its login (absent for a browser login): revoking that key ends the session. */
+  sourceKeyId?: number;
+  /** The 2FA method a session's login verified (absent for email and backup codes): removing it ends the session. */
+  tfaMethodId?: number;
+  /** The key's text was chosen (`--api-key`), not drawn: once revoked it is kept, so it is never valid again. */
+  chosen?: boolean;
 }
 
 /** A key just issued: its record, and its value (shown this once). */
@@ -102,11 +108,15 @@ export class Accounts implements Persistent<AccountsSnapshot> {
   }
 
   /** Issues a key; `value` fixes its text (for a seeded key that scripts know in advance). */
-  issueKey(userId: number, options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string; expiresAt?: number; session?: boolean } = {}): IssuedKey {
+  issueKey(
+    userId: number,
+    options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string; expiresAt?: number; session?: boolean; sourceKeyId?: number; tfaMethodId?: number } = {},
+  ): IssuedKey {
     // From the system's generator, never the seeded one: a key must not be predictable from the seed.
     const key = options.value ?? randomBytes(32).toString("hex");
     const keyHash = hashKey(key);
     if (this.keys.has(keyHash)) throw new Error("API key collision");
+    this.dropExpiredSessions();
     const record: ApiKeyRecord = {
       id: this.nextKeyId++,
       keyHash,
@@ -118,6 +128,9 @@ export class Accounts implements Persistent<AccountsSnapshot> {
       createdAt: this.now(),
       expiresAt: options.expiresAt,
       session: options.session,
+      sourceKeyId: options.sourceKeyId,
+      tfaMethodId: options.tfaMethodId,
+      chosen: options.value !== undefined || undefined,
     };
     this.keys.set(keyHash, record);
     return { ...record, key };
@@ -151,12 +164,30 @@ export class Accounts implements Persistent<AccountsSnapshot> {
     return this.keysOf(userId).find((k) => k.id === id);
   }
 
+  /**
+   * Revokes a key and every session opened with it (and sessions opened with those). A revoked key is
+   * forgotten (its id is never given again), unless its text was chosen: that one is kept, revoked, so that
+   * starting again with the same `--api-key` does not bring it back.
+   */
   revokeKey(record: ApiKeyRecord): void {
-    record.revokedAt = this.now();
+    if (record.chosen) record.revokedAt = this.now();
+    else this.keys.delete(record.keyHash);
+    this.endSessions((session) => session.sourceKeyId === record.id);
   }
 
   revokeKeyById(id: number): void {
     for (const record of this.keys.values()) if (record.id === id) this.revokeKey(record);
+  }
+
+  /** Ends the sessions that match (a 2FA change: see emulator/TFA.md). */
+  endSessions(which: (session: ApiKeyRecord) => boolean): void {
+    for (const record of [...this.keys.values()]) if (record.session && this.keys.has(record.keyHash) && which(record)) this.revokeKey(record);
+  }
+
+  /** Sessions past their end are refused anyway: forgotten when the next key is issued, so they do not pile up. */
+  private dropExpiredSessions(): void {
+    const now = this.now();
+    for (const record of this.keys.values()) if (record.session && record.expiresAt !== undefined && record.expiresAt <= now) this.keys.delete(record.keyHash);
   }
 
   /**

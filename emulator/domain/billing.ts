@@ -1,4 +1,4 @@
-import { Persistent } from "./persistence";
+import { PartChanges, Persistent } from "./persistence";
 
 /** What one instance has cost its owner so far. */
 export interface InvoiceItem {
@@ -12,10 +12,14 @@ export interface InvoiceItem {
 
 /**
  * The billing ledger: every charge of an instance (compute while running, disk always) is added to that
- * instance's item, so a user can see where the credit went. Items stay after the instance is destroyed.
+ * instance's item, so a user can see where the credit went. Items stay after the instance is destroyed, as the
+ * service's own records do: the ledger is history, so it tells a save which items changed (`changes()`) rather
+ * than be read whole on every save.
  */
 export class Billing implements Persistent<{ items: InvoiceItem[] }> {
   private items = new Map<string, InvoiceItem>();
+  /** Items changed since the last save. */
+  private changed = new Set<InvoiceItem>();
 
   record(userId: number, instanceId: number, amount: number, period: { from: number; to: number }): void {
     const key = `${userId}:${instanceId}`;
@@ -23,8 +27,11 @@ export class Billing implements Persistent<{ items: InvoiceItem[] }> {
     if (item) {
       item.amount += amount;
       item.to = period.to;
+      this.changed.add(item);
     } else {
-      this.items.set(key, { userId, instanceId, amount, ...period });
+      const added = { userId, instanceId, amount, ...period };
+      this.items.set(key, added);
+      this.changed.add(added);
     }
   }
 
@@ -46,5 +53,14 @@ export class Billing implements Persistent<{ items: InvoiceItem[] }> {
 
   restore(data: { items: InvoiceItem[] }): void {
     this.items = new Map(data.items.map((item) => [`${item.userId}:${item.instanceId}`, { ...item }]));
+    this.changed.clear();
+  }
+
+  /** Items are saved by `instanceId` (see recordKey): an instance has one item, whoever owns it. */
+  changes(): PartChanges | undefined {
+    if (this.changed.size === 0) return undefined;
+    const set = [...this.changed].map((item) => ({ ...item }));
+    this.changed.clear();
+    return { items: { set } };
   }
 }

@@ -6,7 +6,7 @@ import { notFound, ServiceError } from "./errors";
 import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
-import { Persistent } from "./persistence";
+import { PartChanges, Persistent } from "./persistence";
 import { RateLimits } from "./ratelimits";
 import { Billing } from "./billing";
 import { Tfa } from "./tfa";
@@ -41,6 +41,13 @@ export interface MarketplaceSnapshot {
   contention: number;
   lifecycle: Lifecycle;
   rateLimits: RateLimits["settings"];
+}
+
+/** What a save reads: the whole state (to compact), or what a save of changes needs (see Persistent). */
+export interface SnapshotSource {
+  snapshot(): MarketplaceSnapshot;
+  /** The state less the parts that report their own changes, and those parts' changes since the last call. */
+  delta(): { snapshot: MarketplaceSnapshot; changes: Record<string, PartChanges> };
 }
 
 export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 5_000 };
@@ -109,11 +116,11 @@ export class Marketplace {
   }
 
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
-  durability?: { save(takeSnapshot: () => MarketplaceSnapshot): Promise<void> };
+  durability?: { save(source: SnapshotSource): Promise<void> };
 
   /** Called after every change a client is about to be told of: with a data dir, it is on disk first. */
   commit(): Promise<void> {
-    return this.durability ? this.durability.save(() => this.snapshot()) : Promise.resolve();
+    return this.durability ? this.durability.save(this) : Promise.resolve();
   }
 
   /** The parts of the state a `--data-dir` keeps, by the name they are saved under. */
@@ -123,7 +130,21 @@ export class Marketplace {
   }
 
   snapshot(): MarketplaceSnapshot {
-    const parts = Object.fromEntries(Object.entries(this.persistentParts()).map(([name, part]) => [name, part.snapshot()]));
+    return this.snapshotOf(Object.entries(this.persistentParts()));
+  }
+
+  delta(): { snapshot: MarketplaceSnapshot; changes: Record<string, PartChanges> } {
+    const entries = Object.entries(this.persistentParts());
+    const changes: Record<string, PartChanges> = {};
+    for (const [name, part] of entries) {
+      const changed = part.changes?.();
+      if (changed) changes[name] = changed;
+    }
+    return { snapshot: this.snapshotOf(entries.filter(([, part]) => !part.changes)), changes };
+  }
+
+  private snapshotOf(entries: [string, Persistent][]): MarketplaceSnapshot {
+    const parts = Object.fromEntries(entries.map(([name, part]) => [name, part.snapshot()]));
     const settings = { contention: this.contention, lifecycle: this.lifecycle, rateLimits: this.rateLimits.settings };
     return { version: 1, parts, stats: { ...this.stats }, ...settings };
   }

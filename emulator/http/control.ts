@@ -1,16 +1,18 @@
-import { FastifyInstance } from "fastify";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { badRequest, notFound } from "../domain/errors";
+import { notFound } from "../domain/errors";
 import { instanceView } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
-import { parse } from "./routes";
+import { idParam, parse } from "./routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
 
 /**
  * The emulator control API, under `/_emulator/` and never under `/api/v0/`: it is not part of the service,
- * it lets tests and developers look inside and turn the knobs. It needs no key; serve it on loopback only,
- * or switch it off (`--no-control`).
+ * it lets tests and developers look inside and turn the knobs. It needs no key, so it answers local tools
+ * only (see `guardControl`), or is switched off (`--no-control`).
  */
 export const ControlSettings = z
   .object({
@@ -60,14 +62,14 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
 
   app.post("/_emulator/instances/:id/fail", async (request) => {
     const { status, msg } = parse(Fail, request.body, "request");
-    const id = Number((request.params as { id: string }).id);
+    const id = idParam(request.params as Record<string, string>, "id");
     if (!market.instances.fail(id, status, msg)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return { success: true };
   });
 
   // Another client outbids an interruptible instance: it is stopped (the spec's running → stopped on outbid).
   app.post("/_emulator/instances/:id/outbid", async (request) => {
-    const id = Number((request.params as { id: string }).id);
+    const id = idParam(request.params as Record<string, string>, "id");
     if (!market.instances.outbid(id)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return { success: true };
   });
@@ -89,3 +91,63 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     return { success: true };
   });
 }
+
+/** The header that carries `--control-token`. */
+export const CONTROL_TOKEN_HEADER = "x-emulator-token";
+
+/**
+ * Who may use the control API (README, "The control API's threat model"). It creates users and hands out their
+ * keys, shows the 2FA codes sent, moves the clock: a web page in the developer's browser must not reach it.
+ * - `Host` must be a loopback name or address: a DNS-rebinding page reaches 127.0.0.1 under its own name.
+ * - A browser's `Origin`, when sent, must be this server's own: no other site's page may drive it.
+ * - A call that changes state has a JSON body or none: a cross-site form or `text/plain` POST, which a browser
+ *   sends without asking first, is refused.
+ * - With `controlToken` (shared CI runners, where other users' processes reach loopback too), every call must
+ *   carry it in `X-Emulator-Token`; a call that does may then name the emulator by any host (a service
+ *   container reached as `emulator:8080`).
+ */
+export function guardControl(app: FastifyInstance, options: { controlToken?: string }): void {
+  const expected = options.controlToken === undefined ? undefined : digest(options.controlToken);
+  app.addHook("onRequest", async (request, reply) => {
+    if (!request.url.startsWith("/_emulator/")) return;
+    const host = request.headers.host ?? "";
+    const token = request.headers[CONTROL_TOKEN_HEADER];
+    const tokenGiven = typeof token === "string" && expected !== undefined && timingSafeEqual(digest(token), expected);
+    if (expected !== undefined && !tokenGiven) {
+      return refuse(reply, 401, "control_token_required", `This emulator's control API needs its token: send it in ${CONTROL_TOKEN_HEADER}.`);
+    }
+    if (!tokenGiven && !isLoopbackHost(host)) {
+      return refuse(reply, 403, "forbidden_host", `The control API answers loopback names only (localhost, 127.0.0.1, [::1]), not Host ${JSON.stringify(host.slice(0, 100))}: call it as http://127.0.0.1:<port>, or start the emulator with --control-token.`);
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`) {
+      return refuse(reply, 403, "forbidden_origin", `The control API does not answer pages of other sites (Origin ${JSON.stringify(origin.slice(0, 100))}).`);
+    }
+    if (!["GET", "HEAD", "OPTIONS"].includes(request.method) && !jsonOrNothing(request)) {
+      return refuse(reply, 415, "unsupported_media_type", `Control calls that change state take Content-Type: application/json (or no body), not ${JSON.stringify(String(request.headers["content-type"]).slice(0, 100))}.`);
+    }
+  });
+}
+
+function refuse(reply: FastifyReply, status: number, error: string, msg: string) {
+  return reply.status(status).type("application/json").send({ success: false, error, msg });
+}
+
+/** `localhost`, `*.localhost` (browsers resolve it to loopback, never by DNS), 127.0.0.0/8, `[::1]`; any port. */
+export function isLoopbackHost(host: string): boolean {
+  const name = (/^\[([^\]]+)\](?::\d+)?$/.exec(host)?.[1] ?? host.replace(/:\d+$/, "")).toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost")) return true;
+  if (isIP(name) === 4) return name.startsWith("127.");
+  if (isIP(name) === 6) return name === "::1" || /^::ffff:127\./.test(name);
+  return false;
+}
+
+function jsonOrNothing(request: FastifyRequest): boolean {
+  const type = request.headers["content-type"];
+  if (type !== undefined) return /^application\/json\s*(;|$)/i.test(type);
+  // No type: only a request without a body (browsers send an Origin with every cross-site POST, checked above).
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] === undefined && (length === undefined || length === "0");
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { PhoneNumber } from "../../sdk/schemas/tfa";
 import { badRequest, notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
-import { parse } from "./routes";
+import { idParam, parse } from "./routes";
 import { userView } from "./users";
 import { OutboxMessage } from "../domain/tfa";
 
@@ -36,7 +36,7 @@ const Faults = z.object({ service_unavailable: z.number().int().min(0).optional(
 export function registerOutbox(app: FastifyInstance, market: Marketplace): void {
   const { tfa, accounts } = market;
   const userOf = (params: unknown) => {
-    const id = Number((params as { id: string }).id);
+    const id = idParam(params as Record<string, string>, "id");
     const user = accounts.user(id);
     if (!user) throw notFound("not_found", `No user ${id}.`);
     return user;
@@ -89,7 +89,7 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
 
   /** Loses a TOTP method's secret (as if undecryptable): verifying with it gives `tfa_method_not_configured`. */
   app.post("/_emulator/tfa/methods/:id/lose-secret", async (request) => {
-    tfa.loseTotpSecret(Number((request.params as { id: string }).id));
+    tfa.loseTotpSecret(idParam(request.params as Record<string, string>, "id"));
     return { success: true };
   });
 }

@@ -1,7 +1,7 @@
 import Fastify, { FastifyInstance, FastifyReply } from "fastify";
 import { ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
-import { registerControl } from "./control";
+import { guardControl, registerControl } from "./control";
 import { registerOutbox } from "./outbox";
 import { registerTfa } from "./tfa";
 import { Faults, installFaults } from "./faults";
@@ -19,7 +19,12 @@ import { registerBilling } from "./billing";
 export interface ServerOptions {
   /** Serve the emulator control API under `/_emulator/` (clock, contention, state). Default true. */
   controlApi?: boolean;
+  /** A token every control call must carry (`X-Emulator-Token`), for runners shared with other users. */
+  controlToken?: string;
 }
+
+/** Longer request targets are answered 414 (Node's own limit, 16 KB of headers, would answer first). */
+const MAX_URL_LENGTH = 8 * 1024;
 
 /** The HTTP face of the marketplace: parsing, status codes and body shapes; no market rules. */
 export function buildServer(market: Marketplace, options: ServerOptions = {}, faults = new Faults()): FastifyInstance {
@@ -33,7 +38,22 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
       const path = request.url.split("?")[0];
       (reply as FastifyReply).status(400).type("application/json").send({ success: false, error: "invalid_args", msg: `Cannot read the path ${path.slice(0, 200)}: ${error.message.slice(0, 200)}` });
     },
+    // A request Node's parser cannot read at all (headers over 16 KB, not HTTP): still the service's error body.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const tooLarge = (error as NodeJS.ErrnoException).code === "HPE_HEADER_OVERFLOW";
+      const [status, reason] = tooLarge ? [431, "Request Header Fields Too Large"] : [400, "Bad Request"];
+      const body = JSON.stringify({ success: false, error: tooLarge ? "headers_too_large" : "invalid_args", msg: tooLarge ? "The request's headers (URL included) are over 16 KB." : "The request is not HTTP this server can read." });
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   });
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.url.length <= MAX_URL_LENGTH) return;
+    return reply.status(414).type("application/json").send({ success: false, error: "uri_too_long", msg: `The URL is over ${MAX_URL_LENGTH} characters: send long filters in a body (POST /api/v0/bundles/) instead.` });
+  });
+
+  if (options.controlApi !== false) guardControl(app, options);
 
   // Clients send `{}` or nothing on bodiless calls; malformed JSON is the client's error, never a 500.
   app.removeContentTypeParser("application/json");

@@ -1,10 +1,9 @@
-import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
 import { GpuRentalClient, TemplateResponse } from "../../sdk";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { cliEmulator, killHard } from "../helpers/cli-emulator";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-data-"));
 
@@ -40,6 +39,11 @@ describe("--data-dir", () => {
       body: { name: "private-registry", image: "ghcr.io/acme/trainer", docker_login_repo: "ghcr.io", docker_login_user: "acme", docker_login_pass: "registry-token-42" },
       schema: TemplateResponse,
     });
+    // While it runs, the change is in the journal: sealed too.
+    const journal = fs.readFileSync(path.join(dataDir, "journal"), "utf8");
+    expect(journal.length).toBeGreaterThan(0);
+    for (const secret of ["registry-token-42", "private-registry", "ghcr.io"]) expect(journal).not.toContain(secret);
+    expect(fs.statSync(path.join(dataDir, "journal")).mode & 0o077).toBe(0);
     await emu.close();
     const text = fs.readFileSync(path.join(dataDir, "state.json"), "utf8");
     for (const secret of ["sealed-key-123", "registry-token-42", "demo@gpu-rental.test", "private-registry"]) expect(text).not.toContain(secret);
@@ -72,56 +76,123 @@ describe("--data-dir", () => {
     await again.close();
   });
 
-  it("loses no acknowledged change when killed with SIGKILL in the middle of writes", async () => {
+  it("five SIGKILLs under 8 concurrent writers: no acknowledged write lost, none resurrected, no id given twice", async () => {
     const dataDir = tempDir();
     const key = "kill-nine-key-1";
-    let emulator = await spawnEmulator(dataDir, key);
-    const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key, retries: 0 });
-    const offers = await client.searchOffers({ limit: 300 });
-    const acknowledged: number[] = [];
-    let killed = false;
-    // Eight clients create instances as fast as they can; the emulator is killed once 40 creations are acknowledged.
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, worker) => {
-        for (let i = worker; i < offers.length && !killed; i += 8) {
-          try {
-            const created = await client.createInstance(offers[i].id, { image: "x", label: `n${i}` });
-            acknowledged.push(created.new_contract);
-            if (acknowledged.length >= 40 && !killed) {
-              killed = true;
-              emulator.process.kill("SIGKILL");
+    const args = ["--data-dir", dataDir, "--api-key", key];
+    // The ledger: what the emulator acknowledged. Created ids it answered, destroys it answered, labels set.
+    const alive = new Map<number, string>();
+    const destroyed = new Set<number>();
+    const everCreated = new Set<number>();
+    for (let round = 0; round < 5; round++) {
+      const emulator = await cliEmulator(args);
+      const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key, retries: 0 });
+      const surviving = new Map((await client.listInstances()).map((i) => [i.id, i.label]));
+      for (const [id, label] of alive) expect({ id, label: surviving.get(id) }).toEqual({ id, label });
+      for (const id of destroyed) expect({ id, resurrected: surviving.has(id) }).toEqual({ id, resurrected: false });
+      const offers = (await client.searchOffers({ limit: 300 })).map((o) => o.id);
+      let acknowledged = 0;
+      let killed = false;
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, worker) => {
+          for (let i = worker; i < offers.length && !killed; i += 8) {
+            try {
+              const label = `r${round}-w${worker}-${i}`;
+              const { new_contract: id } = await client.createInstance(offers[i], { image: "x", label });
+              expect(everCreated.has(id)).toBe(false);
+              everCreated.add(id);
+              alive.set(id, label);
+              if (i % 3 === 0) {
+                await client.destroyInstance(id);
+                alive.delete(id);
+                destroyed.add(id);
+              }
+              if (++acknowledged >= 60 && !killed) {
+                killed = true;
+                emulator.process.kill("SIGKILL");
+              }
+            } catch {
+              // refused, or cut off by the kill: not acknowledged, so not required to survive
             }
-          } catch {
-            // refused or cut off by the kill: not acknowledged, so not required to survive
           }
-        }
-      }),
-    );
-    await new Promise((resolve) => emulator.process.once("exit", resolve));
-    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "state.json"), "utf8")).format).toBe("gpu-rental-state/1");
+        }),
+      );
+      await killHard(emulator);
+    }
+    const last = await cliEmulator(args);
+    const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).listInstances()).map((i) => [i.id, i.label]));
+    for (const [id, label] of alive) expect(final.get(id)).toBe(label);
+    for (const id of destroyed) expect(final.has(id)).toBe(false);
+    console.log(`5 SIGKILLs under 8 writers: ${everCreated.size} creations and ${destroyed.size} destroys acknowledged, 0 lost, 0 resurrected, no id reused`);
+    await killHard(last);
+  }, 120_000);
 
-    emulator = await spawnEmulator(dataDir, key);
-    const after = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key });
-    const surviving = new Set((await after.listInstances()).map((i) => i.id));
-    for (const id of acknowledged) expect(surviving).toContain(id);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(40);
-    emulator.process.kill("SIGKILL");
+  it("drops a save cut short by a crash (never acknowledged) and refuses every other damage, changing nothing", async () => {
+    // Two creations acknowledged, then SIGKILL: the journal holds their two records, as after a crash.
+    const made = async () => {
+      const dataDir = tempDir();
+      const emulator = await cliEmulator(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
+      const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: "damage-key-1" });
+      const [first, second] = await client.searchOffers({ limit: 2 });
+      await client.createInstance(first.id, { image: "x", label: "one" });
+      await client.createInstance(second.id, { image: "x", label: "two" });
+      await killHard(emulator);
+      return dataDir;
+    };
+    const journal = (dir: string) => path.join(dir, "journal");
+    // A record cut short: the last line lacks its newline. Dropped; the state before it is there.
+    const torn = await made();
+    const lines = fs.readFileSync(journal(torn), "utf8");
+    fs.writeFileSync(journal(torn), lines.slice(0, lines.length - 30));
+    const after = await startEmulator({ dataDir: torn, apiKey: "damage-key-1", clock: new Clock("frozen") });
+    expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).listInstances()).map((i) => i.label)).toEqual(["one"]);
+    await after.close();
+
+    const damages: [string, (dir: string) => void, RegExp][] = [
+      ["a byte of a record flipped", (dir) => flip(journal(dir), 20), /journal is damaged at record 1 .*cut the journal to its first 0 bytes/],
+      ["a record removed from the middle", (dir) => fs.writeFileSync(journal(dir), fs.readFileSync(journal(dir), "utf8").split("\n").filter((_, i) => i !== 0).join("\n")), /does not follow|out of sequence/],
+      ["records swapped", (dir) => { const [a, b, ...rest] = fs.readFileSync(journal(dir), "utf8").split("\n"); fs.writeFileSync(journal(dir), [b, a, ...rest].join("\n")); }, /out of sequence|does not follow/],
+      ["the snapshot flipped", (dir) => flip(path.join(dir, "state.json"), 80), /state.json cannot be read/],
+      ["the snapshot truncated", (dir) => fs.writeFileSync(path.join(dir, "state.json"), fs.readFileSync(path.join(dir, "state.json"), "utf8").slice(0, 50)), /state.json cannot be read/],
+      ["the snapshot deleted", (dir) => fs.rmSync(path.join(dir, "state.json")), /state.json is missing but .*journal is not empty/],
+      ["another folder's key", (dir) => fs.writeFileSync(path.join(dir, "state.key"), "ab".repeat(32)), /cannot be read/],
+      ["the key damaged", (dir) => fs.writeFileSync(path.join(dir, "state.key"), "not hex"), /state.key is not a key/],
+    ];
+    for (const [label, damage, message] of damages) {
+      const dir = await made();
+      damage(dir);
+      const before = Object.fromEntries(fs.readdirSync(dir).filter((f) => !f.startsWith("claim-")).map((f) => [f, fs.readFileSync(path.join(dir, f), "latin1")]));
+      await expect([label, await startEmulator({ dataDir: dir }).then(() => "started", (e: Error) => e.message)]).toEqual([label, expect.stringMatching(message)]);
+      const unchanged = Object.fromEntries(fs.readdirSync(dir).filter((f) => !f.startsWith("claim-")).map((f) => [f, fs.readFileSync(path.join(dir, f), "latin1")]));
+      expect([label, unchanged]).toEqual([label, before]);
+    }
+  });
+
+  it("keeps the state the size of what lives: destroyed instances and their keys leave no trace but their ids", async () => {
+    const dataDir = tempDir();
+    const emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    const client = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
+    const [offer] = await client.searchOffers({ limit: 1 });
+    const cycles = async (n: number) => {
+      for (let i = 0; i < n; i++) await client.destroyInstance((await client.createInstance(offer.id, { image: "x" })).new_contract);
+    };
+    const keptSize = async () => {
+      await emu.marketplace.durability!.save(emu.marketplace); // a save, then the size the next compaction writes
+      return JSON.stringify(emu.marketplace.snapshot()).length;
+    };
+    await cycles(100);
+    const after100 = await keptSize();
+    await cycles(400);
+    const after500 = await keptSize();
+    expect(after500).toBeLessThanOrEqual(after100 + 16); // a counter's digits at most
+    const { new_contract: next } = await client.createInstance(offer.id, { image: "x" });
+    expect(next).toBeGreaterThan(500);
+    await emu.close();
   });
 });
 
-/** The `gpu-rental emulator` command, as users run it; resolves once it prints its URL. */
-async function spawnEmulator(dataDir: string, key: string): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "emulator", "--data-dir", dataDir, "--api-key", key], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /GPU_RENTAL_API_URL=(\S+)/.exec(out);
-      if (match) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-  return { url, process: child };
+function flip(file: string, at: number): void {
+  const bytes = fs.readFileSync(file);
+  bytes[at] = bytes[at] === 0x41 ? 0x42 : 0x41;
+  fs.writeFileSync(file, bytes);
 }

@@ -19,6 +19,8 @@ export function removeMethod(tfa: TfaParts, user: UserRecord, request: RemoveMet
   const removed = target ?? verified.method;
   if (!removed) throw badRequest("bad_request", "target_id is required when verifying by email.");
   tfa.methods.delete(removed.id);
+  // The sessions that method's codes opened end with it.
+  tfa.accounts.endSessions((session) => session.tfaMethodId === removed.id);
   const remaining = tfa.methods.of(user);
   if (remaining.length === 0) disable(tfa, user);
   else if (removed.isPrimary) remaining[0].isPrimary = true;
@@ -65,8 +67,9 @@ function migrateLegacy(tfa: TfaParts, user: UserRecord, phoneNumber: string): vo
   user.tfaStatus = "enabled";
 }
 
-/** The last method went: 2FA is off, backup codes are soft-deleted, any authorization is dropped. */
+/** The last method went: 2FA is off, its sessions end, backup codes are soft-deleted, any authorization is dropped. */
 function disable(tfa: TfaParts, user: UserRecord): void {
+  tfa.accounts.endSessions((session) => session.userId === user.id);
   tfa.backupCodes.softDelete(user);
   tfa.authorizations.drop(user);
   user.tfaStatus = "disabled";

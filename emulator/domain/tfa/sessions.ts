@@ -47,6 +47,9 @@ export function login(tfa: TfaParts, user: UserRecord, request: TfaLoginRequest,
     permissions: presented?.permissions ?? null,
     session: true,
     expiresAt: tfa.clock.now() + SESSION_TTL_MS,
+    // What the session rests on: revoking the key, or removing the method, ends it.
+    sourceKeyId: presented?.id,
+    tfaMethodId: verified.method?.id,
   });
   const remaining = tfa.backupCodes.active(user).length;
   return {
