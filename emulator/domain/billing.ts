@@ -27,8 +27,8 @@ export interface BillingSnapshot {
 }
 
 /**
- * How many destroyed instances of a user keep an item of their own (a full page of the charges view, many
- * times over): beyond that, the oldest are summed into the user's `EarlierCharges`, so the ledger stays the
+ * How many destroyed instances of a user keep an item of their own (five full pages of the charges view):
+ * beyond that, the oldest are summed into the user's `EarlierCharges`, so the ledger stays the
  * size of what lives and of this bound, however many instances come and go, and every total stays right.
  */
 export const KEPT_PER_USER = 500;
