@@ -263,6 +263,8 @@ export interface InstanceDeps {
   revokeKey: (keyId: number) => void;
   /** Charges the owner for the instance over a period (ms since the epoch). */
   charge: (ownerId: number, instanceId: number, amount: number, period: { from: number; to: number }) => void;
+  /** The instance is destroyed, charged for the last time. */
+  ended?: (instanceId: number) => void;
   pick: (min: number, max: number) => number;
   /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
   templates?: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
@@ -380,6 +382,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
   destroy(instance: InstanceRecord): void {
     this.settleOne(instance);
     this.records.delete(instance.id);
+    this.deps.ended?.(instance.id);
     this.deps.releaseOffer(instance.offer.id);
     this.deps.volumes?.detach(instance.id);
     if (instance.instanceKeyId !== undefined) this.deps.revokeKey(instance.instanceKeyId);

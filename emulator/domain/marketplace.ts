@@ -107,6 +107,7 @@ export class Marketplace {
         if (user) user.credit -= amount;
         this.billing.record(ownerId, instanceId, amount, period);
       },
+      ended: (instanceId) => this.billing.ended(instanceId),
       pick: (min, max) => this.random.int(min, max),
       templates: this.templates,
       volumes: this.volumes,
@@ -155,6 +156,7 @@ export class Marketplace {
       if (!(name in data.parts)) throw new Error(`the saved state has no ${name}: it was written by another version of the emulator`);
       part.restore(data.parts[name]);
     }
+    this.billing.reconcile(new Set(this.instances.all().map((instance) => instance.id)));
     Object.assign(this.stats, data.stats);
     // Settings given on this start win over the saved ones.
     this.contention = this.options.contention ?? data.contention;

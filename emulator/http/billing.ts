@@ -36,15 +36,21 @@ const InvoicesQuery = z.object({ sdate: z.number().optional(), edate: z.number()
 
 /** Billing, behind the `billing` category: the invoices view and the paged charges and invoices. */
 export function registerBilling(app: FastifyInstance, market: Marketplace): void {
-  /** The user's charges (one row per instance, the period charged so far) and payments (the opening credit). */
+  /**
+   * The user's charges (one row per instance, the period charged so far; one row for the destroyed instances
+   * beyond the latest the ledger itemizes, `instanceId` absent) and payments (the opening credit).
+   */
   const ledger = (user: UserRecord) => {
     market.instances.settle();
-    const charges = market.billing.itemsOf(user.id).map((item) => {
+    const row = (instanceId: number | undefined, description: string, item: { amount: number; from: number; to: number }) => {
       const [start, end] = [item.from / 1000, item.to / 1000];
-      const hours = Math.max(end - start, 0) / HOUR_S;
-      const amount = round6(item.amount);
-      return { instanceId: item.instanceId, amount, start, end, hours };
-    });
+      return { instanceId, description, amount: round6(item.amount), start, end, hours: Math.max(end - start, 0) / HOUR_S };
+    };
+    const earlier = market.billing.earlierOf(user.id);
+    const charges = [
+      ...(earlier ? [row(undefined, `${earlier.instances} earlier destroyed instances: compute and disk`, earlier)] : []),
+      ...market.billing.itemsOf(user.id).map((item) => row(item.instanceId, `Instance ${item.instanceId}: compute and disk`, item)),
+    ];
     const opened = (user.createdAt ?? 0) / 1000;
     const payment = { amount: round6(market.billing.openingCredit(user.id, user.credit)), at: opened };
     return { charges, payment };
@@ -65,7 +71,7 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
         },
         ...(query.inc_charges === false ? [] : charges).map((c) => ({
           id: c.instanceId, type: "charge" as const, instance_id: c.instanceId, amount: c.amount, start: c.start, end: c.end,
-          timestamp: c.end, description: `Instance ${c.instanceId}: compute and disk`, quantity: round6(c.hours),
+          timestamp: c.end, description: c.description, quantity: round6(c.hours),
           rate: c.hours > 0 ? round6(c.amount / c.hours) : 0,
         })),
       ].filter((row) => (query.sdate === undefined || row.timestamp >= query.sdate) && (query.edate === undefined || row.timestamp <= query.edate));
@@ -82,8 +88,8 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
     response: BillingPage,
     handler: ({ principal, query }) => {
       const rows = ledger(principal.user).charges.map((c) => ({
-        type: "instance", source: String(c.instanceId), description: `Instance ${c.instanceId}: compute and disk`,
-        amount: c.amount, start: c.start, end: c.end, items: [], metadata: { instance_id: c.instanceId }, day: c.end,
+        type: "instance", source: c.instanceId === undefined ? "earlier instances" : String(c.instanceId), description: c.description,
+        amount: c.amount, start: c.start, end: c.end, items: [], metadata: c.instanceId === undefined ? {} : { instance_id: c.instanceId }, day: c.end,
       }));
       return paged(rows, query, CHARGE_FIELDS, "day");
     },

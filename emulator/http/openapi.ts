@@ -17,6 +17,7 @@ const REFUSALS: Record<number, string> = {
   404: "What the request names does not exist, or is not yours",
   410: "The offer cannot start at once and cancel_unavail was set",
   413: "The body is larger than 1 MiB",
+  414: "The URL is over 8 KB (a long query): send long filters in a body where the endpoint takes one",
   415: "The body is not JSON (Content-Type application/json)",
   429: "Too many requests; Retry-After says when to come back",
   500: "The service failed on its side; retry",

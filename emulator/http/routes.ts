@@ -149,6 +149,8 @@ export function statusesOf(spec: AnyRoute): number[] {
     statuses.add(403);
   }
   if (spec.body) [413, 415].forEach((status) => statuses.add(status));
+  // A query can make the URL longer than the server reads (emulator/http/server.ts).
+  if (spec.query) statuses.add(414);
   if (spec.rateLimit) statuses.add(429);
   for (const kind of spec.refusals ?? []) statuses.add(STATUS[kind]);
   return [...statuses].sort((a, b) => a - b);

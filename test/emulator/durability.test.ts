@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
-import { GpuRentalClient, TemplateResponse } from "../../sdk";
+import { BillingPage, GpuRentalClient, listInvoices, TemplateResponse } from "../../sdk";
+import { KEPT_PER_USER } from "../../emulator/domain/billing";
 import { cliEmulator, killHard } from "../helpers/cli-emulator";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-data-"));
@@ -188,6 +189,61 @@ describe("--data-dir", () => {
     expect(after500).toBeLessThanOrEqual(after100 + 16); // a counter's digits at most
     const { new_contract: next } = await client.createInstance(offer.id, { image: "x" });
     expect(next).toBeGreaterThan(500);
+    await emu.close();
+  });
+
+  it("keeps the billing ledger flat under churn: the oldest destroyed instances are summed into one row a user, every total kept", async () => {
+    const dataDir = tempDir();
+    let emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    const user = emu.marketplace.seededUser.id;
+    const client = () => new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
+    const [offer] = await client().searchOffers({ limit: 1 });
+    const cycles = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const { new_contract: id } = await client().createInstance(offer.id, { image: "x", disk: 8 });
+        emu.marketplace.clock.advance(60_000); // a minute of compute and disk: every cycle is charged
+        await client().destroyInstance(id);
+      }
+    };
+    const keptSize = async () => {
+      await emu.marketplace.durability!.save(emu.marketplace);
+      return JSON.stringify(emu.marketplace.snapshot()).length;
+    };
+    /** What every billing view says: the old view's rows and totals, the paged charges, the opening credit. */
+    const views = async () => {
+      const old = await listInvoices(client());
+      const charges = old.invoices.filter((row) => row.type === "charge");
+      const paged = await client().call({ method: "GET", path: "/api/v0/charges/?limit=100", schema: BillingPage });
+      return { old, charges, paged, sum: charges.reduce((total, row) => total + row.amount, 0) };
+    };
+    await cycles(KEPT_PER_USER + 20);
+    const first = await views();
+    expect(first.charges).toHaveLength(KEPT_PER_USER + 1);
+    expect(first.charges[0]).toMatchObject({ description: "20 earlier destroyed instances: compute and disk" });
+    expect(first.charges[0].instance_id).toBeUndefined();
+    expect(first.paged.total).toBe(KEPT_PER_USER + 1);
+    expect(first.old.current!.charges).toBeCloseTo(first.sum, 4);
+    expect(first.old.credit + first.sum).toBeCloseTo(1000, 2); // the opening credit, all accounted for (rows are rounded to 6 places)
+    expect(first.old.invoices.find((row) => row.type === "payment")!.amount).toBeCloseTo(1000, 4);
+    const size = await keptSize();
+
+    await cycles(300);
+    expect(await keptSize()).toBeLessThanOrEqual(size + 16); // the sum's digits and a counter's at most
+    const second = await views();
+    expect(second.charges).toHaveLength(KEPT_PER_USER + 1);
+    expect(second.charges[0].description).toBe("320 earlier destroyed instances: compute and disk");
+    expect(second.old.credit + second.sum).toBeCloseTo(1000, 2);
+
+    // A restart replays the journal (folded items gone, the sum kept) and knows which instances were destroyed.
+    await emu.close();
+    emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    expect((await views()).old).toEqual(second.old);
+    await cycles(5);
+    const third = await views();
+    expect(third.charges).toHaveLength(KEPT_PER_USER + 1);
+    expect(third.charges[0].description).toBe("325 earlier destroyed instances: compute and disk");
+    expect(third.old.credit + third.sum).toBeCloseTo(1000, 2);
+    expect(emu.marketplace.billing.itemsOf(user)).toHaveLength(KEPT_PER_USER);
     await emu.close();
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * The emulator's memory under a long mixed load: the emulator runs in a process of its own (from the sources,
+ * as the schemathesis suite runs it, so its RSS includes ts-node's TypeScript compiler), a mixed load
+ * (bench/mixed-load.ts: searches, instances created, labelled and destroyed, templates, volumes, API keys)
+ * runs against it, and its RSS and heap are printed before the load, at its end, and 10 s after it. Exits
+ * non-zero if RSS 10 s after the load is more than 50 MB above RSS before it.
+ *
+ *   npm run bench:memory      (BENCH_SECONDS=300 by default, BENCH_WORKERS=8 clients at once)
+ */
+import { emulatorProcess } from "../test/helpers/emulator-process";
+import { Memory, memoryOf, mixedLoad, RSS_BOUND_MIB, total } from "./mixed-load";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 300);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
+const SETTLE_S = 10;
+
+const line = (label: string, m: Memory) =>
+  console.log(`${label.padEnd(26)}${m.rss.toFixed(1).padStart(10)}${m.heapUsed.toFixed(1).padStart(12)}${m.heapTotal.toFixed(1).padStart(13)}${m.external.toFixed(1).padStart(12)}`);
+
+async function main(): Promise<void> {
+  const emu = await emulatorProcess();
+  try {
+    console.log(`emulator memory under ${SECONDS} s of mixed load over ${WORKERS} clients (pid ${emu.pid}, from the sources)`);
+    const before = await memoryOf(emu.url);
+    let peak = before;
+    const result = await mixedLoad(emu.url, emu.apiKey, {
+      seconds: SECONDS,
+      workers: WORKERS,
+      onProgress: (elapsed, calls) => {
+        void memoryOf(emu.url).then((m) => {
+          if (m.rss > peak.rss) peak = m;
+          if (Math.round(elapsed) % 30 < 5) console.error(`  ${elapsed.toFixed(0)} s: ${calls} calls, RSS ${m.rss} MiB, heap ${m.heapUsed} MiB`);
+        });
+      },
+    });
+    const atEnd = await memoryOf(emu.url);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_S * 1000));
+    const after = await memoryOf(emu.url);
+    const calls = total(result.calls);
+    console.log(`${calls} calls in ${result.seconds.toFixed(0)} s (${(calls / result.seconds).toFixed(0)}/s), ${result.errors} failed`);
+    for (const [kind, n] of Object.entries(result.calls)) console.log(`  ${kind}: ${n}`);
+    for (const message of result.firstErrors) console.log(`  failed: ${message}`);
+    console.log(`\n${"MiB".padEnd(26)}${"RSS".padStart(10)}${"heap used".padStart(12)}${"heap total".padStart(13)}${"external".padStart(12)}`);
+    line("before the load", before);
+    line("peak RSS during it", peak);
+    line("at its end", atEnd);
+    line(`${SETTLE_S} s after it`, after);
+    const grown = after.rss - before.rss;
+    const ok = grown <= RSS_BOUND_MIB && result.errors === 0;
+    console.log(
+      `\nRSS ${SETTLE_S} s after the load minus before it: ${grown.toFixed(1)} MiB (${((grown * 2 ** 20) / 1e6).toFixed(1)} MB; bound 50 MB); ` +
+        `heap used: ${(after.heapUsed - before.heapUsed).toFixed(1)} MiB. ${ok ? "PASS" : "FAIL"}`,
+    );
+    if (!ok) process.exitCode = 1;
+  } finally {
+    await emu.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
