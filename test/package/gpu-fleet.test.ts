@@ -2,7 +2,7 @@ import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
-import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+import { typescriptProgram } from "./own-program";
 
 /** A GpuFleet in a user's program, through the real engine: resizing adds or removes instances at the end only. */
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
@@ -24,12 +24,7 @@ describe("GpuFleet through the real engine, from the packed package", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    program = await UserProgram.create("fleet", { "Pulumi.yaml": PROJECT("fleet", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG }, [
-      "gpu-rental",
-      "@pulumi/pulumi@3.248.0",
-      "typescript@~5.9.3",
-      "@types/node@^20",
-    ]);
+    program = await typescriptProgram("fleet", PROGRAM);
     stack = new TestStack(`fleet-${process.pid}`, {}, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url, size: "3" }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);

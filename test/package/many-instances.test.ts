@@ -2,7 +2,7 @@ import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
-import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+import { typescriptProgram } from "./own-program";
 
 /**
  * Many rentals in one `pulumi up`: the engine creates the instances of a program at once, in one provider
@@ -23,12 +23,7 @@ describe("32 instances of the same criteria in one pulumi up", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), offers: 800, contention: 0.25, lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    program = await UserProgram.create("many", { "Pulumi.yaml": PROJECT("many", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG }, [
-      "gpu-rental",
-      "@pulumi/pulumi@3.248.0",
-      "typescript@~5.9.3",
-      "@types/node@^20",
-    ]);
+    program = await typescriptProgram("many", PROGRAM);
     stack = new TestStack(`many-${process.pid}`, {}, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);

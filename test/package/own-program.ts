@@ -91,3 +91,9 @@ runtime:
   options:
     typescript: ${typescript}
 `;
+
+/** A TypeScript program of a user's, `index.ts` as given, with @pulumi/pulumi 3.248.0 and the packed package. */
+export function typescriptProgram(name: string, index: string): Promise<UserProgram> {
+  const files = { "Pulumi.yaml": PROJECT(name, true), "index.ts": index, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
+  return UserProgram.create(name, files, ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+}
