@@ -96,3 +96,9 @@ async function lookFor<Found>(creation: Creation<unknown, Found>, token: string,
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
+
+/** Waits before trying a creation again after `tries` certain failures: doubling from 250 ms to 5 s, jittered. */
+export function retryPause(tries: number): Promise<void> {
+  const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

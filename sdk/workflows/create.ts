@@ -2,7 +2,7 @@ import type { GpuRentalClient } from "../client";
 import { createApiKey, deleteApiKey, listApiKeys } from "../apikeys";
 import { CreateApiKeyRequest, Volume } from "../schemas";
 import { createNetworkVolume, listVolumes } from "../volumes";
-import { Creation, createOnce, CreationOptions, NotCreatedError } from "./create-once";
+import { Creation, createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
 type CreatedKey = Awaited<ReturnType<typeof createApiKey>>;
@@ -65,7 +65,7 @@ async function untilMade<T>(options: CreateOptions, attempt: () => Promise<T>): 
       return await attempt();
     } catch (error) {
       if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random())));
+      await retryPause(tries);
     }
   }
 }

@@ -3,7 +3,7 @@ import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableEr
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
-import { createOnce, CreationOptions, NotCreatedError } from "./create-once";
+import { createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
@@ -190,7 +190,7 @@ class Rental {
         if (!(error instanceof NotCreatedError)) throw this.refused(offer, error as Error);
         this.record(offer, "not_created", error.failure?.message ?? error.message);
         if (!(await this.stillFree(offer))) return null;
-        await pause(Math.min(250 * 2 ** failures, 5_000) * (0.5 + Math.random()));
+        await retryPause(failures);
       }
     }
     return null;

@@ -1,8 +1,4 @@
-import { Clock } from "../../emulator";
-import { emulator, TestEmulator } from "../helpers/emulator";
-import { TestStack } from "../helpers/pulumi-stack";
-import { UserProgram } from "../helpers/user-program";
-import { typescriptProgram } from "./own-program";
+import { deployedProgram } from "./own-program";
 
 /** A GpuFleet in a user's program, through the real engine: resizing adds or removes instances at the end only. */
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
@@ -17,29 +13,14 @@ export const sshEndpoints = fleet.sshEndpoints;
 `;
 
 describe("GpuFleet through the real engine, from the packed package", () => {
-  let emu: TestEmulator;
-  let program: UserProgram;
-  let stack: TestStack;
-  const held = () => emu.marketplace.instances.all().map((i) => [i.id, i.label]).sort(([, a], [, b]) => String(a).localeCompare(String(b)));
-
-  beforeAll(async () => {
-    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    program = await typescriptProgram("fleet", PROGRAM);
-    stack = new TestStack(`fleet-${process.pid}`, {}, program.dir);
-    await stack.init({ "gpu-rental:apiUrl": emu.url, size: "3" }, { "gpu-rental:apiKey": emu.apiKey });
-  }, 300_000);
-
-  afterAll(async () => {
-    await stack?.dispose();
-    await emu?.close();
-    program?.remove();
-  }, 180_000);
+  const ctx = deployedProgram("fleet", PROGRAM, {}, { size: "3" });
+  const held = () => ctx.emu.marketplace.instances.all().map((i) => [i.id, i.label]).sort(([, a], [, b]) => String(a).localeCompare(String(b)));
 
   let first: number[];
 
   it("rents the fleet, its ssh endpoints as outputs", async () => {
-    expect(await stack.ok("up", "--yes")).toMatch(/\+ 6 created/);
-    const outputs = await stack.outputs();
+    expect(await ctx.stack.ok("up", "--yes")).toMatch(/\+ 6 created/);
+    const outputs = await ctx.stack.outputs();
     first = outputs.instanceIds as number[];
     expect(held()).toEqual(first.map((id, i) => [id, `workers-${i}`]));
     expect(outputs.sshEndpoints).toEqual(
@@ -48,32 +29,32 @@ describe("GpuFleet through the real engine, from the packed package", () => {
   }, 300_000);
 
   it("growing adds instances at the end and leaves the others alone", async () => {
-    await stack.ok("config", "set", "size", "5");
-    const out = await stack.ok("up", "--yes");
+    await ctx.stack.ok("config", "set", "size", "5");
+    const out = await ctx.stack.ok("up", "--yes");
     expect(out).toMatch(/\+ 2 created/);
     expect(out).toMatch(/6 unchanged/); // the stack, the template, the fleet and its first 3 instances
-    const ids = (await stack.outputs()).instanceIds as number[];
+    const ids = (await ctx.stack.outputs()).instanceIds as number[];
     expect(ids.slice(0, 3)).toEqual(first);
     expect(held()).toHaveLength(5);
   }, 300_000);
 
   it("shrinking removes the last instances only", async () => {
-    await stack.ok("config", "set", "size", "2");
-    const out = await stack.ok("up", "--yes");
+    await ctx.stack.ok("config", "set", "size", "2");
+    const out = await ctx.stack.ok("up", "--yes");
     expect(out).toMatch(/- 3 deleted/);
     expect(held()).toEqual(first.slice(0, 2).map((id, i) => [id, `workers-${i}`]));
   }, 300_000);
 
   it("refuses a size that is not a whole number, creating nothing", async () => {
-    await stack.ok("config", "set", "size", "1.5");
-    const result = await stack.run("up", "--yes");
+    await ctx.stack.ok("config", "set", "size", "1.5");
+    const result = await ctx.stack.run("up", "--yes");
     expect(result.code).not.toBe(0);
     expect(result.stdout + result.stderr).toMatch(/GpuFleet workers: size must be a whole number from 0 to 1000/);
     expect(held()).toHaveLength(2);
   }, 300_000);
 
   it("destroy leaves nothing", async () => {
-    await stack.ok("destroy", "--yes");
+    await ctx.stack.ok("destroy", "--yes");
     expect(held()).toEqual([]);
   }, 300_000);
 });

@@ -1,8 +1,4 @@
-import { Clock } from "../../emulator";
-import { emulator, TestEmulator } from "../helpers/emulator";
-import { TestStack } from "../helpers/pulumi-stack";
-import { UserProgram } from "../helpers/user-program";
-import { typescriptProgram } from "./own-program";
+import { deployedProgram } from "./own-program";
 
 /**
  * Many rentals in one `pulumi up`: the engine creates the instances of a program at once, in one provider
@@ -17,30 +13,15 @@ export const ids = Array.from({ length: 32 }, (_, i) =>
 `;
 
 describe("32 instances of the same criteria in one pulumi up", () => {
-  let emu: TestEmulator;
-  let program: UserProgram;
-  let stack: TestStack;
-
-  beforeAll(async () => {
-    emu = await emulator({ clock: new Clock("running"), offers: 800, contention: 0.25, lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    program = await typescriptProgram("many", PROGRAM);
-    stack = new TestStack(`many-${process.pid}`, {}, program.dir);
-    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
-  }, 300_000);
-
-  afterAll(async () => {
-    await stack?.dispose();
-    await emu?.close();
-    program?.remove();
-  }, 180_000);
+  const ctx = deployedProgram("many", PROGRAM, { offers: 800, contention: 0.25 });
 
   it("rents 32 distinct offers without one collision, showing every attempt in the log", async () => {
-    const out = await stack.ok("up", "--yes", "--parallel", "32");
+    const out = await ctx.stack.ok("up", "--yes", "--parallel", "32");
     expect(out).toMatch(/\+ 33 created/);
-    const instances = emu.marketplace.instances.all();
+    const instances = ctx.emu.marketplace.instances.all();
     expect(instances).toHaveLength(32);
     expect(new Set(instances.map((i) => i.offer.id)).size).toBe(32);
-    const { offersUnavailable, offersLostToContention } = emu.marketplace.stats;
+    const { offersUnavailable, offersLostToContention } = ctx.emu.marketplace.stats;
     expect(offersLostToContention).toBeGreaterThan(0);
     expect(offersUnavailable - offersLostToContention).toBe(0);
     expect(out).toMatch(/offer \d+: vanished/);
@@ -48,7 +29,7 @@ describe("32 instances of the same criteria in one pulumi up", () => {
   }, 600_000);
 
   it("destroy leaves nothing", async () => {
-    await stack.ok("destroy", "--yes");
-    expect(emu.marketplace.instances.all()).toEqual([]);
+    await ctx.stack.ok("destroy", "--yes");
+    expect(ctx.emu.marketplace.instances.all()).toEqual([]);
   }, 300_000);
 });

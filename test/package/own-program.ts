@@ -97,3 +97,28 @@ export function typescriptProgram(name: string, index: string): Promise<UserProg
   const files = { "Pulumi.yaml": PROJECT(name, true), "index.ts": index, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
   return UserProgram.create(name, files, ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
 }
+
+/**
+ * A TypeScript program of a user's (see typescriptProgram) on a stack of its own against a fresh emulator, made
+ * before the tests of the enclosing describe and removed after them. The fields are set once beforeAll has run.
+ */
+export function deployedProgram(
+  name: string,
+  index: string,
+  emulatorOptions: Parameters<typeof emulator>[0] = {},
+  config: Record<string, string> = {},
+): { emu: TestEmulator; program: UserProgram; stack: TestStack } {
+  const ctx = {} as { emu: TestEmulator; program: UserProgram; stack: TestStack };
+  beforeAll(async () => {
+    ctx.emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 }, ...emulatorOptions });
+    ctx.program = await typescriptProgram(name, index);
+    ctx.stack = new TestStack(`${name}-${process.pid}`, {}, ctx.program.dir);
+    await ctx.stack.init({ "gpu-rental:apiUrl": ctx.emu.url, ...config }, { "gpu-rental:apiKey": ctx.emu.apiKey });
+  }, 300_000);
+  afterAll(async () => {
+    await ctx.stack?.dispose();
+    await ctx.emu?.close();
+    ctx.program?.remove();
+  }, 180_000);
+  return ctx;
+}
