@@ -1,6 +1,5 @@
 import * as path from "node:path";
-import { utils } from "ssh2";
-import { loadOrMakeKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
+import { ed25519KeyPair, loadOrMakeKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
 import { sshKeys } from "../emulator/domain/ssh-keys";
 
 export interface UserKey {
@@ -19,7 +18,7 @@ export function demoKey(): UserKey {
 
 /** A key of this run only, in memory (`gpu-rental test --ssh-key-config`). */
 export function freshKey(): UserKey {
-  const made = utils.generateKeyPairSync("ed25519", { comment: "gpu-rental test" });
+  const made = ed25519KeyPair("gpu-rental test");
   return { privateKey: made.private, publicKey: made.public };
 }
 

@@ -15,7 +15,7 @@ export type { FaultSpec } from "./http/faults";
 export { DataDirInUse } from "./store";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";
-export { SSH_HOST, SSH_USER, loadOrMakeKey, userCacheDir } from "./ssh";
+export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";
 export type { OnstartReport, MachineLimits } from "./domain/machines";
 

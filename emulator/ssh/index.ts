@@ -4,9 +4,11 @@ import * as path from "node:path";
 import { utils } from "ssh2";
 import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../domain/machines";
 import { Marketplace } from "../domain/marketplace";
+import { ed25519KeyPair } from "./keys";
 import { SSH_HOST, SshEndpoints } from "./server";
 
 export { SSH_HOST, SSH_USER } from "./server";
+export { ed25519KeyPair } from "./keys";
 
 export interface SshOptions {
   /**
@@ -99,7 +101,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
  */
 export function loadOrMakeKey(file: string): { private: string; public: string } {
   if (!fs.existsSync(file)) {
-    const made = utils.generateKeyPairSync("ed25519", { comment: "gpu-rental emulator" });
+    const made = ed25519KeyPair("gpu-rental emulator");
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(temporary, made.private, { mode: 0o600 });

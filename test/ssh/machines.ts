@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { utils } from "ssh2";
+import { ed25519KeyPair } from "../../emulator";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const run = promisify(execFile);
@@ -21,7 +21,7 @@ export function scratch(prefix: string): { dir: string; remove(): void } {
 
 /** A user's key pair, as `ssh-keygen -t ed25519` leaves it: the private key file (0600) and its public line. */
 export function userKey(dir: string, name = "id_ed25519"): { file: string; publicKey: string; privateKey: string } {
-  const made = utils.generateKeyPairSync("ed25519", { comment: `${name}@test` });
+  const made = ed25519KeyPair(`${name}@test`);
   const file = path.join(dir, name);
   fs.writeFileSync(file, made.private, { mode: 0o600 });
   fs.writeFileSync(`${file}.pub`, `${made.public}\n`);
