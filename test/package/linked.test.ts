@@ -39,10 +39,12 @@ const files = { "Pulumi.yaml": PROJECT("linked", true), "index.ts": PROGRAM, "ts
 it("works when the package is linked into a program from a checkout (npm link)", async () => {
   const program = await UserProgram.create("npm-link", files, ["@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
   try {
-    // npm link also links the checkout globally: into a prefix of the test's own, not the machine's.
+    // npm link also links the checkout globally: into a prefix of the test's own, not the machine's. Without
+    // its scripts: the checkout's `prepare` would rebuild dist/ (emptying it first) under the tests that run
+    // beside this one; `pretest` built it already, as a developer's checkout is built.
     const globalPrefix = path.join(program.dir, "global");
     fs.mkdirSync(path.join(globalPrefix, "lib", "node_modules"), { recursive: true });
-    await program.npmWith({ npm_config_prefix: globalPrefix }, "link", REPO_ROOT);
+    await program.npmWith({ npm_config_prefix: globalPrefix }, "link", "--ignore-scripts", REPO_ROOT);
     expect(fs.existsSync(path.join(program.dir, "global", "lib", "node_modules", "gpu-rental"))).toBe(true);
     expect(fs.lstatSync(path.join(program.dir, "node_modules", "gpu-rental")).isSymbolicLink()).toBe(true);
     await roundTrip(emu, program.dir);
