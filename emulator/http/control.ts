@@ -92,6 +92,13 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
   });
 }
 
+/**
+ * Whether a request reached a control route. Judged by the route the router matched, never by the raw URL: the
+ * router decodes the path and takes absolute-form targets, so `/%5Femulator/state` or `http://x/_emulator/state`
+ * reach `/_emulator/state` while their raw URL does not start with it.
+ */
+export const isControlCall = (request: FastifyRequest): boolean => request.routeOptions.url?.startsWith("/_emulator/") ?? false;
+
 /** The header that carries `--control-token`. */
 export const CONTROL_TOKEN_HEADER = "x-emulator-token";
 
@@ -109,7 +116,7 @@ export const CONTROL_TOKEN_HEADER = "x-emulator-token";
 export function guardControl(app: FastifyInstance, options: { controlToken?: string }): void {
   const expected = options.controlToken === undefined ? undefined : digest(options.controlToken);
   app.addHook("onRequest", async (request, reply) => {
-    if (!request.url.startsWith("/_emulator/")) return;
+    if (!isControlCall(request)) return;
     const host = request.headers.host ?? "";
     const token = request.headers[CONTROL_TOKEN_HEADER];
     const tokenGiven = typeof token === "string" && expected !== undefined && timingSafeEqual(digest(token), expected);

@@ -1,7 +1,7 @@
 import Fastify, { FastifyInstance, FastifyReply } from "fastify";
 import { ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
-import { guardControl, registerControl } from "./control";
+import { guardControl, isControlCall, registerControl } from "./control";
 import { registerOutbox } from "./outbox";
 import { registerTfa } from "./tfa";
 import { Faults, installFaults } from "./faults";
@@ -97,7 +97,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   installFaults(app, faults);
   // Control calls that change state are saved before they are answered, like the API's own (see route()).
   app.addHook("preSerialization", async (request, _reply, payload) => {
-    if (request.method !== "GET" && request.url.startsWith("/_emulator/")) await market.commit();
+    if (request.method !== "GET" && isControlCall(request)) await market.commit();
     return payload;
   });
   registerOffers(app, market);

@@ -42,6 +42,13 @@ describe("the control API", () => {
       const res = await raw(request("GET", "/_emulator/outbox", { host }));
       expect([host, res.status, res.body]).toEqual([host, 403, { success: false, error: "forbidden_host", msg: expect.stringContaining("loopback") }]);
     }
+    // Spelt so that its raw URL does not start with /_emulator/, a control path is still the control API.
+    for (const target of ["/%5Femulator/outbox", "/%5femulator/state", `http://127.0.0.1:${port}/_emulator/outbox`]) {
+      const res = await raw(request("GET", target, { host: `attacker.example:${port}` }));
+      expect([target, res.status, res.body?.error]).toEqual([target, 403, "forbidden_host"]);
+      const origin = await raw(request("POST", target.replace(/(outbox|state)$/, "clock/advance"), { host: `127.0.0.1:${port}`, origin: "https://attacker.example", "content-type": "text/plain" }, '{"ms": 1}'));
+      expect([target, origin.status, origin.body?.error]).toEqual([target, 403, "forbidden_origin"]);
+    }
     // The API itself is not the control API: it needs a key, not a loopback name.
     expect((await raw(request("GET", "/api/v0/users/current/", { host: "emulator:8080", authorization: `Bearer ${emu.apiKey}` }))).status).toBe(200);
   });
