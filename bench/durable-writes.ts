@@ -17,12 +17,11 @@
  *   npm run bench:durable     (BENCH_CYCLES=10000, BENCH_ROUNDS=7, BENCH_WARM=1000, BENCH_WINDOW=600,
  *                              BENCH_WORKERS=4)
  */
-import { ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { CliEmulator, cliEmulator } from "../test/helpers/cli-emulator";
 
-const ROOT = path.resolve(__dirname, "..");
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 10000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARM = Number(process.env.BENCH_WARM ?? 1000);
@@ -31,29 +30,16 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
 const CHECKPOINT = 1000;
 const KEY = "bench-durable-key-0123";
 
-interface Emulator {
-  child: ChildProcess;
-  url: string;
-  dir: string;
-}
+/** `gpu-rental emulator` on a data folder. */
+type Emulator = CliEmulator & { dir: string };
 
-function start(dir: string): Promise<Emulator> {
-  const child = spawn(process.execPath, [path.join(ROOT, "bin", "gpu-rental.js"), "emulator", "--data-dir", dir, "--api-key", KEY], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /GPU_RENTAL_API_URL=(\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1], dir });
-    });
-    child.once("exit", (code) => reject(new Error(`emulator exited ${code}`)));
-  });
-}
+const start = async (dir: string): Promise<Emulator> => ({ ...(await cliEmulator(["--data-dir", dir, "--api-key", KEY])), dir });
 
 /** Stops it cleanly: the emulator folds its journal into the snapshot; the size of the state it keeps. */
 async function stop(emulator: Emulator): Promise<number> {
-  emulator.child.kill("SIGTERM");
-  await new Promise((resolve) => emulator.child.once("exit", resolve));
+  const gone = new Promise((resolve) => emulator.process.once("exit", resolve));
+  emulator.process.kill("SIGTERM");
+  await gone;
   return sizeOf(path.join(emulator.dir, "state.json"));
 }
 
@@ -101,6 +87,8 @@ function cpuMs(pid: number): number {
 
 interface Cost {
   rate: number;
+  /** The rate over bare flushed appends measured in the same round: the share of the disk's own rate. */
+  ofDisk?: number;
   cpuPerWrite: number;
   bytesPerWrite: number;
 }
@@ -113,11 +101,11 @@ async function measure(folder: string): Promise<Cost> {
   try {
     await churn(emulator, WARM);
     let bytes = 0;
-    const [cpu0, t0] = [cpuMs(emulator.child.pid!), process.hrtime.bigint()];
+    const [cpu0, t0] = [cpuMs(emulator.process.pid!), process.hrtime.bigint()];
     await churn(emulator, WINDOW, (grown) => (bytes += grown));
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const writes = 2 * WINDOW;
-    return { rate: writes / seconds, cpuPerWrite: (cpuMs(emulator.child.pid!) - cpu0) / writes, bytesPerWrite: bytes / writes };
+    return { rate: writes / seconds, cpuPerWrite: (cpuMs(emulator.process.pid!) - cpu0) / writes, bytesPerWrite: bytes / writes };
   } finally {
     await stop(emulator);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -184,6 +172,7 @@ async function main(): Promise<void> {
       }
       const disk = bareAppends(work, 1000);
       const [x, y] = [a.at(-1)!, b.at(-1)!];
+      [x.ofDisk, y.ofDisk] = [x.rate / disk, y.rate / disk];
       console.log(
         `${String(round).padEnd(8)}${pad(x.rate.toFixed(0), 12)}${pad(y.rate.toFixed(0), 12)}${pad(x.cpuPerWrite.toFixed(2), 12)}${pad(y.cpuPerWrite.toFixed(2), 12)}` +
           `${pad(x.bytesPerWrite.toFixed(0), 11)}${pad(y.bytesPerWrite.toFixed(0), 11)}${pad(disk.toFixed(0), 9)}`,
@@ -193,12 +182,13 @@ async function main(): Promise<void> {
     const figure = (name: string, of: (c: Cost) => number, digits: number) => {
       const [x, y] = [median(a.map(of)), median(b.map(of))];
       const paired = median(a.map((c, i) => of(b[i]) / of(c)));
-      console.log(`${name.padEnd(24)}${pad(x.toFixed(digits), 12)}${pad(y.toFixed(digits), 12)}${pad((y / x).toFixed(3), 9)}${pad(paired.toFixed(3), 15)}`);
+      console.log(`${name.padEnd(28)}${pad(x.toFixed(digits), 12)}${pad(y.toFixed(digits), 12)}${pad((y / x).toFixed(3), 9)}${pad(paired.toFixed(3), 15)}`);
     };
-    console.log(`\n${"".padEnd(24)}${pad("after 1000", 12)}${pad(`after ${CYCLES}`, 12)}${pad("ratio", 9)}${pad("round ratios", 15)}`);
+    console.log(`\n${"".padEnd(28)}${pad("after 1000", 12)}${pad(`after ${CYCLES}`, 12)}${pad("ratio", 9)}${pad("round ratios", 15)}`);
     const [keptEarly, keptLate] = [kept.get(CHECKPOINT)!, kept.get(CYCLES)!];
-    console.log(`${"state kept, bytes".padEnd(24)}${pad(keptEarly, 12)}${pad(keptLate, 12)}${pad((keptLate / keptEarly).toFixed(3), 9)}`);
+    console.log(`${"state kept, bytes".padEnd(28)}${pad(keptEarly, 12)}${pad(keptLate, 12)}${pad((keptLate / keptEarly).toFixed(3), 9)}`);
     figure("writes/s", (c) => c.rate, 0);
+    figure("writes/s / bare appends/s", (c) => c.ofDisk!, 3);
     figure("emulator cpu ms/write", (c) => c.cpuPerWrite, 3);
     figure("bytes written/write", (c) => c.bytesPerWrite, 1);
   } finally {

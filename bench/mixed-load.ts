@@ -99,3 +99,16 @@ export async function mixedLoad(
 }
 
 export const total = (calls: Record<string, number>) => Object.values(calls).reduce((sum, n) => sum + n, 0);
+
+/** The emulator's memory before a mixed load, at its end, and `settleS` seconds after it, with the load's result. */
+export async function loadAndSettle(
+  url: string,
+  apiKey: string,
+  options: Parameters<typeof mixedLoad>[2] & { settleS: number },
+): Promise<{ before: Memory; atEnd: Memory; after: Memory; result: MixedLoadResult }> {
+  const before = await memoryOf(url);
+  const result = await mixedLoad(url, apiKey, options);
+  const atEnd = await memoryOf(url);
+  await new Promise((resolve) => setTimeout(resolve, options.settleS * 1000));
+  return { before, atEnd, after: await memoryOf(url), result };
+}

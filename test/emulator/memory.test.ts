@@ -1,4 +1,4 @@
-import { Memory, memoryOf, mixedLoad, RSS_BOUND_MIB, total } from "../../bench/mixed-load";
+import { loadAndSettle, Memory, RSS_BOUND_MIB, total } from "../../bench/mixed-load";
 import { EmulatorProcess, emulatorProcess } from "../helpers/emulator-process";
 
 /**
@@ -15,11 +15,7 @@ beforeAll(async () => {
 afterAll(() => emu?.stop());
 
 it(`comes back within 50 MB of its memory ${SETTLE_S} s after ${LOAD_S} s of mixed load`, async () => {
-  const before = await memoryOf(emu.url);
-  const result = await mixedLoad(emu.url, emu.apiKey, { seconds: LOAD_S, workers: 8 });
-  const atEnd = await memoryOf(emu.url);
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_S * 1000));
-  const after = await memoryOf(emu.url);
+  const { before, atEnd, after, result } = await loadAndSettle(emu.url, emu.apiKey, { seconds: LOAD_S, workers: 8, settleS: SETTLE_S });
   const show = (m: Memory) => `RSS ${m.rss} MiB, heap ${m.heapUsed} MiB`;
   console.log(`${total(result.calls)} calls in ${result.seconds.toFixed(0)} s; emulator before: ${show(before)}; at the end: ${show(atEnd)}; ${SETTLE_S} s after: ${show(after)}`);
   expect(result.firstErrors).toEqual([]);

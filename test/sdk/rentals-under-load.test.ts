@@ -146,6 +146,9 @@ describe("a market where 90% of offers vanish before they can be accepted", () =
       const results = await pool(200, 4, () => rentInstance(client, {}, { image: "x" }));
       expect(rejected(results)).toEqual([]);
       expect(fulfilled(results)).toHaveLength(200);
+      // The market was contended: at 90%, some 9 offers vanish for each rented.
+      const vanished = fulfilled(results).flatMap((r) => r.attempts).filter((a) => a.outcome === "vanished").length;
+      expect(vanished).toBeGreaterThan(200 * 5);
       const ideal = Math.round(200 * (1 + 1 / (1 - p)));
       const ratio = (calls.searches + calls.creates) / ideal;
       console.log(`90% vanishing: 200 of 200 rented; ${calls.searches} searches + ${calls.creates} acceptances = ${(ratio).toFixed(3)}x the ideal ${ideal}`);
