@@ -64,10 +64,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   const faults = new Faults();
   const server = buildServer(marketplace, options, faults);
-  const ssh = options.ssh ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
-  if (ssh && options.controlApi !== false) registerMachineControl(server, marketplace, ssh.machines);
   const host = options.host ?? "127.0.0.1";
-  await server.listen({ port: options.port ?? 0, host });
+  let ssh: RunningSsh | undefined;
+  try {
+    ssh = options.ssh ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
+    if (ssh && options.controlApi !== false) registerMachineControl(server, marketplace, ssh.machines);
+    await server.listen({ port: options.port ?? 0, host });
+  } catch (error) {
+    // A start that failed (a port in use, say) gives the data folder back: a retry in this process may take it.
+    ssh?.close();
+    await server.close().catch(() => undefined);
+    await store?.release();
+    throw error;
+  }
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   store?.describe(`http://${host}:${port}`);

@@ -84,7 +84,16 @@ export class FileStore {
     }
     const { snapshot, changes: reported } = source.delta();
     const changes = this.tracker.diff(snapshot, reported);
-    if (changes) this.journal.append({ seq: ++this.seq, changes });
+    if (!changes) return;
+    try {
+      this.journal.append({ seq: this.seq + 1, changes });
+      this.seq++;
+    } catch (error) {
+      // The tracker and the parts count these changes as saved: the next save writes a whole snapshot instead
+      // (which also empties the journal of whatever part of this record reached it).
+      this.compacted = false;
+      throw error;
+    }
   }
 
   /** Tells later emulators that try this folder where this one listens. */
@@ -104,6 +113,8 @@ export class FileStore {
 
   /** A whole snapshot, then an empty journal: a crash in between leaves records the snapshot already holds. */
   private compact(source: SnapshotSource): void {
+    // Until this snapshot is written, a failure leaves the next save to write one.
+    this.compacted = false;
     source.delta(); // the parts' own change lists start again from here
     const state = source.snapshot();
     const sealed = this.sealer.seal({ seq: this.seq, state }, SNAPSHOT).toString("base64");

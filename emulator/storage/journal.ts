@@ -62,7 +62,8 @@ export class Journal {
     const line = Buffer.from(this.sealer.seal(record, RECORD).toString("base64") + "\n");
     const fd = this.open();
     // One write: a crash leaves a prefix of it at most (no newline), which read() drops.
-    fs.writeSync(fd, line);
+    const written = fs.writeSync(fd, line);
+    if (written !== line.length) throw new Error(`${this.file}: only ${written} of ${line.length} bytes were written (is the disk full?)`);
     fs.fdatasyncSync(fd);
     this.bytes += line.length;
   }

@@ -77,6 +77,49 @@ describe("--data-dir", () => {
     await again.close();
   });
 
+  it("gives the folder back when its start fails (a port in use), so a retry in the same process takes it", async () => {
+    const dataDir = tempDir();
+    const first = await startEmulator({ dataDir: tempDir() });
+    const taken = Number(new URL(first.url).port);
+    await expect(startEmulator({ dataDir, port: taken })).rejects.toThrow(/EADDRINUSE/);
+    await first.close();
+    const again = await startEmulator({ dataDir });
+    await again.close();
+  });
+
+  it("after a journal write fails (a full disk), the next save keeps everything the emulator holds", async () => {
+    const dataDir = tempDir();
+    const first = await startEmulator({ dataDir });
+    const client = new GpuRentalClient({ apiUrl: first.url, apiKey: first.apiKey, retries: 0 });
+    const [a, b] = await client.searchOffers({ limit: 2 });
+    const writeSync = fs.writeSync as (fd: number, data: Buffer) => number;
+    let failed = false;
+    // The next journal record (a line of base64) fails after its first bytes reached the disk.
+    // On the module itself (the emulator's `import * as fs` reads it at each call).
+    const full = jest.spyOn(require("node:fs") as typeof fs, "writeSync").mockImplementation(((fd: number, data: Buffer) => {
+      if (failed || !Buffer.isBuffer(data) || !/^[A-Za-z0-9+/]+=*\n$/.test(data.toString("latin1"))) return writeSync(fd, data);
+      failed = true;
+      writeSync(fd, data.subarray(0, 10));
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    }) as typeof fs.writeSync);
+    try {
+      await expect(client.createInstance(a.id, { image: "x", label: "unsaved" })).rejects.toThrow();
+    } finally {
+      full.mockRestore();
+    }
+    expect(failed).toBe(true);
+    await client.createInstance(b.id, { image: "x", label: "saved" });
+    const held = (await client.listInstances()).map((i) => i.label).sort();
+    // The folder as a crash would leave it now (a clean stop would write a whole snapshot and hide the fault).
+    const crashed = tempDir();
+    fs.cpSync(dataDir, crashed, { recursive: true, filter: (file) => !fs.statSync(file).isSocket() });
+    await first.close();
+    const second = await startEmulator({ dataDir: crashed });
+    const after = (await new GpuRentalClient({ apiUrl: second.url, apiKey: second.apiKey }).listInstances()).map((i) => i.label).sort();
+    expect(after).toEqual(held);
+    await second.close();
+  });
+
   it("five SIGKILLs under 8 concurrent writers: no acknowledged write lost, none resurrected, no id given twice", async () => {
     const dataDir = tempDir();
     const key = "kill-nine-key-1";
