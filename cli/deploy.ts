@@ -27,12 +27,12 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
   // SSH on: the instances' ssh_host/ssh_port answer, with the demo key registered on the account.
   const emulator = await startEmulator({ contention: options.contention, lifecycle: { provisioningMs: 500, loadingMs: 1500 }, ssh: true });
   console.log(`Emulator listening on ${emulator.url}; SSH on 127.0.0.1 only`);
-  const key = demoKey();
-  registerOnSeededAccount(emulator, key);
   const before = holdingsOf(emulator.marketplace, emulator.marketplace.seededUser.id);
   const stackName = options.stack ?? `deploy-${crypto.randomBytes(3).toString("hex")}`;
   const env = { GPU_RENTAL_API_URL: emulator.url, GPU_RENTAL_API_KEY: emulator.apiKey };
   try {
+    const key = demoKey();
+    registerOnSeededAccount(emulator, key);
     step(`Preparing the Pulumi toolchain and stack ${stackName} (a private local backend)`);
     await withEphemeralStack({ programDir: options.programDir, stackName, env }, async (stack) => {
       const output = { onOutput: (text: string) => process.stdout.write(text), color: "auto" as const };
@@ -40,10 +40,11 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         step("pulumi up");
         await stack.up(output);
         step("Result");
-        for (const [name, { value, secret }] of Object.entries(await stack.outputs())) {
+        const outputs = await stack.outputs();
+        for (const [name, { value, secret }] of Object.entries(outputs)) {
           console.log(`${name}: ${secret ? "[secret]" : typeof value === "string" ? value : JSON.stringify(value)}`);
         }
-        await showSsh(emulator, key, await stack.outputs());
+        await showSsh(emulator, key, outputs);
         const { offersAccepted, offersLostToContention } = emulator.marketplace.stats;
         console.log(`Market: ${offersAccepted} offer(s) accepted, ${offersLostToContention} taken by other tenants first (contention ${options.contention})`);
         if (options.keep) {

@@ -93,7 +93,8 @@ export async function main(argv: string[]): Promise<void> {
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
       throw new UsageError("--api-key must be at least 8 characters of letters, digits, '.', '_' or '-'");
     }
-    const controlToken = values["control-token"] ?? process.env.GPU_RENTAL_CONTROL_TOKEN;
+    // An empty variable (a CI template's default) is no token.
+    const controlToken = values["control-token"] ?? (process.env.GPU_RENTAL_CONTROL_TOKEN || undefined);
     if (controlToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(controlToken)) {
       throw new UsageError("--control-token must be at least 16 printable characters without spaces");
     }
@@ -107,7 +108,7 @@ export async function main(argv: string[]): Promise<void> {
       contention: number(values.contention, "contention", 0, 1),
       lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
       controlApi: !values["no-control"],
-      controlToken: controlToken || undefined,
+      controlToken,
       dataDir: values["data-dir"],
       ssh: !!values.ssh,
     });

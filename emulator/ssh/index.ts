@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { utils } from "ssh2";
 import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../domain/machines";
 import { Marketplace } from "../domain/marketplace";
+import { writeDurably } from "../storage/files";
 import { ed25519KeyPair } from "./keys";
 import { SSH_HOST, SshEndpoints } from "./server";
 
@@ -79,7 +80,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
 
   const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
   const hostPublicKey = hostKey.public;
-  writeWhole(knownHostsFile, `[${SSH_HOST}]:* ${hostPublicKey}\n`);
+  writeDurably(knownHostsFile, `[${SSH_HOST}]:* ${hostPublicKey}\n`);
   return {
     machines,
     sandboxes,
@@ -107,7 +108,7 @@ export function loadOrMakeKey(file: string): { private: string; public: string }
     fs.writeFileSync(temporary, made.private, { mode: 0o600 });
     try {
       fs.linkSync(temporary, file);
-      writeWhole(`${file}.pub`, `${made.public}\n`);
+      writeDurably(`${file}.pub`, `${made.public}\n`);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     } finally {
@@ -118,11 +119,4 @@ export function loadOrMakeKey(file: string): { private: string; public: string }
   const parsed = utils.parseKey(privateKey);
   if (parsed instanceof Error || Array.isArray(parsed)) throw new Error(`${file} is not an OpenSSH private key: ${parsed instanceof Error ? parsed.message : "several keys"}`);
   return { private: privateKey, public: `${parsed.type} ${parsed.getPublicSSH().toString("base64")}` };
-}
-
-/** Writes whole or not at all: a reader never sees half a file. */
-function writeWhole(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, text, { mode: 0o644 });
-  fs.renameSync(temporary, file);
 }

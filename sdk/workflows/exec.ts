@@ -80,6 +80,8 @@ export interface WaitForSshOptions extends SshOptions {
  */
 export async function waitForSsh(target: SshTarget, options: WaitForSshOptions): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  // Before the first try: an instance without an SSH endpoint will not grow one while this waits.
+  const where = describe(target, options);
   for (;;) {
     const remaining = deadline - Date.now();
     try {
@@ -88,7 +90,7 @@ export async function waitForSsh(target: SshTarget, options: WaitForSshOptions):
       throw new SshError(`logged in, but \`true\` exited with ${result.exitCode ?? result.signal}: ${result.stderr.trim()}`);
     } catch (error) {
       if (Date.now() + (options.intervalMs ?? 1_000) >= deadline) {
-        throw new SshError(`${describe(target, options)} did not take an SSH login within ${(options.timeoutMs ?? 300_000) / 1000} s: ${(error as Error).message}`);
+        throw new SshError(`${where} did not take an SSH login within ${(options.timeoutMs ?? 300_000) / 1000} s: ${(error as Error).message}`);
       }
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
