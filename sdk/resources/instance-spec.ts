@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { offerMatches } from "../offer-match";
+import { offerMatches } from "../filter-predicate";
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, FieldFilter, Order, Runtype, TargetState } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria } from "../workflows/rent";
