@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { notFound } from "../domain/errors";
-import { instanceView } from "../domain/instances";
+import { instanceView } from "./views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, parse } from "./routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
