@@ -18,7 +18,7 @@ export class InvalidFilter extends Error {
 }
 
 /** "Texas, US" → "US"; a bare code stays as it is. */
-export function countryCode(location: string): string {
+function countryCode(location: string): string {
   return location.split(",").pop()!.trim();
 }
 
