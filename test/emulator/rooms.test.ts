@@ -66,3 +66,18 @@ describe("the emulator's domain holds state and rules only", () => {
     expect(offences(name, 'import { Offer } from "../../sdk/schemas";\nimport { badRequest } from "./errors";')).toEqual([]);
   });
 });
+
+describe("the CLI reaches the emulator through its public API", () => {
+  it("imports emulator/index.ts only, never a module inside the emulator", () => {
+    const cli = sources(path.join(ROOT, "cli")).map((file) => ({ name: path.relative(ROOT, file), text: fs.readFileSync(file, "utf8") }));
+    const inside = cli.flatMap(({ name, text }) =>
+      importsOf(text)
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => path.relative(ROOT, path.resolve(ROOT, path.dirname(name), spec)))
+        .filter((target) => target.startsWith(`emulator${path.sep}`))
+        .map((target) => `${name} imports ${target}`),
+    );
+    expect(cli.some(({ text }) => importsOf(text).includes("../emulator"))).toBe(true);
+    expect(inside).toEqual([]);
+  });
+});
