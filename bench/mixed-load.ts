@@ -74,7 +74,7 @@ export async function mixedLoad(
     const created = await counted("instance create", () => client.createInstance(offer.id, { image: "pytorch/pytorch", disk: 16, label: `load-${worker}` }));
     if (created) {
       await counted("instance label", () => client.updateInstance(created.new_contract, { label: `load-${worker}-${n}` }));
-      await counted("instance list", () => client.listInstances());
+      await counted("instance list", () => client.instances.list());
       await counted("instance destroy", () => client.destroyInstance(created.new_contract));
     }
     const template = await counted("template create", () => createTemplate(client, { name: `load-${worker}-${n}`, image: "ubuntu:22.04", env: "-e A=1", onstart: "echo hi", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" }));

@@ -17,7 +17,8 @@ import {
   CreateInstanceResponse,
   FieldFilter,
   Instance,
-  InstanceListResponse,
+  InstanceOrder,
+  InstancePageResponse,
   InstanceResponse,
   Offer,
   OfferSearchResponse,
@@ -30,6 +31,7 @@ import {
 import {
   BadRequestError,
   GpuRentalError,
+  ListingError,
   NetworkError,
   NotFoundError,
   RateLimitedError,
@@ -73,6 +75,22 @@ export interface OfferQuery {
   allocatedStorage?: number;
 }
 
+/**
+ * An instance listing: `select_filters` in the operators of offer search, over the fields the service lists by
+ * (`{ label: { eq: "x" } }`; emulator/domain/instances.ts INSTANCE_FIELDS), so the service narrows the rows.
+ */
+export interface InstanceQuery {
+  filters?: Record<string, FieldFilter>;
+  /** Default: by id, ascending (a stable order while paging). */
+  order?: InstanceOrder;
+}
+
+/** Rows a page of `GET /api/v1/instances/` (the service's most; the public Python client asks for 25). */
+const INSTANCE_PAGE = 25;
+/** A bound on the pages of one listing: a service whose tokens never end must not keep a client forever. */
+const MAX_PAGES = 10_000;
+const INSTANCE_LISTING = "The instance listing (GET /api/v1/instances/)";
+
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 export interface Call<S extends z.ZodType> {
@@ -115,7 +133,7 @@ export class GpuRentalClient {
   /** Instances: `get` answers null for one that does not exist (or is not yours), as for every kind. */
   readonly instances = {
     create: (offerId: number, request: CreateInstanceRequest) => this.createInstance(offerId, request),
-    list: () => this.listInstances(),
+    list: (query?: InstanceQuery) => this.listInstances(query),
     get: (id: number) => this.getInstance(id),
     update: (id: number, change: UpdateInstanceRequest) => this.updateInstance(id, change),
     start: (id: number) => this.updateInstance(id, { state: "running" }),
@@ -183,9 +201,37 @@ export class GpuRentalClient {
     });
   }
 
-  async listInstances(): Promise<Instance[]> {
-    const res = await this.call({ method: "GET", path: "/api/v0/instances/", schema: InstanceListResponse });
-    return res.instances;
+  /**
+   * Every instance that matches `query`, page after page (`GET /api/v1/instances/`, following `next_token` to the
+   * end). A page that fails, says `success: false` or cannot be read is a ListingError, never a shorter listing.
+   */
+  async listInstances(query: InstanceQuery = {}): Promise<Instance[]> {
+    const rows: Instance[] = [];
+    const seen = new Set<string>();
+    let token: string | undefined;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const page = await this.instancePage(query, token);
+      rows.push(...page.instances);
+      if (!page.next_token) return rows;
+      if (seen.has(page.next_token)) throw listingError(`its pages come round again (next_token ${JSON.stringify(page.next_token)} twice)`);
+      seen.add(page.next_token);
+      token = page.next_token;
+    }
+    throw listingError(`it has more than ${MAX_PAGES} pages`);
+  }
+
+  private async instancePage(query: InstanceQuery, afterToken: string | undefined): Promise<InstancePageResponse> {
+    const params = new URLSearchParams({
+      select_filters: JSON.stringify(query.filters ?? {}),
+      order_by: JSON.stringify(query.order ?? [{ col: "id", dir: "asc" }]),
+      limit: String(INSTANCE_PAGE),
+      ...(afterToken !== undefined && { after_token: afterToken }),
+    });
+    try {
+      return await this.call({ method: "GET", path: `/api/v1/instances/?${params}`, schema: InstancePageResponse });
+    } catch (error) {
+      throw error instanceof GpuRentalError ? new ListingError(INSTANCE_LISTING, error) : error;
+    }
   }
 
   /** The instance, or null when it does not exist (or is not yours). */
@@ -266,7 +312,8 @@ export class GpuRentalClient {
         request,
       );
     }
-    if (res.status < 200 || res.status >= 300) throw toServiceError(res, request);
+    // `success: false` is a refusal whatever the status (a retired endpoint may answer so with a 200).
+    if (res.status < 200 || res.status >= 300 || declined(res.data)) throw toServiceError(res, request);
     const parsed = call.schema.safeParse(res.data);
     if (!parsed.success) {
       throw new ResponseValidationError(
@@ -290,6 +337,14 @@ function withinDeadline(error: Error, tries: number, deadline: number, deadlineM
 
 function seconds(ms: number): string {
   return `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
+}
+
+function declined(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { success?: unknown }).success === false;
+}
+
+function listingError(why: string): ListingError {
+  return new ListingError(INSTANCE_LISTING, new ResponseValidationError(why));
 }
 
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {

@@ -59,6 +59,28 @@ export class ConfigurationError extends GpuRentalError {
 }
 
 /**
+ * A listing that failed, answered `success: false` (at any status, 200 included) or could not be read. It is
+ * never taken for an empty listing: what the account holds is unknown, so nothing may be rented again, swept
+ * or totalled on it. `cause` is the error of the failed page.
+ */
+export class ListingError extends GpuRentalError {
+  override name = "ListingError";
+  constructor(
+    /** What was listed, and where: `the instance listing (GET /api/v1/instances/)`. */
+    readonly listing: string,
+    override readonly cause: GpuRentalError,
+  ) {
+    super(
+      `${listing} failed: ${cause.message}. What the account holds is unknown: this is not an empty listing.`,
+      cause.status,
+      cause.code,
+      cause.serviceMessage,
+      cause.request,
+    );
+  }
+}
+
+/**
  * 429s that a quick retry cannot clear: a locked 2FA method, an hourly SMS quota, a capped phone number. The
  * caller has to wait or change something, so they are reported at once.
  */

@@ -2,7 +2,7 @@ import type { GpuRentalClient } from "../client";
 import { createApiKey, deleteApiKey, listApiKeys } from "../apikeys";
 import { CreateApiKeyRequest, Volume } from "../schemas";
 import { createNetworkVolume, listVolumes } from "../volumes";
-import { Creation, createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
+import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
 type CreatedKey = Awaited<ReturnType<typeof createApiKey>>;
@@ -22,7 +22,7 @@ export async function createNetworkVolumeOnce(
   request: { offerId: number; size: number; name?: string },
   options: CreateOptions = {},
 ): Promise<{ volume: Volume; token: string }> {
-  return untilMade(options, async () => {
+  return untilMade(options, "network volume creation (PUT /api/v0/network_volumes/)", async () => {
     const created = await createOnce(
       {
         what: `A ${request.size} GB network volume on offer ${request.offerId}`,
@@ -44,7 +44,7 @@ export async function createApiKeyOnce(
   request: CreateApiKeyRequest,
   options: CreateOptions = {},
 ): Promise<{ created: CreatedKey; token: string }> {
-  return untilMade(options, async () => {
+  return untilMade(options, "API key creation (POST /api/v0/auth/apikeys/)", async () => {
     const creation: Creation<CreatedKey, { id: number }> = {
       what: `API key ${JSON.stringify(request.name ?? "")}`,
       send: (token) => createApiKey(client, { ...request, name: nameWithToken(request.name, token) }),
@@ -57,14 +57,19 @@ export async function createApiKeyOnce(
   });
 }
 
-/** Runs `attempt` again while it certainly made nothing (a NotCreatedError), within the time budget. */
-async function untilMade<T>(options: CreateOptions, attempt: () => Promise<T>): Promise<T> {
+/**
+ * Runs `attempt` again while it certainly made nothing (a NotCreatedError), within the time budget; a service
+ * that keeps failing for the failure budget ends it sooner (ServiceFailingError).
+ */
+async function untilMade<T>(options: CreateOptions, what: string, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
+  const failing = new FailureBudget(options, what);
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
+      failing.failed(`try ${tries}`, error.failure ?? error);
       await retryPause(tries);
     }
   }

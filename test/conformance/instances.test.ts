@@ -42,8 +42,8 @@ describe("instances", () => {
       const res = await create({ image: "ubuntu:22.04" });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, new_contract: expect.any(Number), instance_api_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
-      const list = (await call("GET", "/api/v0/instances/")).body;
-      expect(list.instances_found).toBe(1);
+      const list = (await call("GET", "/api/v1/instances/")).body;
+      expect(list.total_instances).toBe(1);
       expect(list.instances[0].id).toBe(res.body.new_contract);
     });
 
@@ -245,7 +245,7 @@ describe("instances", () => {
         advance(wait);
         expect(await call("DELETE", `/api/v0/instances/${id}/`, {})).toMatchObject({ status: 200, body: { success: true } });
         expect(await call("GET", `/api/v0/instances/${id}/`)).toMatchObject({ status: 200, body: { instances: null } });
-        expect((await call("GET", "/api/v0/instances/")).body.instances.some((i: any) => i.id === id)).toBe(false);
+        expect((await call("GET", "/api/v1/instances/")).body.instances.some((i: any) => i.id === id)).toBe(false);
       }
     });
 
@@ -313,7 +313,7 @@ describe("instances", () => {
       const other = await created({ image: "ubuntu" });
       expect((await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key, body: { state: "stopped" } })).status).toBe(200);
       expect((await http(emu.url, "PUT", `/api/v0/instances/${other}/`, { key, body: { state: "stopped" } })).status).toBe(403);
-      expect((await http(emu.url, "GET", "/api/v0/instances/", { key })).status).toBe(403);
+      expect((await http(emu.url, "GET", "/api/v1/instances/", { key })).status).toBe(403);
       expect((await http(emu.url, "DELETE", `/api/v0/instances/${id}/`, { key, body: {} })).status).toBe(200);
     });
   });
@@ -398,6 +398,44 @@ describe("emulator state", () => {
       const client = emu.client();
       await client.createInstance((await client.searchOffers({ limit: 1 }))[0].id, { image: "ubuntu" });
       expect((await http(emu.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1499);
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
+/** emulator/INSTANCES.md, "The live service's moves": one test per row, the move and its switch back. */
+describe("the live service's moves", () => {
+  const DEPRECATED = { success: false, error: "deprecated_endpoint", msg: "/api/v0/instances/ is deprecated. Use /api/v1/instances/ instead." };
+
+  it("GET /api/v0/instances/ answers the deprecation, with or without ?owner=me; legacyInstanceListing serves the old listing", async () => {
+    const live = await emulator();
+    const legacy = await emulator({ legacyInstanceListing: true });
+    try {
+      for (const emu of [live, legacy]) {
+        const [offer] = (await http(emu.url, "POST", "/api/v0/bundles/", { key: emu.apiKey, body: { limit: 1 } })).body.offers;
+        expect((await http(emu.url, "PUT", `/api/v0/asks/${offer.id}/`, { key: emu.apiKey, body: { image: "x" } })).status).toBe(200);
+      }
+      for (const path of ["/api/v0/instances/", "/api/v0/instances/?owner=me", "/api/v0/instances"]) {
+        const res = await http(live.url, "GET", path, { key: live.apiKey });
+        expect({ status: res.status, body: res.body, type: res.headers.get("content-type") }).toEqual({ status: 410, body: DEPRECATED, type: "application/json" });
+        expect(await http(legacy.url, "GET", path, { key: legacy.apiKey })).toMatchObject({ status: 200, body: { instances_found: 1, instances: [expect.any(Object)] } });
+      }
+      // The v1 listing and the single-instance read did not move.
+      expect((await http(live.url, "GET", "/api/v1/instances/", { key: live.apiKey })).body).toMatchObject({ total_instances: 1 });
+    } finally {
+      await live.close();
+      await legacy.close();
+    }
+  });
+
+  it("a fault answers the deprecation body at any status, 200 included", async () => {
+    const emu = await emulator();
+    try {
+      emu.faults.add({ path: "/api/v1/instances/", kind: "deprecated", status: 200, times: 1 });
+      const res = await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey });
+      expect(res).toMatchObject({ status: 200, body: { success: false, error: "deprecated_endpoint", msg: "/api/v1/instances/ is deprecated." } });
+      expect((await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey })).body).toMatchObject({ instances: [] });
     } finally {
       await emu.close();
     }

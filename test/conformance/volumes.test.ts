@@ -177,7 +177,7 @@ describe("volumes", () => {
         expect(res).toMatchObject({ status: 400, body: { error: "no_such_volume", msg: expect.stringMatching(/not yours/) } });
       }
       expect((await instanceOffer()).id).toBe(offer.id);
-      expect((await call("GET", "/api/v0/instances/")).body.instances).toHaveLength(0);
+      expect((await call("GET", "/api/v1/instances/")).body.instances).toHaveLength(0);
     });
 
     it("creates a local volume on the instance's own offer; it links again only on that machine", async () => {

@@ -84,7 +84,7 @@ describe("root stack through the real engine", () => {
     expect(preview).not.toMatch(/to replace/);
     await stack.ok("up", "--yes");
     expect(emu.marketplace.instances.all().find((i) => i.id === instance.id)!.label).toBe("e2e-renamed");
-    await client.destroyInstance((await client.listInstances()).find((i) => i.image_uuid === "someone-else")!.id);
+    await client.destroyInstance((await client.instances.list()).find((i) => i.image_uuid === "someone-else")!.id);
   });
 
   it("destroy leaves zero instances in the emulator", async () => {

@@ -105,7 +105,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     expect(first.readerKey).toBe("[secret]");
     const key = JSON.parse(await stack.ok("stack", "output", "readerKey", "--show-secrets", "--json"));
     const reader = new GpuRentalClient({ apiUrl: emu.url, apiKey: key, retries: 0 });
-    expect((await reader.listInstances()).map((i) => i.id)).toEqual([first.instanceId]);
+    expect((await reader.instances.list()).map((i) => i.id)).toEqual([first.instanceId]);
     await expect(reader.currentUser()).rejects.toThrow(/403|401/);
     expect(stack.stateText()).not.toContain(key);
     // Only ciphertexts in state: the key (an output), the registry token (an input and an output).

@@ -109,13 +109,13 @@ describe("--data-dir", () => {
     }
     expect(failed).toBe(true);
     await client.createInstance(b.id, { image: "x", label: "saved" });
-    const held = (await client.listInstances()).map((i) => i.label).sort();
+    const held = (await client.instances.list()).map((i) => i.label).sort();
     // The folder as a crash would leave it now (a clean stop would write a whole snapshot and hide the fault).
     const crashed = tempDir();
     fs.cpSync(dataDir, crashed, { recursive: true, filter: (file) => !fs.statSync(file).isSocket() });
     await first.close();
     const second = await startEmulator({ dataDir: crashed });
-    const after = (await new GpuRentalClient({ apiUrl: second.url, apiKey: second.apiKey }).listInstances()).map((i) => i.label).sort();
+    const after = (await new GpuRentalClient({ apiUrl: second.url, apiKey: second.apiKey }).instances.list()).map((i) => i.label).sort();
     expect(after).toEqual(held);
     await second.close();
   });
@@ -132,7 +132,7 @@ describe("--data-dir", () => {
     for (let round = 0; round < 5; round++) {
       const emulator = await cliEmulator(args);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key, retries: 0 });
-      const surviving = new Map((await client.listInstances()).map((i) => [i.id, i.label]));
+      const surviving = new Map((await client.instances.list()).map((i) => [i.id, i.label]));
       for (const [id, label] of alive) expect({ id, label: surviving.get(id) }).toEqual({ id, label });
       for (const id of destroyed) expect({ id, resurrected: surviving.has(id) }).toEqual({ id, resurrected: false });
       const offers = (await client.searchOffers({ limit: 300 })).map((o) => o.id);
@@ -170,7 +170,7 @@ describe("--data-dir", () => {
     }
     expect(reused).toEqual([]);
     const last = await cliEmulator(args);
-    const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).listInstances()).map((i) => [i.id, i.label]));
+    const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).instances.list()).map((i) => [i.id, i.label]));
     for (const [id, label] of alive) expect(final.get(id)).toBe(label);
     for (const id of destroyed) expect(final.has(id)).toBe(false);
     console.log(`5 SIGKILLs under 8 writers: ${everCreated.size} creations and ${destroyed.size} destroys acknowledged, 0 lost, 0 resurrected, no id reused`);
@@ -195,7 +195,7 @@ describe("--data-dir", () => {
     const lines = fs.readFileSync(journal(torn), "utf8");
     fs.writeFileSync(journal(torn), lines.slice(0, lines.length - 30));
     const after = await startEmulator({ dataDir: torn, apiKey: "damage-key-1", clock: new Clock("frozen") });
-    expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).listInstances()).map((i) => i.label)).toEqual(["one"]);
+    expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).instances.list()).map((i) => i.label)).toEqual(["one"]);
     await after.close();
 
     const damages: [string, (dir: string) => void, RegExp][] = [

@@ -13,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(() => emu.close());
 
-const instances = async () => (await http(emu.url, "GET", "/api/v0/instances/", { key: emu.apiKey })).body.instances as any[];
+const instances = async () => (await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey })).body.instances as any[];
 const cheapest = async () => (await http(emu.url, "POST", "/api/v0/bundles/", { key: emu.apiKey, body: { order: [["dph_total", "asc"]], limit: 1 } })).body.offers[0];
 
 /** Polls until `check` holds (the emulator's work happens on its own time here: wall-clock latency). */

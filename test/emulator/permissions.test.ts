@@ -116,7 +116,7 @@ it("never shows or touches another user's instances or keys", async () => {
   const { new_contract: id } = await mine.createInstance(offer.id, { image: "x" });
   const myKey = await createApiKey(mine, { name: "mine" });
 
-  expect((await http(emu.url, "GET", "/api/v0/instances/", { key: otherKey })).body).toEqual({ instances_found: 0, instances: [] });
+  expect((await http(emu.url, "GET", "/api/v1/instances/", { key: otherKey })).body).toMatchObject({ total_instances: 0, instances: [] });
   expect((await http(emu.url, "GET", `/api/v0/instances/${id}/`, { key: otherKey })).body).toEqual({ instances: null });
   for (const [method, body] of [["PUT", { state: "stopped" }], ["DELETE", {}]] as const) {
     expect((await http(emu.url, method, `/api/v0/instances/${id}/`, { key: otherKey, body })).status).toBe(404);

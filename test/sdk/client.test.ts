@@ -1,6 +1,7 @@
 import {
   BadRequestError,
   GpuRentalClient,
+  ListingError,
   NetworkError,
   OfferUnavailableError,
   RateLimitedError,
@@ -83,7 +84,7 @@ describe("instances", () => {
     expect(await client.searchOffers({ filters: { id: { eq: offer.id } } })).toEqual([]);
 
     const id = created.new_contract;
-    const listed = await client.listInstances();
+    const listed = await client.instances.list();
     expect(listed.map((i) => i.id)).toContain(id);
     let instance = await client.getInstance(id);
     expect(instance).toMatchObject({ id, actual_status: null, label: "a", gpu_name: offer.gpu_name, ssh_port: expect.any(Number) });
@@ -98,7 +99,7 @@ describe("instances", () => {
 
     await client.destroyInstance(id);
     expect(await client.getInstance(id)).toBeNull();
-    expect((await client.listInstances()).map((i) => i.id)).not.toContain(id);
+    expect((await client.instances.list()).map((i) => i.id)).not.toContain(id);
     expect(await client.searchOffers({ filters: { id: { eq: offer.id } } })).toHaveLength(1);
   });
 
@@ -144,10 +145,12 @@ describe("retries", () => {
   });
 
   it("gives up after the retry budget with the last error", async () => {
-    emu.faults.add({ path: "/api/v0/instances/", kind: "status", status: 502, times: 10 });
+    emu.faults.add({ path: "/api/v1/instances/", kind: "status", status: 502, times: 10 });
     const retries: RetryEvent[] = [];
-    const error = await emu.client({ retries: 2, onRetry: (e) => retries.push(e) }).listInstances().catch((e) => e);
-    expect(error).toBeInstanceOf(ServerError);
+    const error = await emu.client({ retries: 2, onRetry: (e) => retries.push(e) }).instances.list().catch((e) => e);
+    // A listing that fails is a ListingError (never an empty listing), carrying the last error.
+    expect(error).toBeInstanceOf(ListingError);
+    expect(error.cause).toBeInstanceOf(ServerError);
     expect(error.status).toBe(502);
     expect(retries).toHaveLength(2);
     expect(emu.faults.list()[0].times).toBe(7);

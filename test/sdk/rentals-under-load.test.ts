@@ -100,7 +100,7 @@ describe("rentals at once in one process", () => {
     const rentals = fulfilled(results);
     expect(rejected(results)).toEqual([]);
     expect(rentals).toHaveLength(200);
-    const held = await client.listInstances();
+    const held = await client.instances.list();
     expect(held).toHaveLength(200);
     expect(new Set(rentals.map((r) => r.instanceId)).size).toBe(200);
     expect(new Set(held.map(tokenOfInstance))).toEqual(new Set(rentals.map((r) => r.token)));
@@ -172,7 +172,7 @@ describe("rentFleet", () => {
     const fleet = await rentFleet(client, 6, { filters: { num_gpus: { gte: 1 } } }, { image: "x", label: "fleet" });
     expect(fleet.failures).toEqual([]);
     expect(new Set(fleet.rented.map((r) => r.offer.id)).size).toBe(6);
-    expect((await client.listInstances()).filter((i) => i.label === "fleet")).toHaveLength(6);
+    expect((await client.instances.list()).filter((i) => i.label === "fleet")).toHaveLength(6);
     await sweep(client, { label: "fleet" });
   });
 
@@ -184,7 +184,7 @@ describe("rentFleet", () => {
     expect(error).toBeInstanceOf(FleetRentError);
     expect(error.destroyed).toHaveLength(2);
     expect(error.message).toMatch(/1 rental\(s\) failed .* destroyed again/);
-    expect(await client.listInstances()).toEqual([]);
+    expect(await client.instances.list()).toEqual([]);
     const partial = await rentFleet(client, 3, criteria, { image: "x" }, { deadlineMs: 2_000, allOrNothing: false });
     expect(partial.rented).toHaveLength(2);
     expect(partial.failures).toHaveLength(1);
@@ -208,11 +208,11 @@ describe("sweep", () => {
       expect(dry.instances.map((i) => i.id)).toEqual([crashed.instanceId]);
       expect(dry.volumes.map((v) => v.id)).toEqual([volume.id]);
       expect(dry.apiKeys).toHaveLength(1);
-      expect(await client.listInstances()).toHaveLength(2);
+      expect(await client.instances.list()).toHaveLength(2);
 
       const swept = await sweep(client, { tokenPrefix: "nightly" });
       expect(swept).toEqual({ ...dry, dryRun: false });
-      expect((await client.listInstances()).map((i) => i.id)).toEqual([kept.instanceId]);
+      expect((await client.instances.list()).map((i) => i.id)).toEqual([kept.instanceId]);
       expect(await listVolumes(client, "network_volume")).toEqual([]);
       expect(await listApiKeys(client)).toHaveLength(keysBefore - 1);
       await expect(sweep(client, {})).rejects.toThrow(/never sweeps everything/);
