@@ -7,17 +7,39 @@ export interface RequestInfo {
   path: string;
 }
 
+/** What an error knows beyond its message: one object, so no argument is ever a placeholder. */
+export interface ErrorDetails {
+  /** The HTTP status of the answer. */
+  status?: number;
+  /** The service's `error` code (`no_such_ask`, `invalid_args`, ...). */
+  code?: string;
+  /** The service's `msg`, as it sent it. */
+  serviceMessage?: string;
+  /** The request that failed. */
+  request?: RequestInfo;
+  /** The error this one stands for. */
+  cause?: unknown;
+}
+
 export class GpuRentalError extends Error {
   override name = "GpuRentalError";
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly code?: string,
-    readonly serviceMessage?: string,
-    readonly request?: RequestInfo,
-  ) {
-    super(message);
+  readonly status?: number;
+  readonly code?: string;
+  readonly serviceMessage?: string;
+  readonly request?: RequestInfo;
+
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.code = details.code;
+    this.serviceMessage = details.serviceMessage;
+    this.request = details.request;
   }
+}
+
+/** The service's part of an error (status, `error`, `msg`, request), for an error that stands for it. */
+export function serviceDetails(error: GpuRentalError | undefined): ErrorDetails {
+  return error ? { status: error.status, code: error.code, serviceMessage: error.serviceMessage, request: error.request, cause: error } : {};
 }
 
 /** 400: the request was refused as invalid (`invalid_args`, `invalid_price`, `bad_request`, ...). */
@@ -70,13 +92,7 @@ export class ListingError extends GpuRentalError {
     readonly listing: string,
     override readonly cause: GpuRentalError,
   ) {
-    super(
-      `${listing} failed: ${cause.message}. What the account holds is unknown: this is not an empty listing.`,
-      cause.status,
-      cause.code,
-      cause.serviceMessage,
-      cause.request,
-    );
+    super(`${listing} failed: ${cause.message}. What the account holds is unknown: this is not an empty listing.`, serviceDetails(cause));
   }
 }
 

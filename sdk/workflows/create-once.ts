@@ -1,4 +1,4 @@
-import { GpuRentalError, NetworkError, ServerError } from "../errors";
+import { GpuRentalError, NetworkError, ServerError, serviceDetails } from "../errors";
 import { newToken } from "./tokens";
 
 export interface CreationOptions {
@@ -31,7 +31,7 @@ export class ServiceFailingError extends GpuRentalError {
     readonly tried: string[],
     readonly failure: GpuRentalError,
   ) {
-    super(message, failure.status, failure.code, failure.serviceMessage, failure.request);
+    super(message, serviceDetails(failure));
   }
 }
 
@@ -97,7 +97,7 @@ export class NotCreatedError extends GpuRentalError {
     readonly token: string,
     readonly failure?: GpuRentalError,
   ) {
-    super(message, failure?.status, failure?.code, failure?.serviceMessage, failure?.request);
+    super(message, serviceDetails(failure));
   }
 }
 

@@ -137,7 +137,7 @@ class Rental {
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
       const searchedAt = Date.now();
-      const candidates = await this.client.searchOffers(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
+      const candidates = await this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
       if (candidates.length === 0) {
         const othersAccepting = acceptingOffers(this.client.apiUrl).length > 0;
         if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
@@ -169,7 +169,7 @@ class Rental {
         const created = await createOnce(
           {
             what: `An instance on offer ${offer.id}`,
-            send: (token) => this.client.createInstance(offer.id, this.tokenRequest(offer, token)),
+            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token)),
             // The listing cannot filter on `extra_env` (the service lists by the fields of INSTANCE_FIELDS in
             // emulator/domain/instances.ts, not the environment): every page is read. A failed listing throws.
             find: async (token) => (await this.client.instances.list()).find((i) => tokenOfInstance(i) === token) ?? null,
@@ -213,7 +213,7 @@ class Rental {
   }
 
   private async stillFree(offer: Offer): Promise<boolean> {
-    const [found] = await this.client.searchOffers(offerQuery({ ...this.criteria, offerId: offer.id }));
+    const [found] = await this.client.offers.search(offerQuery({ ...this.criteria, offerId: offer.id }));
     if (found) return true;
     this.gone.add(offer.id);
     this.record(offer, "vanished", "taken while the service was failing");

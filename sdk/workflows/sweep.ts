@@ -1,8 +1,6 @@
 import type { GpuRentalClient } from "../client";
-import { deleteApiKey, listApiKeys } from "../apikeys";
 import { ConfigurationError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
-import { deleteVolume, listVolumes } from "../volumes";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
 
 export interface SweepOptions {
@@ -42,8 +40,8 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   const byLabelOnly = !!options.label && !options.tokenPrefix && !options.tokens?.length;
   const listed = await client.instances.list(byLabelOnly ? { filters: { label: { eq: options.label! } } } : {});
   const instances = listed.filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
-  const volumes = (await listVolumes(client, "all_volume")).filter((v) => matches(tokenOfVolume(v)));
-  const apiKeys = (await listApiKeys(client)).filter((k) => matches(tokenOfApiKey(k)));
+  const volumes = (await client.volumes.list("all_volume")).filter((v) => matches(tokenOfVolume(v)));
+  const apiKeys = (await client.apiKeys.list()).filter((k) => matches(tokenOfApiKey(k)));
   const report: SweepReport = {
     dryRun: !!options.dryRun,
     instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
@@ -52,7 +50,7 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   };
   if (options.dryRun) return report;
   for (const { id } of report.instances) await deletedOrGone(() => client.instances.destroy(id));
-  for (const { id } of report.volumes) await deletedOrGone(() => deleteVolume(client, id));
-  for (const { id } of report.apiKeys) await deletedOrGone(() => deleteApiKey(client, id));
+  for (const { id } of report.volumes) await deletedOrGone(() => client.volumes.delete(id));
+  for (const { id } of report.apiKeys) await deletedOrGone(() => client.apiKeys.delete(id));
   return report;
 }

@@ -3,7 +3,6 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, Marketplace } from "../../emulator";
 import { instanceView } from "../../emulator/domain/instances";
-import { createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const PROVISIONING = 2_000;
@@ -324,11 +323,11 @@ describe("persistence of market, instances, templates and volumes", () => {
     const emu = await emulator();
     try {
       const client = emu.client();
-      const template = await createTemplate(client, { name: "t", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
-      const [volumeOffer] = await searchNetworkVolumeOffers(client, { limit: 1 });
-      const volume = await createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 10 });
-      const [offer] = await client.searchOffers({ limit: 1 });
-      const { new_contract } = await client.createInstance(offer.id, {
+      const template = await client.templates.create({ name: "t", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+      const [volumeOffer] = await client.volumes.searchNetworkOffers({ limit: 1 });
+      const volume = await client.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 10 });
+      const [offer] = await client.offers.search({ limit: 1 });
+      const { new_contract } = await client.instances.create(offer.id, {
         template_hash_id: template.hash_id, volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" },
       });
       emu.marketplace.clock.advance(PROVISIONING);
@@ -363,8 +362,8 @@ describe("persistence of market, instances, templates and volumes", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-market-"));
     try {
       const emu = await emulator({ dataDir, offers: 2000 });
-      const offerId = (await emu.client().searchOffers({ limit: 1 }))[0].id;
-      const { new_contract } = await emu.client().createInstance(offerId, { image: "ubuntu" });
+      const offerId = (await emu.client().offers.search({ limit: 1 }))[0].id;
+      const { new_contract } = await emu.client().instances.create(offerId, { image: "ubuntu" });
       const market = JSON.parse(JSON.stringify(emu.marketplace.snapshot().parts.market));
       await emu.close();
       expect(market).not.toHaveProperty("offers");
@@ -377,7 +376,7 @@ describe("persistence of market, instances, templates and volumes", () => {
       // The same start again: the offer is still rented, and the state reports the market's size.
       const again = await emulator({ dataDir, offers: 2000 });
       try {
-        expect((await again.client().searchOffers({ filters: { id: { eq: offerId } } }))).toHaveLength(0);
+        expect((await again.client().offers.search({ filters: { id: { eq: offerId } } }))).toHaveLength(0);
         expect((await http(again.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1999);
       } finally {
         await again.close();
@@ -396,7 +395,7 @@ describe("emulator state", () => {
     const emu = await emulator({ offers: 1500 });
     try {
       const client = emu.client();
-      await client.createInstance((await client.searchOffers({ limit: 1 }))[0].id, { image: "ubuntu" });
+      await client.instances.create((await client.offers.search({ limit: 1 }))[0].id, { image: "ubuntu" });
       expect((await http(emu.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1499);
     } finally {
       await emu.close();

@@ -48,7 +48,7 @@ describe("API key resource over HTTP", () => {
     expect(outs.key!.startsWith(outs.keyPrefix!)).toBe(true);
     // It works, within its scope only.
     await expect(clientWith(outs.key!).instances.list()).resolves.toEqual([]);
-    await expect(clientWith(outs.key!).currentUser()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(clientWith(outs.key!).users.current()).rejects.toBeInstanceOf(UnauthorizedError);
 
     // The value is never shown again: a read keeps the one in state.
     expect(await readApiKeyState(id, outs, options())).toMatchObject({ keyId: Number(id), key: outs.key, keyPrefix: outs.keyPrefix });
