@@ -1,14 +1,4 @@
-import {
-  createApiKey,
-  createNetworkVolume,
-  createTemplate,
-  deleteApiKey,
-  deleteTemplate,
-  deleteVolume,
-  GpuRentalClient,
-  searchNetworkVolumeOffers,
-  searchTemplates,
-} from "../sdk";
+import { GpuRentalClient } from "../sdk";
 
 /** What an emulator process reports of its memory (`GET /_emulator/state`), in MiB. */
 export interface Memory {
@@ -49,8 +39,8 @@ export async function mixedLoad(
   options: { seconds: number; workers: number; onProgress?: (elapsed: number, calls: number) => void },
 ): Promise<MixedLoadResult> {
   const client = new GpuRentalClient({ apiUrl: url, apiKey });
-  const offers = await client.searchOffers({ order: [["dph_total", "asc"]], limit: options.workers });
-  const volumeOffers = await searchNetworkVolumeOffers(client);
+  const offers = await client.offers.search({ order: [["dph_total", "asc"]], limit: options.workers });
+  const volumeOffers = await client.volumes.searchNetworkOffers();
   const calls: Record<string, number> = {};
   const firstErrors: string[] = [];
   let errors = 0;
@@ -70,21 +60,21 @@ export async function mixedLoad(
   const progress = setInterval(() => options.onProgress?.((Date.now() - started) / 1000, total(calls)), 5000);
   const round = async (worker: number, n: number) => {
     const offer = offers[worker % offers.length];
-    await counted("offer search", () => client.searchOffers({ filters: { num_gpus: { gte: 1 }, dph_total: { lte: 5 } }, order: [["dph_total", "asc"]], limit: 64 }));
-    const created = await counted("instance create", () => client.createInstance(offer.id, { image: "pytorch/pytorch", disk: 16, label: `load-${worker}` }));
+    await counted("offer search", () => client.offers.search({ filters: { num_gpus: { gte: 1 }, dph_total: { lte: 5 } }, order: [["dph_total", "asc"]], limit: 64 }));
+    const created = await counted("instance create", () => client.instances.create(offer.id, { image: "pytorch/pytorch", disk: 16, label: `load-${worker}` }));
     if (created) {
-      await counted("instance label", () => client.updateInstance(created.new_contract, { label: `load-${worker}-${n}` }));
-      await counted("instance list", () => client.listInstances());
-      await counted("instance destroy", () => client.destroyInstance(created.new_contract));
+      await counted("instance label", () => client.instances.update(created.new_contract, { label: `load-${worker}-${n}` }));
+      await counted("instance list", () => client.instances.list());
+      await counted("instance destroy", () => client.instances.destroy(created.new_contract));
     }
-    const template = await counted("template create", () => createTemplate(client, { name: `load-${worker}-${n}`, image: "ubuntu:22.04", env: "-e A=1", onstart: "echo hi", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" }));
-    await counted("template search", () => searchTemplates(client, { name: { eq: `load-${worker}-${n}` } }));
-    if (template) await counted("template delete", () => deleteTemplate(client, { id: template.id }));
+    const template = await counted("template create", () => client.templates.create({ name: `load-${worker}-${n}`, image: "ubuntu:22.04", env: "-e A=1", onstart: "echo hi", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" }));
+    await counted("template search", () => client.templates.search({ name: { eq: `load-${worker}-${n}` } }));
+    if (template) await counted("template delete", () => client.templates.delete({ id: template.id }));
     const volumeOffer = volumeOffers[(worker + n) % volumeOffers.length];
-    const volume = volumeOffer && (await counted("volume create", () => createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 10, name: `load-${worker}` })));
-    if (volume) await counted("volume delete", () => deleteVolume(client, volume.id));
-    const key = await counted("api key create", () => createApiKey(client, { name: `load-${worker}-${n}` }));
-    if (key) await counted("api key delete", () => deleteApiKey(client, key.id));
+    const volume = volumeOffer && (await counted("volume create", () => client.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 10, name: `load-${worker}` })));
+    if (volume) await counted("volume delete", () => client.volumes.delete(volume.id));
+    const key = await counted("api key create", () => client.apiKeys.create({ name: `load-${worker}-${n}` }));
+    if (key) await counted("api key delete", () => client.apiKeys.delete(key.id));
   };
   try {
     await Promise.all(

@@ -28,7 +28,7 @@ const ours: Waiter = async (client, id, clock, onPoll) => {
 const backoff: Waiter = async (client, id, clock, onPoll) => {
   for (let delay = 1_000; ; delay = Math.min(delay * 1.5, 30_000)) {
     await clock.sleep(delay);
-    const instance = await client.getInstance(id);
+    const instance = await client.instances.get(id);
     onPoll();
     if (instance && hasReached(instance, "running")) return;
   }
@@ -66,7 +66,7 @@ async function measure(waiter: Waiter, bootMs: number): Promise<Figures> {
       await waiter(client, instanceId, waitClock, () => requests++);
       late.push(clock.now() - (created + boot));
       waitedMs += clock.now() - started;
-      await client.destroyInstance(instanceId);
+      await client.instances.destroy(instanceId);
     }
   } finally {
     await emu.close();

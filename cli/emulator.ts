@@ -10,6 +10,7 @@ export async function runEmulatorCommand(options: EmulatorOptions): Promise<void
   printConnection(emulator);
   const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
   console.log("Control API: %s (Ctrl-C stops the emulator)", control);
+  if (options.legacyInstanceListing) console.log("GET /api/v0/instances/ answers as before the live service retired it (--legacy-instance-listing)");
   const reason = await Promise.race([untilSignal(), untilOrphaned()]);
   if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
   await emulator.close();

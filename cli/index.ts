@@ -23,6 +23,9 @@ Commands:
              --ssh               serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder
                                  and an SSH endpoint on 127.0.0.1 (its ssh_host/ssh_port) that takes the keys
                                  registered on the account (POST /api/v0/ssh/); onstart runs there at boot
+             --legacy-instance-listing   serve the retired GET /api/v0/instances/ as it answered before the live
+                                 service retired it (old scripts); also GPU_RENTAL_LEGACY_INSTANCE_LISTING=1.
+                                 Without it, it answers the live service's deprecation (emulator/INSTANCES.md)
   test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
              second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
              failure, with a report of each step.
@@ -88,6 +91,7 @@ export async function main(argv: string[]): Promise<void> {
         port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
         contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
         "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" }, "control-token": { type: "string" },
+        "legacy-instance-listing": { type: "boolean" },
       },
     });
     if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
@@ -111,6 +115,7 @@ export async function main(argv: string[]): Promise<void> {
       controlToken,
       dataDir: values["data-dir"],
       ssh: !!values.ssh,
+      legacyInstanceListing: !!values["legacy-instance-listing"] || process.env.GPU_RENTAL_LEGACY_INSTANCE_LISTING === "1",
     });
     return;
   }

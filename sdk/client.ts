@@ -1,34 +1,20 @@
 import axios, { AxiosInstance, AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { z } from "zod";
+import { apiKeysApi } from "./apikeys";
+import { billingApi } from "./billing";
+import type { Call } from "./call";
 import { AccountRef, Connection, resolveConnection } from "./connection";
+import { instancesApi } from "./instances";
+import { offersApi } from "./offers";
 import { proxyOptionFor } from "./proxy";
 import { RequestGate } from "./request-gate";
-import type { OfferFilters } from "./offer-filters";
-import { createApiKey, deleteApiKey, getApiKey, listApiKeys } from "./apikeys";
-import { listInvoices } from "./billing";
-import { addSshKey, attachSshKey, deleteSshKey, listSshKeys } from "./ssh-keys";
-import { createTemplate, deleteTemplate, editTemplate, getTemplate, searchTemplates } from "./templates";
-import { createNetworkVolume, deleteVolume, getVolume, listVolumes, searchLocalVolumeOffers, searchNetworkVolumeOffers } from "./volumes";
+import { describeIssues, ErrorBody, User } from "./schemas";
+import { sshKeysApi } from "./ssh-keys";
+import { templatesApi } from "./templates";
+import { tfaApi } from "./tfa";
+import { volumesApi } from "./volumes";
 import {
-  describeIssues,
-  ErrorBody,
-  CreateInstanceRequest,
-  CreateInstanceResponse,
-  FieldFilter,
-  Instance,
-  InstanceListResponse,
-  InstanceResponse,
-  Offer,
-  OfferSearchResponse,
-  OfferType,
-  Order,
-  SuccessResponse,
-  UpdateInstanceRequest,
-  User,
-} from "./schemas";
-import {
-  BadRequestError,
   GpuRentalError,
   NetworkError,
   NotFoundError,
@@ -38,6 +24,10 @@ import {
   errorForStatus,
   isTransient,
 } from "./errors";
+
+export type { Call, Caller, Method } from "./call";
+export type { OfferQuery } from "./offers";
+export type { InstanceQuery } from "./instances";
 
 export interface RetryEvent {
   request: RequestInfo;
@@ -63,30 +53,6 @@ export interface ClientOptions extends Partial<Connection> {
   onRetry?: (event: RetryEvent) => void;
 }
 
-/** An offer search: field filters plus the reserved keys of `POST /api/v0/bundles/`. */
-export interface OfferQuery {
-  filters?: OfferFilters;
-  order?: Order;
-  type?: OfferType;
-  limit?: number;
-  /** GB wanted on the disk; offers too small are left out. */
-  allocatedStorage?: number;
-}
-
-type Method = "GET" | "POST" | "PUT" | "DELETE";
-
-export interface Call<S extends z.ZodType> {
-  method: Method;
-  path: string;
-  schema: S;
-  body?: unknown;
-  /**
-   * Whether a request that may have reached the service can be sent again safely. Instance creation is not:
-   * after a 5xx or a reset its outcome is unknown, so only refusals that prove nothing happened are retried.
-   */
-  idempotent?: boolean;
-}
-
 /** A typed client of the GPU marketplace API. Every response is validated against the wire schemas. */
 export class GpuRentalClient {
   readonly apiUrl: string;
@@ -110,102 +76,21 @@ export class GpuRentalClient {
   }
 
   /** Offer search. */
-  readonly offers = { search: (query?: OfferQuery) => this.searchOffers(query) };
-
+  readonly offers = offersApi(this);
   /** Instances: `get` answers null for one that does not exist (or is not yours), as for every kind. */
-  readonly instances = {
-    create: (offerId: number, request: CreateInstanceRequest) => this.createInstance(offerId, request),
-    list: () => this.listInstances(),
-    get: (id: number) => this.getInstance(id),
-    update: (id: number, change: UpdateInstanceRequest) => this.updateInstance(id, change),
-    start: (id: number) => this.updateInstance(id, { state: "running" }),
-    stop: (id: number) => this.updateInstance(id, { state: "stopped" }),
-    destroy: (id: number) => this.destroyInstance(id),
-  };
-
+  readonly instances = instancesApi(this);
   /** Templates, by numeric id (`get`, `delete`) or by content hash (`edit`). */
-  readonly templates = {
-    search: (filters?: Parameters<typeof searchTemplates>[1]) => searchTemplates(this, filters),
-    get: (id: number) => getTemplate(this, id),
-    create: (template: Parameters<typeof createTemplate>[1]) => createTemplate(this, template),
-    edit: (hashId: string, changes: Parameters<typeof editTemplate>[2]) => editTemplate(this, hashId, changes),
-    delete: (id: number) => deleteTemplate(this, { id }),
-  };
-
+  readonly templates = templatesApi(this);
   /** Volumes and the offers they are made from. */
-  readonly volumes = {
-    searchNetworkOffers: (q?: Parameters<typeof searchNetworkVolumeOffers>[1]) => searchNetworkVolumeOffers(this, q),
-    searchLocalOffers: (q?: Parameters<typeof searchLocalVolumeOffers>[1]) => searchLocalVolumeOffers(this, q),
-    createNetwork: (request: Parameters<typeof createNetworkVolume>[1]) => createNetworkVolume(this, request),
-    list: (type?: Parameters<typeof listVolumes>[1]) => listVolumes(this, type),
-    get: (id: number) => getVolume(this, id),
-    delete: (id: number) => deleteVolume(this, id),
-  };
-
+  readonly volumes = volumesApi(this);
   /** SSH public keys of the account (instances take them when created), and attaching one to an instance. */
-  readonly sshKeys = {
-    add: (publicKey: string) => addSshKey(this, publicKey),
-    list: () => listSshKeys(this),
-    delete: (id: number) => deleteSshKey(this, id),
-    attach: (instanceId: number, publicKey: string) => attachSshKey(this, instanceId, publicKey),
-  };
-
+  readonly sshKeys = sshKeysApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
-  readonly apiKeys = {
-    create: (request?: Parameters<typeof createApiKey>[1]) => createApiKey(this, request),
-    list: () => listApiKeys(this),
-    get: (id: number) => getApiKey(this, id),
-    delete: (id: number) => deleteApiKey(this, id),
-  };
-
-  readonly users = { current: () => this.currentUser() };
-  readonly billing = { invoices: () => listInvoices(this) };
-
-  async searchOffers(query: OfferQuery = {}): Promise<Offer[]> {
-    const body: Record<string, unknown> = { ...query.filters };
-    if (query.order) body.order = query.order;
-    if (query.type) body.type = query.type;
-    if (query.limit !== undefined) body.limit = query.limit;
-    if (query.allocatedStorage !== undefined) body.allocated_storage = query.allocatedStorage;
-    const res = await this.call({ method: "POST", path: "/api/v0/bundles/", body, schema: OfferSearchResponse });
-    return res.offers;
-  }
-
-  /** Accepts an offer (`PUT /api/v0/asks/{offer_id}/`). Throws OfferUnavailableError when it is gone. */
-  async createInstance(offerId: number, request: CreateInstanceRequest): Promise<CreateInstanceResponse> {
-    const body = parseRequest(CreateInstanceRequest, request, "instance creation");
-    return this.call({
-      method: "PUT",
-      path: `/api/v0/asks/${offerId}/`,
-      body,
-      schema: CreateInstanceResponse,
-      idempotent: false,
-    });
-  }
-
-  async listInstances(): Promise<Instance[]> {
-    const res = await this.call({ method: "GET", path: "/api/v0/instances/", schema: InstanceListResponse });
-    return res.instances;
-  }
-
-  /** The instance, or null when it does not exist (or is not yours). */
-  async getInstance(id: number): Promise<Instance | null> {
-    const res = await this.call({ method: "GET", path: `/api/v0/instances/${id}/`, schema: InstanceResponse });
-    return res.instances;
-  }
-
-  async updateInstance(id: number, change: UpdateInstanceRequest): Promise<void> {
-    const body = parseRequest(UpdateInstanceRequest, change, "instance update");
-    await this.call({ method: "PUT", path: `/api/v0/instances/${id}/`, body, schema: SuccessResponse });
-  }
-
-  async destroyInstance(id: number): Promise<void> {
-    await this.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
-  }
-
-  async currentUser(): Promise<User> {
-    return this.call({ method: "GET", path: "/api/v0/users/current/", schema: User });
-  }
+  readonly apiKeys = apiKeysApi(this);
+  /** Two-factor authentication (`/api/v0/tfa/...`). */
+  readonly tfa = tfaApi(this);
+  readonly users = { current: (): Promise<User> => this.call({ method: "GET", path: "/api/v0/users/current/", schema: User }) };
+  readonly billing = billingApi(this);
 
   /**
    * Sends one request: retries transient failures (when safe), maps error statuses to typed errors, and
@@ -258,24 +143,16 @@ export class GpuRentalClient {
     } catch (error) {
       const code = (error as { code?: string }).code ?? "network";
       const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${seconds(timeout)}` : `no response (${code})`;
-      throw new NetworkError(
-        `${call.method} ${call.path} failed: ${what} from ${this.apiUrl}. Is the service reachable?`,
-        undefined,
-        code,
-        undefined,
-        request,
-      );
+      throw new NetworkError(`${call.method} ${call.path} failed: ${what} from ${this.apiUrl}. Is the service reachable?`, { code, request, cause: error });
     }
-    if (res.status < 200 || res.status >= 300) throw toServiceError(res, request);
+    // `success: false` is a refusal whatever the status (a retired endpoint may answer so with a 200).
+    if (res.status < 200 || res.status >= 300 || declined(res.data)) throw toServiceError(res, request);
     const parsed = call.schema.safeParse(res.data);
     if (!parsed.success) {
-      throw new ResponseValidationError(
-        `${call.method} ${call.path}: the response does not match the API schema: ${describeIssues(parsed.error)}`,
-        res.status,
-        undefined,
-        undefined,
+      throw new ResponseValidationError(`${call.method} ${call.path}: the response does not match the API schema: ${describeIssues(parsed.error)}`, {
+        status: res.status,
         request,
-      );
+      });
     }
     return parsed.data;
   }
@@ -292,25 +169,20 @@ function seconds(ms: number): string {
   return `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 }
 
+function declined(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { success?: unknown }).success === false;
+}
+
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {
   const body = ErrorBody.safeParse(res.data);
   const code = body.success ? body.data.error : undefined;
   const msg = body.success ? body.data.msg : typeof res.data === "string" ? res.data.slice(0, 200) : undefined;
   const ErrorType = errorForStatus(res.status, code);
   const message = `${request.method} ${request.path} failed with ${res.status}${code ? ` ${code}` : ""}: ${msg ?? "no message"}`;
-  const error = new ErrorType(message, res.status, code, msg, request);
+  const error = new ErrorType(message, { status: res.status, code, serviceMessage: msg, request });
   if (error instanceof RateLimitedError) {
     const seconds = Number(res.headers["retry-after"]);
     if (Number.isFinite(seconds) && seconds > 0) error.retryAfterMs = seconds * 1000;
   }
   return error;
-}
-
-/** Validates a request before it is sent, so a bad input fails here with a clear message and nothing is created. */
-function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new BadRequestError(`Invalid ${what} request: ${describeIssues(parsed.error)}`, undefined, "invalid_args");
-  }
-  return parsed.data;
 }

@@ -7,17 +7,39 @@ export interface RequestInfo {
   path: string;
 }
 
+/** What an error knows beyond its message: one object, so no argument is ever a placeholder. */
+export interface ErrorDetails {
+  /** The HTTP status of the answer. */
+  status?: number;
+  /** The service's `error` code (`no_such_ask`, `invalid_args`, ...). */
+  code?: string;
+  /** The service's `msg`, as it sent it. */
+  serviceMessage?: string;
+  /** The request that failed. */
+  request?: RequestInfo;
+  /** The error this one stands for. */
+  cause?: unknown;
+}
+
 export class GpuRentalError extends Error {
   override name = "GpuRentalError";
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly code?: string,
-    readonly serviceMessage?: string,
-    readonly request?: RequestInfo,
-  ) {
-    super(message);
+  readonly status?: number;
+  readonly code?: string;
+  readonly serviceMessage?: string;
+  readonly request?: RequestInfo;
+
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.code = details.code;
+    this.serviceMessage = details.serviceMessage;
+    this.request = details.request;
   }
+}
+
+/** The service's part of an error (status, `error`, `msg`, request), for an error that stands for it. */
+export function serviceDetails(error: GpuRentalError | undefined): ErrorDetails {
+  return error ? { status: error.status, code: error.code, serviceMessage: error.serviceMessage, request: error.request, cause: error } : {};
 }
 
 /** 400: the request was refused as invalid (`invalid_args`, `invalid_price`, `bad_request`, ...). */
@@ -56,6 +78,22 @@ export class ResponseValidationError extends GpuRentalError {
 /** The SDK was not told where the service is or which key to use. */
 export class ConfigurationError extends GpuRentalError {
   override name = "ConfigurationError";
+}
+
+/**
+ * A listing that failed, answered `success: false` (at any status, 200 included) or could not be read. It is
+ * never taken for an empty listing: what the account holds is unknown, so nothing may be rented again, swept
+ * or totalled on it. `cause` is the error of the failed page.
+ */
+export class ListingError extends GpuRentalError {
+  override name = "ListingError";
+  constructor(
+    /** What was listed, and where: `the instance listing (GET /api/v1/instances/)`. */
+    readonly listing: string,
+    override readonly cause: GpuRentalError,
+  ) {
+    super(`${listing} failed: ${cause.message}. What the account holds is unknown: this is not an empty listing.`, serviceDetails(cause));
+  }
 }
 
 /**

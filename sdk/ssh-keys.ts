@@ -1,21 +1,31 @@
-import type { GpuRentalClient } from "./client";
+import type { Caller } from "./call";
 import { SshKey, SshKeyListResponse, SshKeyResponse, SuccessResponse } from "./schemas";
 
 /** Registers a public key (one OpenSSH line) on the account: instances created from then on take it. */
-export async function addSshKey(client: GpuRentalClient, publicKey: string): Promise<SshKey> {
+async function addSshKey(client: Caller, publicKey: string): Promise<SshKey> {
   // Adding a key that is already there answers that key: sending it again is safe.
   return client.call({ method: "POST", path: "/api/v0/ssh/", body: { ssh_key: publicKey }, schema: SshKeyResponse, idempotent: true });
 }
 
-export async function listSshKeys(client: GpuRentalClient): Promise<SshKey[]> {
+async function listSshKeys(client: Caller): Promise<SshKey[]> {
   return (await client.call({ method: "GET", path: "/api/v0/ssh/", schema: SshKeyListResponse })).ssh_keys;
 }
 
-export async function deleteSshKey(client: GpuRentalClient, id: number): Promise<void> {
+async function deleteSshKey(client: Caller, id: number): Promise<void> {
   await client.call({ method: "DELETE", path: `/api/v0/ssh/${id}/`, body: {}, schema: SuccessResponse });
 }
 
 /** Lets a key log into an instance that already exists (one created before the key was registered). */
-export async function attachSshKey(client: GpuRentalClient, instanceId: number, publicKey: string): Promise<void> {
+async function attachSshKey(client: Caller, instanceId: number, publicKey: string): Promise<void> {
   await client.call({ method: "POST", path: `/api/v0/instances/${instanceId}/ssh/`, body: { ssh_key: publicKey }, schema: SuccessResponse, idempotent: true });
+}
+
+/** `client.sshKeys`: SSH public keys of the account (instances take them when created), and attaching one to an instance. */
+export function sshKeysApi(client: Caller) {
+  return {
+    add: (publicKey: string) => addSshKey(client, publicKey),
+    list: () => listSshKeys(client),
+    delete: (id: number) => deleteSshKey(client, id),
+    attach: (instanceId: number, publicKey: string) => attachSshKey(client, instanceId, publicKey),
+  };
 }

@@ -1,4 +1,4 @@
-import type { GpuRentalClient } from "./client";
+import type { Caller } from "./call";
 import {
   CreateTemplateRequest,
   EditTemplateRequest,
@@ -15,20 +15,20 @@ import {
  */
 
 /** Templates you can see (public ones and your private ones) matching `filters` over the template search fields. */
-export async function searchTemplates(client: GpuRentalClient, filters: TemplateFilters = {}): Promise<Template[]> {
+async function searchTemplates(client: Caller, filters: TemplateFilters = {}): Promise<Template[]> {
   const query = Object.keys(filters).length ? `?select_filters=${encodeURIComponent(JSON.stringify(filters))}` : "";
   const res = await client.call({ method: "GET", path: `/api/v0/template/${query}`, schema: TemplateSearchResponse });
   return res.templates;
 }
 
 /** Your template (or a public one) with this numeric id, or null. */
-export async function getTemplate(client: GpuRentalClient, id: number): Promise<Template | null> {
+async function getTemplate(client: Caller, id: number): Promise<Template | null> {
   const [template] = await searchTemplates(client, { id: { eq: id } });
   return template ?? null;
 }
 
 /** Creates a template. Not resent after a lost answer: the spec does not promise that a repeat is harmless. */
-export async function createTemplate(client: GpuRentalClient, template: CreateTemplateRequest): Promise<Template> {
+async function createTemplate(client: Caller, template: CreateTemplateRequest): Promise<Template> {
   const res = await client.call({ method: "POST", path: "/api/v0/template/", body: template, schema: TemplateResponse, idempotent: false });
   return res.template;
 }
@@ -37,8 +37,7 @@ export async function createTemplate(client: GpuRentalClient, template: CreateTe
  * Changes only the fields given; returns the template with its new `hash_id`. Not resent after a lost answer:
  * the edit would have changed the hash the repeat names.
  */
-export async function editTemplate(
-  client: GpuRentalClient,
+async function editTemplate(client: Caller,
   hashId: string,
   changes: Omit<EditTemplateRequest, "hash_id">,
 ): Promise<Template> {
@@ -53,7 +52,18 @@ export async function editTemplate(
 }
 
 /** Deletes a template by its numeric `id` (or, as some clients do, by `hashId`). */
-export async function deleteTemplate(client: GpuRentalClient, by: { id: number } | { hashId: string }): Promise<void> {
+async function deleteTemplate(client: Caller, by: { id: number } | { hashId: string }): Promise<void> {
   const body = "id" in by ? { template_id: by.id } : { hash_id: by.hashId };
   await client.call({ method: "DELETE", path: "/api/v0/template/", body, schema: SuccessResponse });
+}
+
+/** `client.templates`: by numeric id (`get`, `delete`) or by content hash (`edit`, `delete({ hashId })`). */
+export function templatesApi(client: Caller) {
+  return {
+    search: (filters?: TemplateFilters) => searchTemplates(client, filters),
+    get: (id: number) => getTemplate(client, id),
+    create: (template: CreateTemplateRequest) => createTemplate(client, template),
+    edit: (hashId: string, changes: Omit<EditTemplateRequest, "hash_id">) => editTemplate(client, hashId, changes),
+    delete: (by: number | { id: number } | { hashId: string }) => deleteTemplate(client, typeof by === "number" ? { id: by } : by),
+  };
 }

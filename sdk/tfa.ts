@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { z } from "zod";
-import { GpuRentalClient } from "./client";
+import type { Caller } from "./call";
 import { describeIssues } from "./schemas";
 import { BadRequestError, GpuRentalError } from "./errors";
 import {
@@ -107,7 +107,7 @@ export function totpProvisioningUri(secret: string, account: string, issuer = "G
 
 /** Validates the request with the wire schema before sending it, then validates the response. */
 async function tfaCall<S extends z.ZodType>(
-  client: GpuRentalClient,
+  client: Caller,
   method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
   schema: S,
@@ -117,7 +117,7 @@ async function tfaCall<S extends z.ZodType>(
   if (request) {
     const parsed = request.schema.safeParse(request.body);
     if (!parsed.success) {
-      throw new BadRequestError(`Invalid ${method} ${path} request: ${describeIssues(parsed.error)}`, undefined, "bad_request");
+      throw new BadRequestError(`Invalid ${method} ${path} request: ${describeIssues(parsed.error)}`, { code: "bad_request" });
     }
     body = parsed.data;
   }
@@ -128,62 +128,83 @@ async function tfaCall<S extends z.ZodType>(
 const TFA = "/api/v0/tfa";
 
 /** `GET /api/v0/tfa/status/`: methods, backup codes left, whether a new method may be added now. */
-export const tfaStatus = (client: GpuRentalClient) => tfaCall(client, "GET", `${TFA}/status/`, TfaStatusResponse);
+const tfaStatus = (client: Caller) => tfaCall(client, "GET", `${TFA}/status/`, TfaStatusResponse);
 
 /** `POST /api/v0/tfa/`: completes a login; with an API key as bearer the body carries `session_key`. */
-export const completeTfaLogin = (client: GpuRentalClient, request: TfaLoginRequest) =>
+const completeTfaLogin = (client: Caller, request: TfaLoginRequest) =>
   tfaCall(client, "POST", `${TFA}/`, TfaLoginResponse, { schema: TfaLoginRequest, body: request });
 
 /** `POST /api/v0/tfa/email/`: sends an email code; pass the returned `secret` back with the code. */
-export const sendEmailCode = (client: GpuRentalClient, request: SendEmailCodeRequest = {}) =>
+const sendEmailCode = (client: Caller, request: SendEmailCodeRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/email/`, SendCodeResponse, { schema: SendEmailCodeRequest, body: request });
 
 /** `POST /api/v0/tfa/sms/`: sends an SMS code (to a method, a given number, or the number on file). */
-export const sendSmsCode = (client: GpuRentalClient, request: SendSmsCodeRequest = {}) =>
+const sendSmsCode = (client: Caller, request: SendSmsCodeRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/sms/`, SendCodeResponse, { schema: SendSmsCodeRequest, body: request });
 
 /** `POST /api/v0/tfa/sms/resend/`: sends a new code for an earlier SMS challenge. */
-export const resendSmsCode = (client: GpuRentalClient, request: SendSmsCodeRequest = {}) =>
+const resendSmsCode = (client: Caller, request: SendSmsCodeRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/sms/resend/`, SendCodeResponse, { schema: SendSmsCodeRequest, body: request });
 
 /** `POST /api/v0/tfa/totp-setup/`: a fresh base32 secret and its provisioning URI; adds no method. */
-export const setupTotp = (client: GpuRentalClient) => tfaCall(client, "POST", `${TFA}/totp-setup/`, TotpSetupResponse);
+const setupTotp = (client: Caller) => tfaCall(client, "POST", `${TFA}/totp-setup/`, TotpSetupResponse);
 
 /** `POST /api/v0/tfa/authorize-new-method/`: starts the authorization to add a method (or grants it with a backup code). */
-export const authorizeNewMethod = (client: GpuRentalClient, request: AuthorizeNewMethodRequest = {}) =>
+const authorizeNewMethod = (client: Caller, request: AuthorizeNewMethodRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/authorize-new-method/`, AuthorizeNewMethodResponse, { schema: AuthorizeNewMethodRequest, body: request });
 
 /** `PUT /api/v0/tfa/authorize-new-method/`: submits the code; grants the 30-minute add-method window. */
-export const confirmAuthorization = (client: GpuRentalClient, request: ConfirmAuthorizationRequest) =>
+const confirmAuthorization = (client: Caller, request: ConfirmAuthorizationRequest) =>
   tfaCall(client, "PUT", `${TFA}/authorize-new-method/`, TfaMessageResponse, { schema: ConfirmAuthorizationRequest, body: request });
 
 /** `POST /api/v0/tfa/confirm-new/`: adds an SMS or TOTP method; the first one returns the backup codes, once. */
-export const confirmNewMethod = (client: GpuRentalClient, request: ConfirmNewMethodRequest) =>
+const confirmNewMethod = (client: Caller, request: ConfirmNewMethodRequest) =>
   tfaCall(client, "POST", `${TFA}/confirm-new/`, ConfirmNewMethodResponse, { schema: ConfirmNewMethodRequest, body: request });
 
 /** `DELETE /api/v0/tfa/`: removes a method; removing the last one disables 2FA. */
-export const removeTfaMethod = (client: GpuRentalClient, request: RemoveMethodRequest) =>
+const removeTfaMethod = (client: Caller, request: RemoveMethodRequest) =>
   tfaCall(client, "DELETE", `${TFA}/`, RemoveMethodResponse, { schema: RemoveMethodRequest, body: request });
 
 /** `PUT /api/v0/tfa/update/`: relabels a method or makes it primary. */
-export const updateTfaMethod = (client: GpuRentalClient, request: UpdateMethodRequest) =>
+const updateTfaMethod = (client: Caller, request: UpdateMethodRequest) =>
   tfaCall(client, "PUT", `${TFA}/update/`, UpdateMethodResponse, { schema: UpdateMethodRequest, body: request });
 
 /** `PUT /api/v0/tfa/regen-backup-codes/`: replaces all backup codes with 10 new ones (shown once). */
-export const regenerateBackupCodes = (client: GpuRentalClient, request: RegenBackupCodesRequest) =>
+const regenerateBackupCodes = (client: Caller, request: RegenBackupCodesRequest) =>
   tfaCall(client, "PUT", `${TFA}/regen-backup-codes/`, RegenBackupCodesResponse, { schema: RegenBackupCodesRequest, body: request });
 
-/** @deprecated `POST /api/v0/tfa/test/`; use {@link sendSmsCode}. */
-export const sendTestSms = (client: GpuRentalClient, request: SendSmsCodeRequest = {}) =>
+/** @deprecated `POST /api/v0/tfa/test/`; use `sendSmsCode`. */
+const sendTestSms = (client: Caller, request: SendSmsCodeRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/test/`, SendCodeResponse, { schema: SendSmsCodeRequest, body: request });
 
-/** @deprecated `POST /api/v0/tfa/test-submit/`; use {@link confirmNewMethod}. */
-export const submitTestCode = (client: GpuRentalClient, request: ConfirmNewMethodRequest) =>
+/** @deprecated `POST /api/v0/tfa/test-submit/`; use `confirmNewMethod`. */
+const submitTestCode = (client: Caller, request: ConfirmNewMethodRequest) =>
   tfaCall(client, "POST", `${TFA}/test-submit/`, ConfirmNewMethodResponse, { schema: ConfirmNewMethodRequest, body: request });
 
-/** @deprecated `POST /api/v0/tfa/resend/`; use {@link resendSmsCode}. */
-export const resendTestSms = (client: GpuRentalClient, request: SendSmsCodeRequest = {}) =>
+/** @deprecated `POST /api/v0/tfa/resend/`; use `resendSmsCode`. */
+const resendTestSms = (client: Caller, request: SendSmsCodeRequest = {}) =>
   tfaCall(client, "POST", `${TFA}/resend/`, SendCodeResponse, { schema: SendSmsCodeRequest, body: request });
+
+/** `client.tfa`: every 2FA endpoint (`/api/v0/tfa/...`); `loginWith2fa` is the login workflow over them. */
+export function tfaApi(client: Caller) {
+  return {
+    status: () => tfaStatus(client),
+    login: (request: TfaLoginRequest) => completeTfaLogin(client, request),
+    sendEmailCode: (request?: SendEmailCodeRequest) => sendEmailCode(client, request),
+    sendSmsCode: (request?: SendSmsCodeRequest) => sendSmsCode(client, request),
+    resendSmsCode: (request?: SendSmsCodeRequest) => resendSmsCode(client, request),
+    setupTotp: () => setupTotp(client),
+    authorizeNewMethod: (request?: AuthorizeNewMethodRequest) => authorizeNewMethod(client, request),
+    confirmAuthorization: (request: ConfirmAuthorizationRequest) => confirmAuthorization(client, request),
+    confirmNewMethod: (request: ConfirmNewMethodRequest) => confirmNewMethod(client, request),
+    removeMethod: (request: RemoveMethodRequest) => removeTfaMethod(client, request),
+    updateMethod: (request: UpdateMethodRequest) => updateTfaMethod(client, request),
+    regenerateBackupCodes: (request: RegenBackupCodesRequest) => regenerateBackupCodes(client, request),
+    /** @deprecated path; use the one it names. */ sendTestSms: (request?: SendSmsCodeRequest) => sendTestSms(client, request),
+    /** @deprecated path; use the one it names. */ submitTestCode: (request: ConfirmNewMethodRequest) => submitTestCode(client, request),
+    /** @deprecated path; use the one it names. */ resendTestSms: (request?: SendSmsCodeRequest) => resendTestSms(client, request),
+  };
+}
 
 // ---- workflow ----
 
@@ -217,7 +238,7 @@ export interface TfaSession {
  * The CLI login: with the client's API key as bearer, sends a code when the method needs one, gets the code
  * from `options.code`, completes the login and returns the session key.
  */
-export async function loginWith2fa(client: GpuRentalClient, options: LoginWith2faOptions): Promise<TfaSession> {
+export async function loginWith2fa(client: Caller, options: LoginWith2faOptions): Promise<TfaSession> {
   const request = await proofFor(client, options);
   const user = await completeTfaLogin(client, { ...request, tfa_method_id: options.tfaMethodId, admin: options.admin });
   if (!user.session_key) {
@@ -226,19 +247,19 @@ export async function loginWith2fa(client: GpuRentalClient, options: LoginWith2f
   return { sessionKey: user.session_key, user, backupCodesRemaining: user.backup_codes_remaining };
 }
 
-async function proofFor(client: GpuRentalClient, options: LoginWith2faOptions): Promise<TfaLoginRequest> {
+async function proofFor(client: Caller, options: LoginWith2faOptions): Promise<TfaLoginRequest> {
   if (options.method === "backup") {
-    if (!options.backupCode) throw new BadRequestError("loginWith2fa: method 'backup' needs backupCode.", undefined, "bad_request");
+    if (!options.backupCode) throw new BadRequestError("loginWith2fa: method 'backup' needs backupCode.", { code: "bad_request" });
     return { backup_code: options.backupCode };
   }
-  if (!options.code) throw new BadRequestError(`loginWith2fa: method '${options.method}' needs a code supplier.`, undefined, "bad_request");
+  if (!options.code) throw new BadRequestError(`loginWith2fa: method '${options.method}' needs a code supplier.`, { code: "bad_request" });
   const secret = await sendCodeFor(client, options);
   const code = await options.code({ method: options.method, secret });
   return { tfa_method: options.method, code, secret };
 }
 
 /** Sends the code the method needs (none for TOTP) and returns its challenge secret. */
-async function sendCodeFor(client: GpuRentalClient, options: LoginWith2faOptions): Promise<string | undefined> {
+async function sendCodeFor(client: Caller, options: LoginWith2faOptions): Promise<string | undefined> {
   if (options.method === "totp") return undefined;
   if (options.method === "email") return (await sendEmailCode(client)).secret;
   const target = { tfa_method_id: options.tfaMethodId, phone_number: options.phoneNumber };

@@ -2,7 +2,8 @@ import { execFile, spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { rentInstance } from "../sdk";
-import { emulator } from "./helpers/emulator";
+import { cliEmulator, killHard } from "./helpers/cli-emulator";
+import { emulator, http } from "./helpers/emulator";
 import { REPO_ROOT } from "./helpers/provider-host";
 
 const cli = (...args: string[]) =>
@@ -53,6 +54,40 @@ describe("gpu-rental sweep", () => {
       expect(await sweep("--token-prefix", "nightly42")).toMatch(/sweep: nothing found/);
     } finally {
       await emu.close();
+    }
+  });
+
+  it.each([410, 200])("stops with exit 1 and destroys nothing when the listing answers the deprecation body (status %d)", async (status) => {
+    const emu = await emulator();
+    try {
+      const left = await rentInstance(emu.client(), {}, { image: "x" }, { tokenPrefix: "nightly43" });
+      emu.faults.add({ path: "/api/v1/instances/", kind: "deprecated", status, times: 100 });
+      const res = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "sweep", "--token-prefix", "nightly43"], {
+        env: { ...process.env, GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey },
+      }).catch((e) => e);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/The instance listing \(GET \/api\/v1\/instances\/\) failed: .*deprecated_endpoint.*not an empty listing/);
+      expect(res.stdout).not.toMatch(/destroyed/);
+      expect(emu.marketplace.instances.all().map((i) => i.id)).toEqual([left.instanceId]);
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
+describe("gpu-rental emulator --legacy-instance-listing", () => {
+  it.each([
+    ["without it: the live service's deprecation", [], {}, 410],
+    ["the flag: the old listing", ["--legacy-instance-listing"], {}, 200],
+    ["GPU_RENTAL_LEGACY_INSTANCE_LISTING=1: the old listing", [], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "1" }, 200],
+  ])("%s", async (_name, args, env, status) => {
+    const running = await cliEmulator(["--api-key", "legacy-listing-key", ...args], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "", ...env });
+    try {
+      const res = await http(running.url, "GET", "/api/v0/instances/", { key: "legacy-listing-key" });
+      expect(res.status).toBe(status);
+      expect(res.body).toMatchObject(status === 200 ? { instances: [] } : { error: "deprecated_endpoint" });
+    } finally {
+      await killHard(running);
     }
   });
 });

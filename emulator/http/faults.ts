@@ -1,27 +1,31 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { deprecationBody, RETIRED_STATUS } from "./moves";
+
+const STATUS_CODES: Record<number, string> = { 429: "rate_limited", 500: "server_error", 502: "bad_gateway", 503: "service_unavailable" };
 
 /**
  * Faults injected into the wire on purpose, so clients can be tested against a misbehaving service: an error
- * status (429/500/502/503), added latency, a dropped connection, or a request that is carried out but whose
- * response is lost. Each fault hits the next `times` requests that match its method and path prefix.
+ * status (429/500/502/503), added latency, a dropped connection, a request that is carried out but whose
+ * response is lost, or the answer of a retired endpoint (`deprecated`: the live service's deprecation body, at
+ * `status`, any from 200 to 599, default 410; see emulator/http/moves.ts). Each fault hits the next `times`
+ * requests that match its method and path prefix.
  */
 export const FaultSpec = z
   .object({
     method: z.enum(["GET", "POST", "PUT", "DELETE"]).optional(),
     /** Prefix of the request path, e.g. `/api/v0/asks/`. */
     path: z.string().startsWith("/"),
-    kind: z.enum(["status", "latency", "drop", "lost_response"]),
-    status: z.union([z.literal(429), z.literal(500), z.literal(502), z.literal(503)]).optional(),
+    kind: z.enum(["status", "latency", "drop", "lost_response", "deprecated"]),
+    status: z.number().int().min(200).max(599).optional(),
     retryAfterSeconds: z.number().int().positive().optional(),
     delayMs: z.number().int().min(0).max(60_000).optional(),
     times: z.number().int().positive().default(1),
   })
   .strict()
-  .refine((f) => f.kind !== "status" || f.status !== undefined, { message: "a status fault needs status", path: ["status"] });
+  .refine((f) => f.kind !== "status" || (f.status !== undefined && f.status in STATUS_CODES), { message: "a status fault needs status 429, 500, 502 or 503", path: ["status"] });
 export type FaultSpec = z.infer<typeof FaultSpec>;
 
-const STATUS_CODES: Record<number, string> = { 429: "rate_limited", 500: "server_error", 502: "bad_gateway", 503: "service_unavailable" };
 
 export class Faults {
   private pending: FaultSpec[] = [];
@@ -73,6 +77,8 @@ export function installFaults(app: FastifyInstance, faults: Faults): void {
       case "lost_response":
         lost.add(request);
         return;
+      case "deprecated":
+        return reply.status(fault.status ?? RETIRED_STATUS).type("application/json").send(deprecationBody(fault.path));
       case "status":
         if (fault.retryAfterSeconds) reply.header("Retry-After", String(fault.retryAfterSeconds));
         return reply

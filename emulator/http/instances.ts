@@ -3,8 +3,8 @@ import { z } from "zod";
 import {
   CreateInstanceRequest,
   CreateInstanceResponse,
-  Instance,
   InstanceListResponse,
+  InstancePageResponse,
   InstanceResponse,
   RuntypeWords,
   sortableField,
@@ -14,13 +14,15 @@ import {
   UpdateInstanceRequest,
 } from "../../sdk/schemas";
 import { Principal } from "../domain/accounts";
-import { forbidden, notFound } from "../domain/errors";
+import { forbidden, notFound, ServiceError } from "../domain/errors";
 import { search } from "../domain/filters";
 import { INSTANCE_FIELDS, instanceView } from "./views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { accepting, jsonEncoded, optionalField } from "./accepting";
 import { AcceptedOfferSearch } from "./offers";
+import { deprecationBody } from "./moves";
 import { AfterToken, pageOf } from "./paging";
+import type { ServerOptions } from "./server";
 import { idParam, route } from "./routes";
 
 /** Instance creation as the service takes it: `runtype` also as the words the public Python client joins. */
@@ -48,15 +50,14 @@ const InstancePageQuery = z.object({
   after_token: AfterToken.optional(),
 });
 
-const InstancePage = z.looseObject({
-  instances: z.array(Instance),
+const InstancePage = InstancePageResponse.extend({
   total_instances: z.number().int(),
   next_token: z.string().nullable(),
   label_counts: z.record(z.string(), z.number().int()),
 });
 
 /** Instance creation (accepting an ask), launch by criteria, and the instance endpoints. */
-export function registerInstances(app: FastifyInstance, market: Marketplace): void {
+export function registerInstances(app: FastifyInstance, market: Marketplace, options: ServerOptions = {}): void {
   const view = (instance: Parameters<typeof instanceView>[0]) => instanceView(instance, market.clock.now(), market.lifecycle);
   /** The caller's instance; an instance API key reaches only its own. */
   const owned = (principal: Principal, id: number) => {
@@ -100,12 +101,18 @@ export function registerInstances(app: FastifyInstance, market: Marketplace): vo
     },
   });
 
+  // Retired by the live service (2026-08-20): its deprecation body, unless the old answer is asked for.
   route(app, market, {
     method: "GET",
     url: "/api/v0/instances/",
     response: InstanceListResponse,
+    refusals: ["gone"],
     permission: "instance_read",
     handler: ({ principal }) => {
+      if (!options.legacyInstanceListing) {
+        const { error, msg } = deprecationBody("/api/v0/instances/");
+        throw new ServiceError("gone", error, msg);
+      }
       const instances = market.instances.list(principal.user.id).map(view);
       return { instances_found: instances.length, instances };
     },

@@ -21,6 +21,11 @@ export interface ServerOptions {
   controlApi?: boolean;
   /** A token every control call must carry (`X-Emulator-Token`), for runners shared with other users. */
   controlToken?: string;
+  /**
+   * Serve the retired `GET /api/v0/instances/` as it answered before the live service retired it (2026-08-20), for
+   * old scripts. Default false: it answers as the live service does now (emulator/INSTANCES.md).
+   */
+  legacyInstanceListing?: boolean;
 }
 
 /** Longer request targets are answered 414 (Node's own limit, 16 KB of headers, would answer first). */
@@ -101,7 +106,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
     return payload;
   });
   registerOffers(app, market);
-  registerInstances(app, market);
+  registerInstances(app, market, options);
   registerTemplates(app, market);
   registerVolumes(app, market);
   registerUsers(app, market);

@@ -22,6 +22,7 @@ import {
 } from "../../sdk/schemas/tfa";
 import { Marketplace } from "../domain/marketplace";
 import { SESSION_TTL_MS } from "../domain/tfa";
+import { channelOf, methodType } from "../domain/tfa/channels";
 import { RouteErrors, SESSION_COOKIE, route } from "./routes";
 import { userView } from "./users";
 import { tfaMethodView, tfaStatusView } from "./views/tfa";
@@ -67,6 +68,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     body: TfaLoginRequest,
     response: TfaLoginResponse,
     handler: ({ principal, body, reply }) => {
+      checkMethodFirst(body.tfa_method);
       const user = tfa.caller(principal?.user, body.secret);
       const session = tfa.login(user, body, principal?.key);
       // A CLI caller (a key as bearer) gets the session key in the body; a browser (secret only) a cookie, which
@@ -122,6 +124,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     body: AuthorizeNewMethodRequest,
     response: AuthorizeNewMethodResponse,
     handler: ({ principal, body }) => {
+      checkMethodFirst(body.tfa_method);
       const { secret } = tfa.authorizeNewMethod(tfa.caller(principal.user, undefined), body);
       return secret ? { success: true, secret } : { success: true, msg: "Authorized to add a method for 30 minutes." };
     },
@@ -155,6 +158,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
       body: ConfirmNewMethodRequest,
       response: ConfirmNewMethodResponse,
       handler: ({ principal, body }) => {
+        checkMethodFirst(body.tfa_method, "stored");
         const { method, backupCodes } = tfa.confirmNewMethod(tfa.caller(principal.user, undefined), body, deprecatedPath);
         return { success: true, msg: `Added ${method.method} method ${method.id}.`, ...(backupCodes && { backup_codes: backupCodes }) };
       },
@@ -168,6 +172,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     body: RemoveMethodRequest,
     response: RemoveMethodResponse,
     handler: ({ principal, body }) => {
+      checkMethodFirst(body.tfa_method);
       const { remaining } = tfa.removeMethod(tfa.caller(principal.user, undefined), body);
       return remaining > 0
         ? { msg: "The method was removed.", remaining_methods: remaining }
@@ -182,6 +187,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     body: UpdateMethodRequest,
     response: UpdateMethodResponse,
     handler: ({ principal, body }) => {
+      checkMethodFirst(body.tfa_method, "stored");
       const method = tfa.updateMethod(tfa.caller(principal.user, undefined), body);
       return { success: true, msg: "The method was updated.", method: tfaMethodView(tfa.current(method)) };
     },
@@ -194,10 +200,19 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     body: RegenBackupCodesRequest,
     response: RegenBackupCodesResponse,
     handler: ({ principal, body }) => {
+      checkMethodFirst(body.tfa_method);
       const codes = tfa.regenerateBackupCodes(tfa.caller(principal.user, undefined), body);
       return { msg: "New backup codes; the old ones no longer work. They are shown only now.", backup_codes: codes };
     },
   });
+}
+
+/**
+ * `tfa_method`'s value is checked before anything that depends on the caller (who it is, its context, its
+ * 2FA state): an unsupported one is `invalid_tfa_method` for everyone (sms/totp/email; sms/totp where stored).
+ */
+function checkMethodFirst(name: string | undefined, kind: "any" | "stored" = "any"): void {
+  if (name !== undefined) (kind === "stored" ? methodType : channelOf)(name);
 }
 
 function maskedEnd(phone: string | undefined): string {

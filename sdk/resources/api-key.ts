@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { deleteApiKey, getApiKey } from "../apikeys";
 import { createApiKeyOnce } from "../workflows/create";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
 import { GpuRentalError, NotFoundError } from "../errors";
@@ -60,7 +59,7 @@ export async function readApiKeyState(
   props: Readonly<Record<string, any>>,
   options: WithClient = {},
 ): Promise<(Record<string, unknown> & ApiKeyOutputs) | null> {
-  const found = await getApiKey(clientOf(options), Number(id));
+  const found = await clientOf(options).apiKeys.get(Number(id));
   // The value is never shown again: the one kept in state stays.
   return found ? { ...props, ...outputsOf(found, props.key ?? null) } : null;
 }
@@ -71,7 +70,7 @@ export async function readApiKeyState(
  */
 export async function adoptApiKey(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
   const spec = requireSpec("ApiKey", ApiKeySpec, input);
-  const found = await getApiKey(clientOf(options), Number(id));
+  const found = await clientOf(options).apiKeys.get(Number(id));
   if (!found) throw new NotFoundError(`API key ${id} cannot be adopted: the account has no key ${id}. Check adoptId, and the account the resource uses.`);
   const declared = spec.permissions ?? null;
   if (!sameValue(declared, found.permissions ?? null)) {
@@ -85,7 +84,7 @@ export async function adoptApiKey(id: string, input: unknown, options: WithClien
 
 /** Revokes the key; one already revoked or gone counts as deleted. */
 export async function deleteApiKeyById(id: string, options: WithClient = {}): Promise<void> {
-  await deletedOrGone(() => deleteApiKey(clientOf(options), Number(id)));
+  await deletedOrGone(() => clientOf(options).apiKeys.delete(Number(id)));
 }
 
 function outputsOf(apiKey: ApiKey, key: string | null): ApiKeyOutputs {

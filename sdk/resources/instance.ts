@@ -73,7 +73,7 @@ export async function createInstanceFromSpec(
 /** Destroys an instance that did not boot; if that fails too, the error says which instance is left running. */
 async function destroyAfterFailure(client: ReturnType<typeof clientOf>, id: number, error: Error): Promise<void> {
   try {
-    await client.destroyInstance(id);
+    await client.instances.destroy(id);
   } catch (cleanup) {
     // Say so: an instance nobody knows of would go on costing money.
     throw new GpuRentalError(
@@ -89,7 +89,7 @@ export async function readInstanceState(
   options: ResourceOptions = {},
 ): Promise<(Record<string, unknown> & InstanceOutputs) | null> {
   const client = clientOf(options);
-  const instance = await client.getInstance(Number(id));
+  const instance = await client.instances.get(Number(id));
   if (!instance) return null;
   return {
     ...props,
@@ -120,10 +120,10 @@ export async function updateInstanceFromSpec(
   const change: { label?: string; state?: "running" | "stopped" } = {};
   if (diff.updates.includes("label")) change.label = spec.label ?? DEFAULTS.label;
   if (diff.updates.includes("targetState")) change.state = spec.targetState ?? DEFAULTS.targetState;
-  if (change.label !== undefined || change.state !== undefined) await client.updateInstance(Number(id), change);
+  if (change.label !== undefined || change.state !== undefined) await client.instances.update(Number(id), change);
   const instance = change.state
     ? await waitForStatus(client, Number(id), change.state, options.wait)
-    : await client.getInstance(Number(id));
+    : await client.instances.get(Number(id));
   if (!instance) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   return {
@@ -141,7 +141,7 @@ export async function updateInstanceFromSpec(
  */
 export async function adoptInstance(id: string, input: unknown, options: ResourceOptions = {}): Promise<{ id: string; outs: Record<string, unknown> }> {
   const spec = requireSpec(input);
-  const instance = await clientOf(options).getInstance(Number(id));
+  const instance = await clientOf(options).instances.get(Number(id));
   if (!instance) {
     throw new NotFoundError(`Instance ${id} cannot be adopted: the account has no instance ${id}. Check adoptId, and the account the resource uses.`);
   }
@@ -174,7 +174,7 @@ function withTag(image: string): string {
 /** Destroys the instance; one already gone counts as destroyed. */
 export async function destroyInstanceById(id: string, options: ResourceOptions = {}): Promise<void> {
   const client = clientOf(options);
-  if (await client.getInstance(Number(id))) await client.destroyInstance(Number(id));
+  if (await client.instances.get(Number(id))) await client.instances.destroy(Number(id));
 }
 
 function outputsOf(instance: Instance, rentedOfferId: number | null): Omit<InstanceOutputs, "instanceApiKey" | "rentedOffer"> {

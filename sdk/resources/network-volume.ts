@@ -2,7 +2,6 @@ import { z } from "zod";
 import { GpuRentalClient } from "../client";
 import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
 import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
-import { deleteVolume, listVolumes, searchNetworkVolumeOffers } from "../volumes";
 import { createNetworkVolumeOnce } from "../workflows/create";
 import { tokenOfName } from "../workflows/tokens";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
@@ -144,8 +143,7 @@ export class VolumeInUseError extends GpuRentalError {
     super(
       `Network volume ${volumeId} is attached to instance ${instances.join(", ")}: destroy ${instances.length > 1 ? "those instances" : "that instance"} first, then delete the volume again. ` +
         "(In a Pulumi program, make the instances depend on the volume, so they are destroyed before it.)",
-      400,
-      "volume_in_use",
+      { status: 400, code: "volume_in_use" },
     );
   }
 }
@@ -156,7 +154,7 @@ export async function deleteNetworkVolumeById(id: string, options: WithClient = 
   const volume = await findVolume(client, Number(id));
   if (!volume) return;
   if (volume.instances?.length) throw new VolumeInUseError(volume.id, volume.instances);
-  await deletedOrGone(() => deleteVolume(client, volume.id).catch((error) => refusedInUse(client, volume.id, error)));
+  await deletedOrGone(() => client.volumes.delete(volume.id).catch((error) => refusedInUse(client, volume.id, error)));
 }
 
 /** Attached between the listing and the deletion: says by which instance, as above. */
@@ -171,7 +169,7 @@ async function cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: numb
   // Offers without room for the volume are left out by the search itself.
   const given = q.disk_space as FieldFilter | undefined;
   const disk = { ...given, gte: Math.max(size, Number(given?.gte ?? 0)) };
-  const [offer] = await searchNetworkVolumeOffers(client, { ...q, disk_space: disk, order: q.order ?? DEFAULT_ORDER, limit: 1 });
+  const [offer] = await client.volumes.searchNetworkOffers({ ...q, disk_space: disk, order: q.order ?? DEFAULT_ORDER, limit: 1 });
   if (!offer) {
     throw new GpuRentalError(`No network volume offer has ${size} GB free and matches q ${JSON.stringify(q)}: ask for less space, or widen the search.`);
   }
@@ -179,7 +177,7 @@ async function cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: numb
 }
 
 async function findVolume(client: GpuRentalClient, id: number): Promise<Volume | null> {
-  return (await listVolumes(client, "network_volume")).find((v) => v.id === id) ?? null;
+  return (await client.volumes.list("network_volume")).find((v) => v.id === id) ?? null;
 }
 
 /** A volume's name without the creation token it carries. */

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
-import { createTemplate, deleteTemplate, editTemplate, getTemplate } from "../templates";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
 
 /**
@@ -82,7 +81,7 @@ export function checkTemplateInputs(news: Record<string, unknown>, unknown?: unk
 /** Creates the template (`POST /api/v0/template/`); the registry fields are required by the service, empty when unused. */
 export async function createTemplateFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
   const spec = requireSpec("Template", TemplateSpec, input);
-  const template = await createTemplate(clientOf(options), {
+  const template = await clientOf(options).templates.create({
     ...wireFieldsOf(spec, TEMPLATE_INPUTS),
     name: spec.name,
     image: spec.image,
@@ -106,10 +105,10 @@ export async function updateTemplateFromSpec(
   const spec = requireSpec("Template", TemplateSpec, input);
   const { updates } = diffTemplateSpec(olds, spec);
   const client = clientOf(options);
-  let template = await getTemplate(client, Number(id));
+  let template = await client.templates.get(Number(id));
   if (!template) throw new GpuRentalError(`Template ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   const withDefaults = Object.fromEntries(updates.map((key) => [key, withDefault(DEFAULTS, key, spec[key])]));
-  if (updates.length) template = await editTemplate(client, template.hash_id, wireFieldsOf(withDefaults, updates));
+  if (updates.length) template = await client.templates.edit(template.hash_id, wireFieldsOf(withDefaults, updates));
   return { ...spec, ...outputsOf(template) };
 }
 
@@ -122,7 +121,7 @@ export async function readTemplateState(
   props: Readonly<Record<string, any>>,
   options: WithClient = {},
 ): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
-  const template = await getTemplate(clientOf(options), Number(id));
+  const template = await clientOf(options).templates.get(Number(id));
   return template && { ...props, ...observedSpec(template), ...outputsOf(template) };
 }
 
@@ -132,8 +131,8 @@ export async function readTemplateState(
  */
 export async function adoptTemplate(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
   const client = clientOf(options);
-  const template = await getTemplate(client, Number(id));
-  const me = template && (await client.currentUser()).id;
+  const template = await client.templates.get(Number(id));
+  const me = template && (await client.users.current()).id;
   if (!template || template.creator_id !== me) {
     throw new NotFoundError(
       `Template ${id} cannot be adopted: the account has no template with id ${id}${template ? " (it is someone else's public template)" : ""}. ` +
@@ -152,7 +151,7 @@ function observedSpec(template: Template): Record<string, unknown> {
 
 /** Deletes the template by its numeric id; one already gone counts as deleted. */
 export async function deleteTemplateById(id: string, options: WithClient = {}): Promise<void> {
-  await deletedOrGone(() => deleteTemplate(clientOf(options), { id: Number(id) }));
+  await deletedOrGone(() => clientOf(options).templates.delete({ id: Number(id) }));
 }
 
 function outputsOf(template: Template): TemplateOutputs {

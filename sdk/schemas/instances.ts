@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SortDirection } from "./filters";
 import { atLeastOneOf } from "./required";
 
 // `actual_status` is read as any string (or null): a status the spec does not name never breaks a client.
@@ -115,10 +116,26 @@ export const Instance = z.looseObject({
 });
 export type Instance = z.infer<typeof Instance>;
 
+/** The retired `GET /api/v0/instances/` (see emulator/INSTANCES.md, "The live service's moves"). */
 export const InstanceListResponse = z.looseObject({
   instances_found: z.number().int().optional(),
   instances: z.array(Instance),
 });
+
+/** `[{col, dir}]`: the order of `GET /api/v1/instances/` (as the public Python client sends it). */
+export const InstanceOrder = z.array(z.object({ col: z.string(), dir: SortDirection }));
+export type InstanceOrder = z.infer<typeof InstanceOrder>;
+
+/**
+ * A page of `GET /api/v1/instances/`: the rows (`start_date` a number, `extra_env` `[name, value]` pairs, as
+ * `Instance` says) and `next_token`, the `after_token` of the next page (empty or absent on the last).
+ */
+export const InstancePageResponse = z.looseObject({
+  instances: z.array(Instance),
+  total_instances: z.number().int().optional(),
+  next_token: z.string().nullable().optional(),
+});
+export type InstancePageResponse = z.infer<typeof InstancePageResponse>;
 /** `GET /api/v0/instances/{id}/`: `instances` is one object, or null when the id is unknown or not yours. */
 export const InstanceResponse = z.looseObject({ instances: Instance.nullable() });
 

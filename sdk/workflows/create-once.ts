@@ -1,4 +1,4 @@
-import { GpuRentalError, NetworkError, ServerError } from "../errors";
+import { GpuRentalError, NetworkError, ServerError, serviceDetails } from "../errors";
 import { newToken } from "./tokens";
 
 export interface CreationOptions {
@@ -9,6 +9,70 @@ export interface CreationOptions {
   lateCreationWindowMs?: number;
   /** Prefix of the creation tokens (`sweep` finds what a crashed run left by it). Default `gr`. */
   tokenPrefix?: string;
+  /**
+   * How long the service may fail on its own (5xx, timeouts, resets: nothing made) without a single success or
+   * refusal in between, before the creation stops with a ServiceFailingError. Separate from the deadline, which
+   * is for waiting out a busy market. Default 60 s. It is read as each failure ends: with timeouts, the attempt
+   * under way may add its `timeoutMs` and `lateCreationWindowMs`.
+   */
+  serviceFailureBudgetMs?: number;
+  /** The clock the failure budget is measured by, in ms. Default `Date.now` (tests inject one). */
+  clock?: () => number;
+}
+
+export const DEFAULT_SERVICE_FAILURE_BUDGET_MS = 60_000;
+
+/** The service failed on its own for longer than the failure budget: it is down or overloaded, not busy. */
+export class ServiceFailingError extends GpuRentalError {
+  override name = "ServiceFailingError";
+  constructor(
+    message: string,
+    /** What was tried, one line an attempt. */
+    readonly tried: string[],
+    readonly failure: GpuRentalError,
+  ) {
+    super(message, serviceDetails(failure));
+  }
+}
+
+/**
+ * Consecutive failures of the service itself, by time: `failed` throws a ServiceFailingError once they have
+ * lasted `serviceFailureBudgetMs`; `answered` (any sign the service works: a success, a refusal, an offer
+ * taken by another tenant) starts the count again.
+ */
+export class FailureBudget {
+  private since: number | undefined;
+  private readonly tried: string[] = [];
+  readonly budgetMs: number;
+
+  private readonly now: () => number;
+
+  constructor(
+    options: CreationOptions,
+    private readonly what: string,
+  ) {
+    this.budgetMs = options.serviceFailureBudgetMs ?? DEFAULT_SERVICE_FAILURE_BUDGET_MS;
+    this.now = options.clock ?? Date.now;
+  }
+
+  answered(): void {
+    this.since = undefined;
+    this.tried.length = 0;
+  }
+
+  failed(attempt: string, failure: GpuRentalError): void {
+    const now = this.now();
+    this.since ??= now;
+    this.tried.push(`${attempt}: ${failure.message}`);
+    const seconds = (now - this.since) / 1000;
+    if (now - this.since < this.budgetMs) return;
+    throw new ServiceFailingError(
+      `The service is failing: ${this.what} failed ${this.tried.length} time(s) in a row over ${seconds.toFixed(1)} s with nothing made ` +
+        `(last: ${failure.message}). It is down or overloaded, not busy: try again later. Tried: ${this.tried.join("; ")}.`,
+      [...this.tried],
+      failure,
+    );
+  }
 }
 
 /** One creation: how to send it with a token (its answer), and how to find the thing that carries a token. */
@@ -33,7 +97,7 @@ export class NotCreatedError extends GpuRentalError {
     readonly token: string,
     readonly failure?: GpuRentalError,
   ) {
-    super(message, failure?.status, failure?.code, failure?.serviceMessage, failure?.request);
+    super(message, serviceDetails(failure));
   }
 }
 
@@ -85,8 +149,9 @@ async function lookFor<Found>(creation: Creation<unknown, Found>, token: string,
     try {
       found = await creation.find(token);
     } catch (error) {
+      // A listing that failed is no answer: the thing may exist, so it is never made again.
       throw new OutcomeUnknownError(
-        `${creation.what}: the outcome is unknown, and the service stopped answering while it was looked for (${(error as Error).message}). ` +
+        `${creation.what}: the outcome is unknown, and it could not be looked for: ${(error as Error).message} ` +
           `It may exist, carrying token ${token}: sweep(client, { tokens: ["${token}"] }) finds and removes it once the service answers.`,
         token,
       );

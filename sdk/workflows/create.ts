@@ -1,11 +1,9 @@
 import type { GpuRentalClient } from "../client";
-import { createApiKey, deleteApiKey, listApiKeys } from "../apikeys";
 import { CreateApiKeyRequest, Volume } from "../schemas";
-import { createNetworkVolume, listVolumes } from "../volumes";
-import { Creation, createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
+import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
-type CreatedKey = Awaited<ReturnType<typeof createApiKey>>;
+type CreatedKey = Awaited<ReturnType<GpuRentalClient["apiKeys"]["create"]>>;
 
 export interface CreateOptions extends CreationOptions {
   /** Time budget of the creation, its retries included. Default 2 minutes. */
@@ -22,12 +20,12 @@ export async function createNetworkVolumeOnce(
   request: { offerId: number; size: number; name?: string },
   options: CreateOptions = {},
 ): Promise<{ volume: Volume; token: string }> {
-  return untilMade(options, async () => {
+  return untilMade(options, "network volume creation (PUT /api/v0/network_volumes/)", async () => {
     const created = await createOnce(
       {
         what: `A ${request.size} GB network volume on offer ${request.offerId}`,
-        send: (token) => createNetworkVolume(client, { ...request, name: nameWithToken(request.name, token) }),
-        find: async (token) => (await listVolumes(client, "network_volume")).find((v) => tokenOfVolume(v) === token) ?? null,
+        send: (token) => client.volumes.createNetwork({ ...request, name: nameWithToken(request.name, token) }),
+        find: async (token) => (await client.volumes.list("network_volume")).find((v) => tokenOfVolume(v) === token) ?? null,
       },
       options,
     );
@@ -44,27 +42,32 @@ export async function createApiKeyOnce(
   request: CreateApiKeyRequest,
   options: CreateOptions = {},
 ): Promise<{ created: CreatedKey; token: string }> {
-  return untilMade(options, async () => {
+  return untilMade(options, "API key creation (POST /api/v0/auth/apikeys/)", async () => {
     const creation: Creation<CreatedKey, { id: number }> = {
       what: `API key ${JSON.stringify(request.name ?? "")}`,
-      send: (token) => createApiKey(client, { ...request, name: nameWithToken(request.name, token) }),
-      find: async (token) => (await listApiKeys(client)).find((k) => tokenOfApiKey(k) === token) ?? null,
+      send: (token) => client.apiKeys.create({ ...request, name: nameWithToken(request.name, token) }),
+      find: async (token) => (await client.apiKeys.list()).find((k) => tokenOfApiKey(k) === token) ?? null,
     };
     const created = await createOnce(creation, options);
     if (!created.recovered) return { created: created.answer, token: created.token };
-    await deleteApiKey(client, created.found.id);
+    await client.apiKeys.delete(created.found.id);
     throw new NotCreatedError(`API key ${created.found.id} was made but the answer with its value was lost: it is revoked again.`, created.token);
   });
 }
 
-/** Runs `attempt` again while it certainly made nothing (a NotCreatedError), within the time budget. */
-async function untilMade<T>(options: CreateOptions, attempt: () => Promise<T>): Promise<T> {
+/**
+ * Runs `attempt` again while it certainly made nothing (a NotCreatedError), within the time budget; a service
+ * that keeps failing for the failure budget ends it sooner (ServiceFailingError).
+ */
+async function untilMade<T>(options: CreateOptions, what: string, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
+  const failing = new FailureBudget(options, what);
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
+      failing.failed(`try ${tries}`, error.failure ?? error);
       await retryPause(tries);
     }
   }

@@ -45,7 +45,7 @@ export async function rentFleet(
   if (!failures.length || policy.allOrNothing === false) return { rented, failures };
   const destroyed: number[] = [];
   for (const { instanceId } of rented) {
-    await deletedOrGone(() => client.destroyInstance(instanceId));
+    await deletedOrGone(() => client.instances.destroy(instanceId));
     destroyed.push(instanceId);
   }
   throw new FleetRentError(

@@ -3,7 +3,7 @@ import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableEr
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
-import { createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
+import { createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
@@ -23,7 +23,10 @@ export interface OfferCriteria {
 }
 
 export interface RentOptions extends CreationOptions {
-  /** The rental's time budget: searches, acceptances and retries together. Default 10 minutes. */
+  /**
+   * The rental's time budget: searches, acceptances and retries together. Default 10 minutes: waiting pays in a
+   * busy market. A service failing on its own ends the rental sooner (`serviceFailureBudgetMs`, default 60 s).
+   */
   deadlineMs?: number;
   /**
    * The instance key is in the creation's answer only. When that answer was lost and the instance was found by
@@ -118,6 +121,8 @@ class Rental {
   readonly attempts: RentAttempt[] = [];
   /** Offers that vanished: never searched again. */
   private readonly gone = new Set<number>();
+  /** Failures of the service itself in a row (5xx, timeouts, resets on offers that stay free). */
+  private readonly failing: FailureBudget;
 
   constructor(
     private readonly client: GpuRentalClient,
@@ -126,12 +131,13 @@ class Rental {
     private readonly options: RentOptions,
   ) {
     this.deadline = this.started + (options.deadlineMs ?? 600_000);
+    this.failing = new FailureBudget(options, "instance creation (PUT /api/v0/asks/{id}/)");
   }
 
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
       const searchedAt = Date.now();
-      const candidates = await this.client.searchOffers(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
+      const candidates = await this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
       if (candidates.length === 0) {
         const othersAccepting = acceptingOffers(this.client.apiUrl).length > 0;
         if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
@@ -163,8 +169,10 @@ class Rental {
         const created = await createOnce(
           {
             what: `An instance on offer ${offer.id}`,
-            send: (token) => this.client.createInstance(offer.id, this.tokenRequest(offer, token)),
-            find: async (token) => (await this.client.listInstances()).find((i) => tokenOfInstance(i) === token) ?? null,
+            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token)),
+            // The listing cannot filter on `extra_env` (the service lists by the fields of INSTANCE_FIELDS in
+            // emulator/domain/instances.ts, not the environment): every page is read. A failed listing throws.
+            find: async (token) => (await this.client.instances.list()).find((i) => tokenOfInstance(i) === token) ?? null,
           },
           this.options,
         );
@@ -179,16 +187,19 @@ class Rental {
           return { instanceId: instance.id, offer, token: created.token, attempts: this.attempts };
         }
         // Ours for certain (its token says so): give it back, and rent the offer again to learn the key.
-        await this.client.destroyInstance(instance.id);
+        await this.client.instances.destroy(instance.id);
+        this.failing.answered();
         this.record(offer, "keyless", `instance ${instance.id} found by its token, without its key: destroyed, renting again`);
       } catch (error) {
         if (error instanceof OfferUnavailableError) {
           this.gone.add(offer.id);
+          this.failing.answered();
           this.record(offer, "vanished", error.serviceMessage ?? error.message);
           return null;
         }
         if (!(error instanceof NotCreatedError)) throw this.refused(offer, error as Error);
         this.record(offer, "not_created", error.failure?.message ?? error.message);
+        this.failing.failed(`offer ${offer.id}`, error.failure ?? error);
         if (!(await this.stillFree(offer))) return null;
         await retryPause(failures);
       }
@@ -202,7 +213,7 @@ class Rental {
   }
 
   private async stillFree(offer: Offer): Promise<boolean> {
-    const [found] = await this.client.searchOffers(offerQuery({ ...this.criteria, offerId: offer.id }));
+    const [found] = await this.client.offers.search(offerQuery({ ...this.criteria, offerId: offer.id }));
     if (found) return true;
     this.gone.add(offer.id);
     this.record(offer, "vanished", "taken while the service was failing");

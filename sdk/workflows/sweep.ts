@@ -1,8 +1,6 @@
 import type { GpuRentalClient } from "../client";
-import { deleteApiKey, listApiKeys } from "../apikeys";
 import { ConfigurationError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
-import { deleteVolume, listVolumes } from "../volumes";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
 
 export interface SweepOptions {
@@ -36,9 +34,14 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   const matches = (token: string | undefined) =>
     !!token && ((!!options.tokenPrefix && hasPrefix(token, options.tokenPrefix)) || !!options.tokens?.includes(token));
 
-  const instances = (await client.listInstances()).filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
-  const volumes = (await listVolumes(client, "all_volume")).filter((v) => matches(tokenOfVolume(v)));
-  const apiKeys = (await listApiKeys(client)).filter((k) => matches(tokenOfApiKey(k)));
+  // Everything is listed before anything is destroyed: a listing that fails (a ListingError) stops the sweep
+  // with nothing destroyed. By label alone the service narrows the listing; tokens sit in `extra_env`, which the
+  // listing cannot filter on, so a sweep by token reads every page.
+  const byLabelOnly = !!options.label && !options.tokenPrefix && !options.tokens?.length;
+  const listed = await client.instances.list(byLabelOnly ? { filters: { label: { eq: options.label! } } } : {});
+  const instances = listed.filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
+  const volumes = (await client.volumes.list("all_volume")).filter((v) => matches(tokenOfVolume(v)));
+  const apiKeys = (await client.apiKeys.list()).filter((k) => matches(tokenOfApiKey(k)));
   const report: SweepReport = {
     dryRun: !!options.dryRun,
     instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
@@ -46,8 +49,8 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
     apiKeys: apiKeys.map((k) => ({ id: k.id, name: k.name })),
   };
   if (options.dryRun) return report;
-  for (const { id } of report.instances) await deletedOrGone(() => client.destroyInstance(id));
-  for (const { id } of report.volumes) await deletedOrGone(() => deleteVolume(client, id));
-  for (const { id } of report.apiKeys) await deletedOrGone(() => deleteApiKey(client, id));
+  for (const { id } of report.instances) await deletedOrGone(() => client.instances.destroy(id));
+  for (const { id } of report.volumes) await deletedOrGone(() => client.volumes.delete(id));
+  for (const { id } of report.apiKeys) await deletedOrGone(() => client.apiKeys.delete(id));
   return report;
 }

@@ -68,13 +68,13 @@ export async function waitForStatus(
   for (let poll = 1; ; poll++) {
     const next = started + poll * interval;
     if (next - started > timeoutMs) {
-      const last = await client.getInstance(id);
+      const last = await client.instances.get(id);
       throw new WaitTimeoutError(
         `Instance ${id} did not reach ${target} in ${Math.round(timeoutMs / 1000)} s (last status: ${last?.actual_status ?? "null"}).`,
       );
     }
     await clock.sleep(Math.max(0, next - clock.now()));
-    const instance = await client.getInstance(id);
+    const instance = await client.instances.get(id);
     if (!instance) throw new NotFoundError(`Instance ${id} no longer exists (it was destroyed while waiting for ${target}).`);
     options.onPoll?.(instance);
     if (hasReached(instance, target)) return instance;

@@ -136,15 +136,15 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
 
     it("show instances --raw, -q and (table): every page of the v1 listing", async () => {
       // More than the 25 of one page: the client follows next_token.
-      while ((await api("GET", "/api/v0/instances/")).body.instances.length < 30) {
+      while ((await api("GET", "/api/v1/instances/")).body.total_instances < 30) {
         await api("PUT", `/api/v0/asks/${await offerId()}/`, { image: "ubuntu", label: "bulk" });
       }
-      const all = (await api("GET", "/api/v0/instances/")).body.instances.map((i: any) => i.id).sort((a: number, b: number) => a - b);
+      const all = (await emu.client().instances.list()).map((i) => i.id).sort((a, b) => a - b);
       const listed = await cli.raw(["show", "instances"]);
       expect(listed.map((i: any) => i.id)).toEqual(all);
       expect(listed.every((i: any) => typeof i.duration === "number" && typeof i.extra_env === "object")).toBe(true);
       expect((await cli.ok(["show", "instances", "-q"])).trim().split("\n").map(Number)).toEqual(all);
-      const bulk = (await api("GET", "/api/v0/instances/")).body.instances.filter((i: any) => i.label === "bulk").length;
+      const bulk = (await emu.client().instances.list({ filters: { label: { eq: "bulk" } } })).length;
       const page = await cli.raw(["show", "instances", "--limit", "10", "--label", "bulk"]);
       expect(page).toMatchObject({ total_instances: bulk, next_token: "10" });
       expect(page.instances).toHaveLength(10);

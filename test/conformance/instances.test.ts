@@ -4,7 +4,6 @@ import * as path from "node:path";
 import { Clock, Marketplace } from "../../emulator";
 import { instanceView } from "../../emulator/http/views/instances";
 import { volumeView } from "../../emulator/http/views/volumes";
-import { createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const PROVISIONING = 2_000;
@@ -43,8 +42,8 @@ describe("instances", () => {
       const res = await create({ image: "ubuntu:22.04" });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, new_contract: expect.any(Number), instance_api_key: expect.stringMatching(/^[0-9a-f]{64}$/) });
-      const list = (await call("GET", "/api/v0/instances/")).body;
-      expect(list.instances_found).toBe(1);
+      const list = (await call("GET", "/api/v1/instances/")).body;
+      expect(list.total_instances).toBe(1);
       expect(list.instances[0].id).toBe(res.body.new_contract);
     });
 
@@ -246,7 +245,7 @@ describe("instances", () => {
         advance(wait);
         expect(await call("DELETE", `/api/v0/instances/${id}/`, {})).toMatchObject({ status: 200, body: { success: true } });
         expect(await call("GET", `/api/v0/instances/${id}/`)).toMatchObject({ status: 200, body: { instances: null } });
-        expect((await call("GET", "/api/v0/instances/")).body.instances.some((i: any) => i.id === id)).toBe(false);
+        expect((await call("GET", "/api/v1/instances/")).body.instances.some((i: any) => i.id === id)).toBe(false);
       }
     });
 
@@ -314,7 +313,7 @@ describe("instances", () => {
       const other = await created({ image: "ubuntu" });
       expect((await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key, body: { state: "stopped" } })).status).toBe(200);
       expect((await http(emu.url, "PUT", `/api/v0/instances/${other}/`, { key, body: { state: "stopped" } })).status).toBe(403);
-      expect((await http(emu.url, "GET", "/api/v0/instances/", { key })).status).toBe(403);
+      expect((await http(emu.url, "GET", "/api/v1/instances/", { key })).status).toBe(403);
       expect((await http(emu.url, "DELETE", `/api/v0/instances/${id}/`, { key, body: {} })).status).toBe(200);
     });
   });
@@ -325,11 +324,11 @@ describe("persistence of market, instances, templates and volumes", () => {
     const emu = await emulator();
     try {
       const client = emu.client();
-      const template = await createTemplate(client, { name: "t", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
-      const [volumeOffer] = await searchNetworkVolumeOffers(client, { limit: 1 });
-      const volume = await createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 10 });
-      const [offer] = await client.searchOffers({ limit: 1 });
-      const { new_contract } = await client.createInstance(offer.id, {
+      const template = await client.templates.create({ name: "t", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+      const [volumeOffer] = await client.volumes.searchNetworkOffers({ limit: 1 });
+      const volume = await client.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 10 });
+      const [offer] = await client.offers.search({ limit: 1 });
+      const { new_contract } = await client.instances.create(offer.id, {
         template_hash_id: template.hash_id, volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" },
       });
       emu.marketplace.clock.advance(PROVISIONING);
@@ -364,8 +363,8 @@ describe("persistence of market, instances, templates and volumes", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-market-"));
     try {
       const emu = await emulator({ dataDir, offers: 2000 });
-      const offerId = (await emu.client().searchOffers({ limit: 1 }))[0].id;
-      const { new_contract } = await emu.client().createInstance(offerId, { image: "ubuntu" });
+      const offerId = (await emu.client().offers.search({ limit: 1 }))[0].id;
+      const { new_contract } = await emu.client().instances.create(offerId, { image: "ubuntu" });
       const market = JSON.parse(JSON.stringify(emu.marketplace.snapshot().parts.market));
       await emu.close();
       expect(market).not.toHaveProperty("offers");
@@ -378,7 +377,7 @@ describe("persistence of market, instances, templates and volumes", () => {
       // The same start again: the offer is still rented, and the state reports the market's size.
       const again = await emulator({ dataDir, offers: 2000 });
       try {
-        expect((await again.client().searchOffers({ filters: { id: { eq: offerId } } }))).toHaveLength(0);
+        expect((await again.client().offers.search({ filters: { id: { eq: offerId } } }))).toHaveLength(0);
         expect((await http(again.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1999);
       } finally {
         await again.close();
@@ -397,8 +396,46 @@ describe("emulator state", () => {
     const emu = await emulator({ offers: 1500 });
     try {
       const client = emu.client();
-      await client.createInstance((await client.searchOffers({ limit: 1 }))[0].id, { image: "ubuntu" });
+      await client.instances.create((await client.offers.search({ limit: 1 }))[0].id, { image: "ubuntu" });
       expect((await http(emu.url, "GET", "/_emulator/state")).body.offers_on_market).toBe(1499);
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
+/** emulator/INSTANCES.md, "The live service's moves": one test per row, the move and its switch back. */
+describe("the live service's moves", () => {
+  const DEPRECATED = { success: false, error: "deprecated_endpoint", msg: "/api/v0/instances/ is deprecated. Use /api/v1/instances/ instead." };
+
+  it("GET /api/v0/instances/ answers the deprecation, with or without ?owner=me; legacyInstanceListing serves the old listing", async () => {
+    const live = await emulator();
+    const legacy = await emulator({ legacyInstanceListing: true });
+    try {
+      for (const emu of [live, legacy]) {
+        const [offer] = (await http(emu.url, "POST", "/api/v0/bundles/", { key: emu.apiKey, body: { limit: 1 } })).body.offers;
+        expect((await http(emu.url, "PUT", `/api/v0/asks/${offer.id}/`, { key: emu.apiKey, body: { image: "x" } })).status).toBe(200);
+      }
+      for (const path of ["/api/v0/instances/", "/api/v0/instances/?owner=me", "/api/v0/instances"]) {
+        const res = await http(live.url, "GET", path, { key: live.apiKey });
+        expect({ status: res.status, body: res.body, type: res.headers.get("content-type") }).toEqual({ status: 410, body: DEPRECATED, type: "application/json" });
+        expect(await http(legacy.url, "GET", path, { key: legacy.apiKey })).toMatchObject({ status: 200, body: { instances_found: 1, instances: [expect.any(Object)] } });
+      }
+      // The v1 listing and the single-instance read did not move.
+      expect((await http(live.url, "GET", "/api/v1/instances/", { key: live.apiKey })).body).toMatchObject({ total_instances: 1 });
+    } finally {
+      await live.close();
+      await legacy.close();
+    }
+  });
+
+  it("a fault answers the deprecation body at any status, 200 included", async () => {
+    const emu = await emulator();
+    try {
+      emu.faults.add({ path: "/api/v1/instances/", kind: "deprecated", status: 200, times: 1 });
+      const res = await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey });
+      expect(res).toMatchObject({ status: 200, body: { success: false, error: "deprecated_endpoint", msg: "/api/v1/instances/ is deprecated." } });
+      expect((await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey })).body).toMatchObject({ instances: [] });
     } finally {
       await emu.close();
     }

@@ -151,7 +151,7 @@ describe("offer search", () => {
   });
 
   it("the SDK's searchOffers validates the same offers", async () => {
-    const offers = await emu.client().searchOffers({ filters: { num_gpus: { gte: 2 } }, order: [["dph_total", "asc"]], type: "bid", limit: 5 });
+    const offers = await emu.client().offers.search({ filters: { num_gpus: { gte: 2 } }, order: [["dph_total", "asc"]], type: "bid", limit: 5 });
     expect(offers).toHaveLength(5);
     expect(offers.every((o) => o.is_bid && o.num_gpus >= 2)).toBe(true);
   });

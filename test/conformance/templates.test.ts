@@ -1,4 +1,3 @@
-import { createTemplate, deleteTemplate, editTemplate, searchTemplates } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const LOGIN = { docker_login_repo: "", docker_login_user: "", docker_login_pass: "" };
@@ -259,15 +258,15 @@ describe("templates", () => {
 
   it("the SDK functions cover every template endpoint", async () => {
     const client = emu.client();
-    const created = await createTemplate(client, { name: "sdk", image: "ubuntu", ...LOGIN });
+    const created = await client.templates.create({ name: "sdk", image: "ubuntu", ...LOGIN });
     expect(created.tag).toBe("latest");
-    const edited = await editTemplate(client, created.hash_id, { desc: "changed" });
+    const edited = await client.templates.edit(created.hash_id, { desc: "changed" });
     expect(edited.hash_id).not.toBe(created.hash_id);
-    expect(await searchTemplates(client, { hash_id: { eq: edited.hash_id } })).toHaveLength(1);
-    await deleteTemplate(client, { id: edited.id });
-    expect(await searchTemplates(client, { id: { eq: edited.id } })).toHaveLength(0);
-    const again = await createTemplate(client, { name: "sdk2", image: "ubuntu", ...LOGIN });
-    await deleteTemplate(client, { hashId: again.hash_id });
-    expect(await searchTemplates(client, { name: { eq: "sdk2" } })).toHaveLength(0);
+    expect(await client.templates.search({ hash_id: { eq: edited.hash_id } })).toHaveLength(1);
+    await client.templates.delete({ id: edited.id });
+    expect(await client.templates.search({ id: { eq: edited.id } })).toHaveLength(0);
+    const again = await client.templates.create({ name: "sdk2", image: "ubuntu", ...LOGIN });
+    await client.templates.delete({ hashId: again.hash_id });
+    expect(await client.templates.search({ name: { eq: "sdk2" } })).toHaveLength(0);
   });
 });

@@ -96,6 +96,20 @@ describe("2FA error table", () => {
     expectError(await h.call("PUT", "/api/v0/tfa/update/", { key: u.key, body: { tfa_method: "email", label: "x" } }), "invalid_tfa_method");
   });
 
+  it("invalid_tfa_method is checked before anything that depends on the caller: with and without a bearer, 2FA on or off", async () => {
+    const plain = h.newUser(); // no 2FA: a login would be 2fa_login_failed
+    const pigeon = { tfa_method: "pigeon", code: "123456" };
+    expectError(await h.call("POST", "/api/v0/tfa/", { key: plain.key, body: pigeon }), "invalid_tfa_method");
+    expectError(await h.call("POST", "/api/v0/tfa/", { body: pigeon }), "invalid_tfa_method");
+    expectError(await h.call("POST", "/api/v0/tfa/", { body: { ...pigeon, secret: "unknown-secret" } }), "invalid_tfa_method");
+    const team = h.newUser();
+    await h.setFlags(team, { team_context: true }); // a team context is refused, but after the method's value
+    for (const [method, path] of [["POST", "/api/v0/tfa/"], ["POST", "/api/v0/tfa/authorize-new-method/"], ["DELETE", "/api/v0/tfa/"], ["PUT", "/api/v0/tfa/regen-backup-codes/"], ["POST", "/api/v0/tfa/confirm-new/"], ["PUT", "/api/v0/tfa/update/"]]) {
+      expectError(await h.call(method, path, { key: plain.key, body: pigeon }), "invalid_tfa_method");
+      expectError(await h.call(method, path, { key: team.key, body: pigeon }), "invalid_tfa_method");
+    }
+  });
+
   it("missing_auth_value: 400 without code or backup_code; 401 without bearer and tfa_secret", async () => {
     const u = h.newUser();
     await h.addTotp(u);

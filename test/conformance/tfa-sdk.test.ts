@@ -1,23 +1,5 @@
 import { authenticator } from "otplib";
-import {
-  BadRequestError,
-  GpuRentalClient,
-  authorizeNewMethod,
-  base32Decode,
-  base32Encode,
-  completeTfaLogin,
-  confirmAuthorization,
-  confirmNewMethod,
-  hotp,
-  loginWith2fa,
-  regenerateBackupCodes,
-  removeTfaMethod,
-  sendSmsCode,
-  setupTotp,
-  tfaStatus,
-  totp,
-  updateTfaMethod,
-} from "../../sdk";
+import { BadRequestError, GpuRentalClient, base32Decode, base32Encode, hotp, loginWith2fa, totp } from "../../sdk";
 import { Accounts } from "../../emulator/domain/accounts";
 import { Clock } from "../../emulator/domain/clock";
 import { Random } from "../../emulator/domain/random";
@@ -85,28 +67,28 @@ describe("SDK 2FA functions against the emulator", () => {
   afterAll(() => h.close());
 
   it("sets up TOTP through the add-method flow and validates every answer", async () => {
-    expect(await tfaStatus(client)).toMatchObject({ tfa_enabled: false, methods: [] });
-    const start = await authorizeNewMethod(client);
-    await confirmAuthorization(client, { code: await h.lastCode(u.user.email), secret: start.secret! });
-    const { secret } = await setupTotp(client);
-    const added = await confirmNewMethod(client, { tfa_method: "totp", code: totp(secret, h.now()), secret, label: "Phone app" });
+    expect(await client.tfa.status()).toMatchObject({ tfa_enabled: false, methods: [] });
+    const start = await client.tfa.authorizeNewMethod();
+    await client.tfa.confirmAuthorization({ code: await h.lastCode(u.user.email), secret: start.secret! });
+    const { secret } = await client.tfa.setupTotp();
+    const added = await client.tfa.confirmNewMethod({ tfa_method: "totp", code: totp(secret, h.now()), secret, label: "Phone app" });
     expect(added.backup_codes).toHaveLength(10);
-    const status = await tfaStatus(client);
+    const status = await client.tfa.status();
     expect(status.methods).toEqual([expect.objectContaining({ method: "totp", label: "Phone app" })]);
-    const updated = await updateTfaMethod(client, { tfa_method: "totp", label: "Renamed" });
+    const updated = await client.tfa.updateMethod({ tfa_method: "totp", label: "Renamed" });
     expect(updated.method.label).toBe("Renamed");
 
     // loginWith2fa by TOTP: the session key works as a bearer.
     h.advance(30_000);
     const session = await loginWith2fa(client, { method: "totp", code: () => totp(secret, h.now()) });
     expect(session.user.id).toBe(u.user.id);
-    expect((await clientOf(session.sessionKey).currentUser()).id).toBe(u.user.id);
+    expect((await clientOf(session.sessionKey).users.current()).id).toBe(u.user.id);
 
     // By backup code.
     const byBackup = await loginWith2fa(client, { method: "backup", backupCode: added.backup_codes![0] });
     expect(byBackup.backupCodesRemaining).toBe(9);
 
-    const regen = await regenerateBackupCodes(client, { backup_code: added.backup_codes![1] });
+    const regen = await client.tfa.regenerateBackupCodes({ backup_code: added.backup_codes![1] });
     expect(regen.backup_codes).toHaveLength(10);
   });
 
@@ -122,7 +104,7 @@ describe("SDK 2FA functions against the emulator", () => {
     } });
     expect(bySms.sessionKey).toEqual(expect.any(String));
     // A code still live makes the workflow resend instead (after the resend interval).
-    await sendSmsCode(smsClient, { phone_number: to });
+    await smsClient.tfa.sendSmsCode({ phone_number: to });
     h.advance(30_000);
     const again = await loginWith2fa(smsClient, { method: "sms", code: () => h.lastCode(to) });
     expect(again.sessionKey).not.toBe(bySms.sessionKey);
@@ -131,11 +113,11 @@ describe("SDK 2FA functions against the emulator", () => {
   });
 
   it("refuses a bad request before sending it, and maps 2FA errors to typed errors with their code", async () => {
-    await expect(completeTfaLogin(client, { tfa_method: "totp", code: "12" })).rejects.toMatchObject({ name: "BadRequestError", code: "bad_request" });
-    const error = await completeTfaLogin(client, { tfa_method: "totp", code: "000000" }).catch((e) => e);
+    await expect(client.tfa.login({ tfa_method: "totp", code: "12" })).rejects.toMatchObject({ name: "BadRequestError", code: "bad_request" });
+    const error = await client.tfa.login({ tfa_method: "totp", code: "000000" }).catch((e) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ status: 400, code: "2fa_login_failed" });
-    const remove = await removeTfaMethod(client, { backup_code: "AAAA-BBBB-CCCC", target_id: 1 }).catch((e) => e);
+    const remove = await client.tfa.removeMethod({ backup_code: "AAAA-BBBB-CCCC", target_id: 1 }).catch((e) => e);
     expect(remove).toMatchObject({ status: 401, code: "invalid_backup_code" });
   });
 });

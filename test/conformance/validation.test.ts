@@ -1,9 +1,6 @@
 import * as nodeHttp from "node:http";
 import { AddressInfo } from "node:net";
-import {
-  createApiKey, createNetworkVolume, createTemplate, deleteApiKey, deleteTemplate, deleteVolume, editTemplate, getApiKey,
-  GpuRentalClient, listApiKeys, listVolumes, searchNetworkVolumeOffers, searchTemplates,
-} from "../../sdk";
+import { GpuRentalClient } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 type Case = { name: string; method: string; path: string; body?: unknown; rawBody?: string; names: RegExp };
@@ -183,28 +180,28 @@ describe("the SDK reads answers with only the fields it needs", () => {
   });
 
   it("API keys: created (id and key), listed, fetched and deleted", async () => {
-    const created = await createApiKey(client, { name: "reduced" });
+    const created = await client.apiKeys.create({ name: "reduced" });
     expect(created).toEqual({ id: expect.any(Number), key: expect.any(String) });
-    expect((await listApiKeys(client)).map((k) => k.id)).toContain(created.id);
-    expect((await getApiKey(client, created.id))!.id).toBe(created.id);
-    await deleteApiKey(client, created.id);
+    expect((await client.apiKeys.list()).map((k) => k.id)).toContain(created.id);
+    expect((await client.apiKeys.get(created.id))!.id).toBe(created.id);
+    await client.apiKeys.delete(created.id);
   });
 
   it("templates: created, searched, edited and deleted with id and hash_id only", async () => {
-    const template = await createTemplate(client, { name: "reduced", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+    const template = await client.templates.create({ name: "reduced", image: "ubuntu", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
     expect(template).toEqual({ id: expect.any(Number), hash_id: expect.any(String) });
-    expect((await searchTemplates(client, { id: { eq: template.id } })).map((t) => t.hash_id)).toEqual([template.hash_id]);
-    const edited = await editTemplate(client, template.hash_id, { onstart: "echo edited" });
+    expect((await client.templates.search({ id: { eq: template.id } })).map((t) => t.hash_id)).toEqual([template.hash_id]);
+    const edited = await client.templates.edit(template.hash_id, { onstart: "echo edited" });
     expect(edited.hash_id).not.toBe(template.hash_id);
-    await deleteTemplate(client, { id: edited.id });
+    await client.templates.delete({ id: edited.id });
   });
 
   it("network volumes: created from volume_id alone, listed and deleted", async () => {
-    const [offer] = await searchNetworkVolumeOffers(client, { limit: 1 });
-    const volume = await createNetworkVolume(client, { offerId: offer.ask_contract_id, size: 5 });
+    const [offer] = await client.volumes.searchNetworkOffers({ limit: 1 });
+    const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 5 });
     expect(volume).toEqual({ id: expect.any(Number) });
-    expect((await listVolumes(client)).map((v) => v.id)).toEqual([volume.id]);
-    await deleteVolume(client, volume.id);
-    expect(await listVolumes(client)).toEqual([]);
+    expect((await client.volumes.list()).map((v) => v.id)).toEqual([volume.id]);
+    await client.volumes.delete(volume.id);
+    expect(await client.volumes.list()).toEqual([]);
   });
 });

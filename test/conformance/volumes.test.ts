@@ -1,4 +1,3 @@
-import { createNetworkVolume, deleteVolume, listVolumes, searchLocalVolumeOffers, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const OFFER_FIELDS: Record<string, string> = {
@@ -177,7 +176,7 @@ describe("volumes", () => {
         expect(res).toMatchObject({ status: 400, body: { error: "no_such_volume", msg: expect.stringMatching(/not yours/) } });
       }
       expect((await instanceOffer()).id).toBe(offer.id);
-      expect((await call("GET", "/api/v0/instances/")).body.instances).toHaveLength(0);
+      expect((await call("GET", "/api/v1/instances/")).body.instances).toHaveLength(0);
     });
 
     it("creates a local volume on the instance's own offer; it links again only on that machine", async () => {
@@ -204,13 +203,13 @@ describe("volumes", () => {
 
   it("the SDK functions cover every volume endpoint", async () => {
     const client = emu.client();
-    const [offer] = await searchNetworkVolumeOffers(client, { verified: { eq: true }, order: [["storage_cost", "asc"]], limit: 1 });
+    const [offer] = await client.volumes.searchNetworkOffers({ verified: { eq: true }, order: [["storage_cost", "asc"]], limit: 1 });
     expect(offer.verified).toBe(true);
-    expect(await searchLocalVolumeOffers(client, { limit: 2 })).toHaveLength(2);
-    const volume = await createNetworkVolume(client, { offerId: offer.ask_contract_id, size: 8, name: "data" });
+    expect(await client.volumes.searchLocalOffers({ limit: 2 })).toHaveLength(2);
+    const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 8, name: "data" });
     expect(volume).toMatchObject({ name: "data", disk_space: 8 });
-    expect(await listVolumes(client, "network_volume")).toHaveLength(1);
-    await deleteVolume(client, volume.id);
-    expect(await listVolumes(client)).toHaveLength(0);
+    expect(await client.volumes.list("network_volume")).toHaveLength(1);
+    await client.volumes.delete(volume.id);
+    expect(await client.volumes.list()).toHaveLength(0);
   });
 });

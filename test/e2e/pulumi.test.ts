@@ -68,8 +68,8 @@ describe("root stack through the real engine", () => {
     // Someone relabels it by hand, and the market moves: the offer rented is no longer the cheapest.
     emu.marketplace.instances.update(instance, { label: "changed-by-hand" });
     const client = emu.client();
-    const [cheapest] = await client.searchOffers({ filters: { gpu_name: { eq: "RTX 4090" } }, order: [["dph_total", "asc"]], limit: 1 });
-    await client.createInstance(cheapest.id, { image: "someone-else" });
+    const [cheapest] = await client.offers.search({ filters: { gpu_name: { eq: "RTX 4090" } }, order: [["dph_total", "asc"]], limit: 1 });
+    await client.instances.create(cheapest.id, { image: "someone-else" });
 
     await stack.ok("refresh", "--yes");
     const state = JSON.parse(await stack.ok("stack", "export"));
@@ -84,7 +84,7 @@ describe("root stack through the real engine", () => {
     expect(preview).not.toMatch(/to replace/);
     await stack.ok("up", "--yes");
     expect(emu.marketplace.instances.all().find((i) => i.id === instance.id)!.label).toBe("e2e-renamed");
-    await client.destroyInstance((await client.listInstances()).find((i) => i.image_uuid === "someone-else")!.id);
+    await client.instances.destroy((await client.instances.list()).find((i) => i.image_uuid === "someone-else")!.id);
   });
 
   it("destroy leaves zero instances in the emulator", async () => {

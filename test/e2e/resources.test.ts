@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Clock } from "../../emulator";
-import { GpuRentalClient, listVolumes, searchTemplates } from "../../sdk";
+import { GpuRentalClient } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
@@ -67,7 +67,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
   let projectDir: string;
   const instances = () => emu.marketplace.instances.all();
   /** The user's own templates: the service's seeded public ones (creator 0) left out. */
-  const ownTemplates = () => searchTemplates(emu.client(), { creator_id: { neq: 0 } });
+  const ownTemplates = () => emu.client().templates.search({ creator_id: { neq: 0 } });
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 100, loadingMs: 200 } });
@@ -90,7 +90,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     first = await stack.outputs();
     const [template] = await ownTemplates();
     expect(template).toMatchObject({ id: first.templateId, hash_id: first.hashId, desc: "first", docker_login_pass: REGISTRY_TOKEN });
-    expect((await listVolumes(emu.client())).map((v) => [v.id, v.name, v.disk_space])).toEqual([[first.volumeId, expect.stringMatching(/^e2e-data-gr-[a-z2-7]{10}$/), 20]]);
+    expect((await emu.client().volumes.list()).map((v) => [v.id, v.name, v.disk_space])).toEqual([[first.volumeId, expect.stringMatching(/^e2e-data-gr-[a-z2-7]{10}$/), 20]]);
     expect(instances()).toHaveLength(1);
     expect(instances()[0]).toMatchObject({ id: first.instanceId, label: "e2e-worker" });
     expect(instances()[0].config).toMatchObject({ template_hash_id: first.hashId, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", disk: 16 });
@@ -105,8 +105,8 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     expect(first.readerKey).toBe("[secret]");
     const key = JSON.parse(await stack.ok("stack", "output", "readerKey", "--show-secrets", "--json"));
     const reader = new GpuRentalClient({ apiUrl: emu.url, apiKey: key, retries: 0 });
-    expect((await reader.listInstances()).map((i) => i.id)).toEqual([first.instanceId]);
-    await expect(reader.currentUser()).rejects.toThrow(/403|401/);
+    expect((await reader.instances.list()).map((i) => i.id)).toEqual([first.instanceId]);
+    await expect(reader.users.current()).rejects.toThrow(/403|401/);
     expect(stack.stateText()).not.toContain(key);
     // Only ciphertexts in state: the key (an output), the registry token (an input and an output).
     const { resources } = JSON.parse(await stack.ok("stack", "export")).deployment;
@@ -135,7 +135,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     const out = await stack.ok("destroy", "--yes");
     expect(out).toMatch(/- 5 deleted/);
     expect(await ownTemplates()).toEqual([]);
-    expect(await listVolumes(emu.client())).toEqual([]);
+    expect(await emu.client().volumes.list()).toEqual([]);
     expect(instances()).toHaveLength(0);
   });
 

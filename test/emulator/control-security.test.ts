@@ -117,8 +117,8 @@ describe("the edges", () => {
     const key = { host: host(), authorization: `Bearer ${emu.apiKey}` };
     const cases: [string, string, number, string][] = [
       ["bad escape", request("GET", "/api/v0/instances/%zz/", key), 400, "invalid_args"],
-      ["URL over 8 KB", request("GET", `/api/v0/instances/?q=${"a".repeat(9000)}`, key), 414, "uri_too_long"],
-      ["headers over 16 KB", request("GET", `/api/v0/instances/?q=${"a".repeat(20000)}`, key), 431, "headers_too_large"],
+      ["URL over 8 KB", request("GET", `/api/v1/instances/?q=${"a".repeat(9000)}`, key), 414, "uri_too_long"],
+      ["headers over 16 KB", request("GET", `/api/v1/instances/?q=${"a".repeat(20000)}`, key), 431, "headers_too_large"],
       ["body over 1 MB", request("POST", "/api/v0/auth/apikeys/", { ...key, "content-type": "application/json" }, JSON.stringify({ name: "x".repeat(1 << 20) })), 413, "invalid_args"],
       ["malformed JSON", request("POST", "/api/v0/auth/apikeys/", { ...key, "content-type": "application/json" }, "{nope"), 400, "invalid_args"],
       ["unknown media type", request("POST", "/api/v0/auth/apikeys/", { ...key, "content-type": "application/xml" }, "<a/>"), 415, "invalid_args"],

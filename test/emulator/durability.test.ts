@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
-import { BillingPage, GpuRentalClient, listInvoices, TemplateResponse } from "../../sdk";
+import { BillingPage, GpuRentalClient, TemplateResponse } from "../../sdk";
 import { KEPT_PER_USER } from "../../emulator/domain/billing";
 import { cliEmulator, killHard } from "../helpers/cli-emulator";
 
@@ -13,20 +13,20 @@ describe("--data-dir", () => {
     const dataDir = tempDir();
     const first = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen") });
     const client = new GpuRentalClient({ apiUrl: first.url, apiKey: first.apiKey });
-    const [offer] = await client.searchOffers({ limit: 1 });
-    const { new_contract: id, instance_api_key: instanceKey } = await client.createInstance(offer.id, { image: "x", label: "kept" });
-    await client.updateInstance(id, { label: "relabelled" });
+    const [offer] = await client.offers.search({ limit: 1 });
+    const { new_contract: id, instance_api_key: instanceKey } = await client.instances.create(offer.id, { image: "x", label: "kept" });
+    await client.instances.update(id, { label: "relabelled" });
     await fetch(`${first.url}/_emulator/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"ms":3600000}' });
-    const creditBefore = (await client.currentUser()).credit;
+    const creditBefore = (await client.users.current()).credit;
     await first.close();
 
     const second = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen") });
     const again = new GpuRentalClient({ apiUrl: second.url, apiKey: "durable-key-1" });
-    expect(await again.getInstance(id)).toMatchObject({ id, label: "relabelled", actual_status: "running" });
-    expect((await again.currentUser()).credit).toBeCloseTo(creditBefore, 6);
-    expect(await again.searchOffers({ filters: { id: { eq: offer.id } } })).toEqual([]);
+    expect(await again.instances.get(id)).toMatchObject({ id, label: "relabelled", actual_status: "running" });
+    expect((await again.users.current()).credit).toBeCloseTo(creditBefore, 6);
+    expect(await again.offers.search({ filters: { id: { eq: offer.id } } })).toEqual([]);
     // The instance key still works on its own instance; the file holds no key in plaintext.
-    await new GpuRentalClient({ apiUrl: second.url, apiKey: instanceKey! }).updateInstance(id, { state: "stopped" });
+    await new GpuRentalClient({ apiUrl: second.url, apiKey: instanceKey! }).instances.update(id, { state: "stopped" });
     await second.close();
   });
 
@@ -91,7 +91,7 @@ describe("--data-dir", () => {
     const dataDir = tempDir();
     const first = await startEmulator({ dataDir });
     const client = new GpuRentalClient({ apiUrl: first.url, apiKey: first.apiKey, retries: 0 });
-    const [a, b] = await client.searchOffers({ limit: 2 });
+    const [a, b] = await client.offers.search({ limit: 2 });
     const writeSync = fs.writeSync as (fd: number, data: Buffer) => number;
     let failed = false;
     // The next journal record (a line of base64) fails after its first bytes reached the disk.
@@ -103,19 +103,19 @@ describe("--data-dir", () => {
       throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
     }) as typeof fs.writeSync);
     try {
-      await expect(client.createInstance(a.id, { image: "x", label: "unsaved" })).rejects.toThrow();
+      await expect(client.instances.create(a.id, { image: "x", label: "unsaved" })).rejects.toThrow();
     } finally {
       full.mockRestore();
     }
     expect(failed).toBe(true);
-    await client.createInstance(b.id, { image: "x", label: "saved" });
-    const held = (await client.listInstances()).map((i) => i.label).sort();
+    await client.instances.create(b.id, { image: "x", label: "saved" });
+    const held = (await client.instances.list()).map((i) => i.label).sort();
     // The folder as a crash would leave it now (a clean stop would write a whole snapshot and hide the fault).
     const crashed = tempDir();
     fs.cpSync(dataDir, crashed, { recursive: true, filter: (file) => !fs.statSync(file).isSocket() });
     await first.close();
     const second = await startEmulator({ dataDir: crashed });
-    const after = (await new GpuRentalClient({ apiUrl: second.url, apiKey: second.apiKey }).listInstances()).map((i) => i.label).sort();
+    const after = (await new GpuRentalClient({ apiUrl: second.url, apiKey: second.apiKey }).instances.list()).map((i) => i.label).sort();
     expect(after).toEqual(held);
     await second.close();
   });
@@ -132,10 +132,10 @@ describe("--data-dir", () => {
     for (let round = 0; round < 5; round++) {
       const emulator = await cliEmulator(args);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key, retries: 0 });
-      const surviving = new Map((await client.listInstances()).map((i) => [i.id, i.label]));
+      const surviving = new Map((await client.instances.list()).map((i) => [i.id, i.label]));
       for (const [id, label] of alive) expect({ id, label: surviving.get(id) }).toEqual({ id, label });
       for (const id of destroyed) expect({ id, resurrected: surviving.has(id) }).toEqual({ id, resurrected: false });
-      const offers = (await client.searchOffers({ limit: 300 })).map((o) => o.id);
+      const offers = (await client.offers.search({ limit: 300 })).map((o) => o.id);
       let acknowledged = 0;
       let killed = false;
       await Promise.all(
@@ -143,7 +143,7 @@ describe("--data-dir", () => {
           for (let i = worker; i < offers.length && !killed; i += 8) {
             try {
               const label = `r${round}-w${worker}-${i}`;
-              const { new_contract: id } = await client.createInstance(offers[i], { image: "x", label });
+              const { new_contract: id } = await client.instances.create(offers[i], { image: "x", label });
               // Noted, not asserted here: the catch below would swallow a failed assertion.
               if (everCreated.has(id)) reused.push(id);
               everCreated.add(id);
@@ -151,7 +151,7 @@ describe("--data-dir", () => {
               if (i % 3 === 0) {
                 // A destroy cut off by the kill may or may not have been carried out: either outcome is right.
                 alive.delete(id);
-                await client.destroyInstance(id);
+                await client.instances.destroy(id);
                 destroyed.add(id);
               }
               if (++acknowledged >= 60 && !killed) {
@@ -170,7 +170,7 @@ describe("--data-dir", () => {
     }
     expect(reused).toEqual([]);
     const last = await cliEmulator(args);
-    const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).listInstances()).map((i) => [i.id, i.label]));
+    const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).instances.list()).map((i) => [i.id, i.label]));
     for (const [id, label] of alive) expect(final.get(id)).toBe(label);
     for (const id of destroyed) expect(final.has(id)).toBe(false);
     console.log(`5 SIGKILLs under 8 writers: ${everCreated.size} creations and ${destroyed.size} destroys acknowledged, 0 lost, 0 resurrected, no id reused`);
@@ -183,9 +183,9 @@ describe("--data-dir", () => {
       const dataDir = tempDir();
       const emulator = await cliEmulator(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: "damage-key-1" });
-      const [first, second] = await client.searchOffers({ limit: 2 });
-      await client.createInstance(first.id, { image: "x", label: "one" });
-      await client.createInstance(second.id, { image: "x", label: "two" });
+      const [first, second] = await client.offers.search({ limit: 2 });
+      await client.instances.create(first.id, { image: "x", label: "one" });
+      await client.instances.create(second.id, { image: "x", label: "two" });
       await killHard(emulator);
       return dataDir;
     };
@@ -195,7 +195,7 @@ describe("--data-dir", () => {
     const lines = fs.readFileSync(journal(torn), "utf8");
     fs.writeFileSync(journal(torn), lines.slice(0, lines.length - 30));
     const after = await startEmulator({ dataDir: torn, apiKey: "damage-key-1", clock: new Clock("frozen") });
-    expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).listInstances()).map((i) => i.label)).toEqual(["one"]);
+    expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).instances.list()).map((i) => i.label)).toEqual(["one"]);
     await after.close();
 
     const damages: [string, (dir: string) => void, RegExp][] = [
@@ -222,9 +222,9 @@ describe("--data-dir", () => {
     const dataDir = tempDir();
     const emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
     const client = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
-    const [offer] = await client.searchOffers({ limit: 1 });
+    const [offer] = await client.offers.search({ limit: 1 });
     const cycles = async (n: number) => {
-      for (let i = 0; i < n; i++) await client.destroyInstance((await client.createInstance(offer.id, { image: "x" })).new_contract);
+      for (let i = 0; i < n; i++) await client.instances.destroy((await client.instances.create(offer.id, { image: "x" })).new_contract);
     };
     const keptSize = async () => {
       await emu.marketplace.durability!.save(emu.marketplace); // a save, then the size the next compaction writes
@@ -235,7 +235,7 @@ describe("--data-dir", () => {
     await cycles(400);
     const after500 = await keptSize();
     expect(after500).toBeLessThanOrEqual(after100 + 16); // a counter's digits at most
-    const { new_contract: next } = await client.createInstance(offer.id, { image: "x" });
+    const { new_contract: next } = await client.instances.create(offer.id, { image: "x" });
     expect(next).toBeGreaterThan(500);
     await emu.close();
   });
@@ -245,12 +245,12 @@ describe("--data-dir", () => {
     let emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
     const user = emu.marketplace.seededUser.id;
     const client = () => new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
-    const [offer] = await client().searchOffers({ limit: 1 });
+    const [offer] = await client().offers.search({ limit: 1 });
     const cycles = async (n: number) => {
       for (let i = 0; i < n; i++) {
-        const { new_contract: id } = await client().createInstance(offer.id, { image: "x", disk: 8 });
+        const { new_contract: id } = await client().instances.create(offer.id, { image: "x", disk: 8 });
         emu.marketplace.clock.advance(60_000); // a minute of compute and disk: every cycle is charged
-        await client().destroyInstance(id);
+        await client().instances.destroy(id);
       }
     };
     const keptSize = async () => {
@@ -259,7 +259,7 @@ describe("--data-dir", () => {
     };
     /** What every billing view says: the old view's rows and totals, the paged charges, the opening credit. */
     const views = async () => {
-      const old = await listInvoices(client());
+      const old = await client().billing.invoices();
       const charges = old.invoices.filter((row) => row.type === "charge");
       const paged = await client().call({ method: "GET", path: "/api/v0/charges/?limit=100", schema: BillingPage });
       return { old, charges, paged, sum: charges.reduce((total, row) => total + row.amount, 0) };

@@ -13,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(() => emu.close());
 
-const instances = async () => (await http(emu.url, "GET", "/api/v0/instances/", { key: emu.apiKey })).body.instances as any[];
+const instances = async () => (await http(emu.url, "GET", "/api/v1/instances/", { key: emu.apiKey })).body.instances as any[];
 const cheapest = async () => (await http(emu.url, "POST", "/api/v0/bundles/", { key: emu.apiKey, body: { order: [["dph_total", "asc"]], limit: 1 } })).body.offers[0];
 
 /** Polls until `check` holds (the emulator's work happens on its own time here: wall-clock latency). */
@@ -51,7 +51,7 @@ it("the SDK's creation times out (NetworkError); the instance appears later, onc
   const offer = await cheapest();
   emu.faults.add({ path: "/api/v0/asks/", kind: "latency", delayMs: 300 });
   const impatient = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey, timeoutMs: 50, retries: 0 });
-  await expect(impatient.createInstance(offer.id, { image: "late" })).rejects.toBeInstanceOf(NetworkError);
+  await expect(impatient.instances.create(offer.id, { image: "late" })).rejects.toBeInstanceOf(NetworkError);
   await eventually(async () => (await instances()).length === 1);
   // The offer is taken: the late creation holds it, as a creation that answered would.
   expect((await http(emu.url, "POST", "/api/v0/bundles/", { key: emu.apiKey, body: { id: { eq: offer.id } } })).body.offers).toEqual([]);

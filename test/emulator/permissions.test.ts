@@ -1,18 +1,6 @@
 import { routesOf } from "../../emulator/http/routes";
 import { PERMISSIONS } from "../../emulator/domain/accounts";
-import {
-  createApiKey,
-  createNetworkVolume,
-  createTemplate,
-  deleteApiKey,
-  deleteTemplate,
-  deleteVolume,
-  editTemplate,
-  GpuRentalClient,
-  listVolumes,
-  searchNetworkVolumeOffers,
-  searchTemplates,
-} from "../../sdk";
+import { GpuRentalClient } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -27,10 +15,10 @@ beforeAll(async () => {
   emu = await emulator();
   const client = emu.client();
   for (const category of PERMISSIONS) {
-    scopedKeys[category] = (await createApiKey(client, { name: category, permissions: { api: { [category]: {} } } })).key;
+    scopedKeys[category] = (await client.apiKeys.create({ name: category, permissions: { api: { [category]: {} } } })).key;
   }
-  const revoked = await createApiKey(client, { name: "revoked" });
-  await deleteApiKey(client, revoked.id);
+  const revoked = await client.apiKeys.create({ name: "revoked" });
+  await client.apiKeys.delete(revoked.id);
   revokedKey = revoked.key;
 });
 afterAll(() => emu.close());
@@ -85,9 +73,9 @@ it("lets a scoped key through exactly the endpoints of its categories", async ()
 
 it("lets the instance key start, stop and destroy its own instance, and nothing else", async () => {
   const client = emu.client();
-  const [a, b] = await client.searchOffers({ limit: 2 });
-  const own = await client.createInstance(a.id, { image: "x" });
-  const other = await client.createInstance(b.id, { image: "x" });
+  const [a, b] = await client.offers.search({ limit: 2 });
+  const own = await client.instances.create(a.id, { image: "x" });
+  const other = await client.instances.create(b.id, { image: "x" });
   const key = own.instance_api_key!;
   const allowed = new Set(apiRoutes().filter((r) => r.instanceKey).map((r) => `${r.method} ${r.url}`));
   expect([...allowed].sort()).toEqual(["DELETE /api/v0/instances/:id/", "PUT /api/v0/instances/:id/"]);
@@ -104,7 +92,7 @@ it("lets the instance key start, stop and destroy its own instance, and nothing 
   expect((await http(emu.url, "DELETE", path(own.new_contract), { key, body: {} })).status).toBe(200);
   // Its instance is gone: so is the key.
   expect((await http(emu.url, "PUT", path(other.new_contract), { key, body: { state: "stopped" } })).status).toBe(401);
-  await client.destroyInstance(other.new_contract);
+  await client.instances.destroy(other.new_contract);
 });
 
 it("never shows or touches another user's instances or keys", async () => {
@@ -112,11 +100,11 @@ it("never shows or touches another user's instances or keys", async () => {
   expect(other.status).toBe(200);
   const otherKey: string = other.body.api_key;
   const mine = emu.client();
-  const [offer] = await mine.searchOffers({ limit: 1 });
-  const { new_contract: id } = await mine.createInstance(offer.id, { image: "x" });
-  const myKey = await createApiKey(mine, { name: "mine" });
+  const [offer] = await mine.offers.search({ limit: 1 });
+  const { new_contract: id } = await mine.instances.create(offer.id, { image: "x" });
+  const myKey = await mine.apiKeys.create({ name: "mine" });
 
-  expect((await http(emu.url, "GET", "/api/v0/instances/", { key: otherKey })).body).toEqual({ instances_found: 0, instances: [] });
+  expect((await http(emu.url, "GET", "/api/v1/instances/", { key: otherKey })).body).toMatchObject({ total_instances: 0, instances: [] });
   expect((await http(emu.url, "GET", `/api/v0/instances/${id}/`, { key: otherKey })).body).toEqual({ instances: null });
   for (const [method, body] of [["PUT", { state: "stopped" }], ["DELETE", {}]] as const) {
     expect((await http(emu.url, method, `/api/v0/instances/${id}/`, { key: otherKey, body })).status).toBe(404);
@@ -124,35 +112,35 @@ it("never shows or touches another user's instances or keys", async () => {
   expect((await http(emu.url, "GET", "/api/v0/auth/apikeys/", { key: otherKey })).body.apikeys.map((k: any) => k.id)).not.toContain(myKey.id);
   expect((await http(emu.url, "GET", `/api/v0/auth/apikeys/${myKey.id}/`, { key: otherKey })).status).toBe(404);
   expect((await http(emu.url, "DELETE", `/api/v0/auth/apikeys/${myKey.id}/`, { key: otherKey, body: {} })).status).toBe(404);
-  expect((await mine.getInstance(id))!.cur_state).toBe("running");
+  expect((await mine.instances.get(id))!.cur_state).toBe("running");
   expect((await http(emu.url, "GET", "/api/v0/users/current/", { key: myKey.key })).status).toBe(200);
-  await mine.destroyInstance(id);
+  await mine.instances.destroy(id);
 });
 
 it("never shows or touches another user's private templates or volumes", async () => {
   const other = await http(emu.url, "POST", "/_emulator/users", { body: { email: "third@gpu-rental.test" } });
   const theirs = new GpuRentalClient({ apiUrl: emu.url, apiKey: other.body.api_key });
   const mine = emu.client();
-  const template = await createTemplate(mine, {
+  const template = await mine.templates.create({
     name: "my-private", image: "ghcr.io/me/private", private: true, docker_login_repo: "", docker_login_user: "", docker_login_pass: "",
   });
-  const [volumeOffer] = await searchNetworkVolumeOffers(mine, { limit: 1 });
-  const volume = await createNetworkVolume(mine, { offerId: volumeOffer.ask_contract_id, size: 10 });
+  const [volumeOffer] = await mine.volumes.searchNetworkOffers({ limit: 1 });
+  const volume = await mine.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 10 });
 
-  expect((await searchTemplates(theirs)).map((t) => t.hash_id)).not.toContain(template.hash_id);
-  await expect(editTemplate(theirs, template.hash_id!, { name: "stolen" })).rejects.toMatchObject({ status: 404 });
-  await expect(deleteTemplate(theirs, { id: template.id })).rejects.toMatchObject({ status: 404 });
-  expect((await listVolumes(theirs)).map((v) => v.id)).not.toContain(volume.id);
-  await expect(deleteVolume(theirs, volume.id)).rejects.toMatchObject({ status: 404 });
+  expect((await theirs.templates.search()).map((t) => t.hash_id)).not.toContain(template.hash_id);
+  await expect(theirs.templates.edit(template.hash_id!, { name: "stolen" })).rejects.toMatchObject({ status: 404 });
+  await expect(theirs.templates.delete({ id: template.id })).rejects.toMatchObject({ status: 404 });
+  expect((await theirs.volumes.list()).map((v) => v.id)).not.toContain(volume.id);
+  await expect(theirs.volumes.delete(volume.id)).rejects.toMatchObject({ status: 404 });
   // And neither can they use them to create an instance.
-  const [offer] = await theirs.searchOffers({ limit: 1 });
-  await expect(theirs.createInstance(offer.id, { template_hash_id: template.hash_id! })).rejects.toMatchObject({ status: 404 });
+  const [offer] = await theirs.offers.search({ limit: 1 });
+  await expect(theirs.instances.create(offer.id, { template_hash_id: template.hash_id! })).rejects.toMatchObject({ status: 404 });
   await expect(
-    theirs.createInstance(offer.id, { image: "x", volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" } }),
+    theirs.instances.create(offer.id, { image: "x", volume_info: { create_new: false, volume_id: volume.id, mount_path: "/data" } }),
   ).rejects.toMatchObject({ status: 400 });
 
-  expect((await searchTemplates(mine)).map((t) => t.hash_id)).toContain(template.hash_id);
-  expect((await listVolumes(mine)).map((v) => v.id)).toContain(volume.id);
+  expect((await mine.templates.search()).map((t) => t.hash_id)).toContain(template.hash_id);
+  expect((await mine.volumes.list()).map((v) => v.id)).toContain(volume.id);
 });
 
 it("does not let a scoped key mint a wider key", async () => {

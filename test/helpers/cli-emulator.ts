@@ -13,8 +13,8 @@ export interface CliEmulator {
  * `gpu-rental emulator` as users run it (the built command, started in well under a second), for tests that
  * kill it or start several at once. Resolves once it prints its URL; rejects with its stderr if it exits first.
  */
-export function cliEmulator(args: string[]): Promise<CliEmulator> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "emulator", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+export function cliEmulator(args: string[], env: Record<string, string> = {}): Promise<CliEmulator> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "emulator", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   let out = "";
   let errors = "";
   child.stderr!.on("data", (chunk) => (errors += chunk));

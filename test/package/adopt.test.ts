@@ -1,5 +1,4 @@
 import { Clock } from "../../emulator";
-import { createApiKey, createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
@@ -35,12 +34,12 @@ describe("adopting objects made elsewhere", () => {
   it("takes an instance, a template, a volume and a key under management, then changes nothing, then destroys them", async () => {
     // Made by hand (a script, the console): the service knows them, no stack does.
     const client = emu.client();
-    const template = await createTemplate(client, { name: "made-elsewhere", image: "nvidia/cuda", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
-    const [volumeOffer] = await searchNetworkVolumeOffers(client, { disk_space: { gte: 20 } });
-    const volume = await createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 20, name: "by-hand" });
-    const key = await createApiKey(client, { name: "by-hand", permissions: { api: { instance_read: {} } } });
-    const [offer] = await client.searchOffers({ filters: { rentable: { eq: true } }, limit: 1 });
-    const instance = await client.createInstance(offer.id, { image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "made-by-hand" });
+    const template = await client.templates.create({ name: "made-elsewhere", image: "nvidia/cuda", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+    const [volumeOffer] = await client.volumes.searchNetworkOffers({ disk_space: { gte: 20 } });
+    const volume = await client.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 20, name: "by-hand" });
+    const key = await client.apiKeys.create({ name: "by-hand", permissions: { api: { instance_read: {} } } });
+    const [offer] = await client.offers.search({ filters: { rentable: { eq: true } }, limit: 1 });
+    const instance = await client.instances.create(offer.id, { image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "made-by-hand" });
     const counts = () => [emu.marketplace.instances.all().length, emu.marketplace.volumes.list(emu.marketplace.seededUser.id).length];
 
     const stack = new TestStack(`adopt-${process.pid}`, {}, program.dir);
@@ -68,10 +67,10 @@ describe("adopting objects made elsewhere", () => {
   it("refuses to adopt what does not exist, or does not match what cannot change, creating nothing", async () => {
     const stack = new TestStack(`adopt-bad-${process.pid}`, {}, program.dir);
     const client = emu.client();
-    const [volumeOffer] = await searchNetworkVolumeOffers(client, { disk_space: { gte: 30 } });
-    const wrongSize = await createNetworkVolume(client, { offerId: volumeOffer.ask_contract_id, size: 30, name: "by-hand" });
-    const template = await createTemplate(client, { name: "made-elsewhere", image: "nvidia/cuda", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
-    const key = await createApiKey(client, { name: "by-hand" });
+    const [volumeOffer] = await client.volumes.searchNetworkOffers({ disk_space: { gte: 30 } });
+    const wrongSize = await client.volumes.createNetwork({ offerId: volumeOffer.ask_contract_id, size: 30, name: "by-hand" });
+    const template = await client.templates.create({ name: "made-elsewhere", image: "nvidia/cuda", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" });
+    const key = await client.apiKeys.create({ name: "by-hand" });
     try {
       const ids = { templateId: template.id, volumeId: wrongSize.id, keyId: key.id, instanceId: 987654 };
       await stack.init({ "gpu-rental:apiUrl": emu.url, ...Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, String(v)])) }, { "gpu-rental:apiKey": emu.apiKey });

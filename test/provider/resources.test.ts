@@ -1,5 +1,4 @@
 import * as path from "node:path";
-import { listVolumes, searchTemplates } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { ProviderHost, REPO_ROOT } from "../helpers/provider-host";
 
@@ -32,7 +31,7 @@ async function hostOf(provider: object): Promise<ProviderHost> {
 
 describe("Template through the real provider host", () => {
   const spec = { name: "host-template", image: "nvidia/cuda", tag: "12.4.1", runtype: "ssh", sshDirect: true, dockerLoginPass: "p" };
-  const mine = async () => (await searchTemplates(emu.client(), { name: { eq: "host-template" } }));
+  const mine = async () => (await emu.client().templates.search({ name: { eq: "host-template" } }));
 
   it("checks, creates, diffs, updates in place, reads and deletes", async () => {
     const host = await hostOf(new SdkProvider("Template"));
@@ -74,7 +73,7 @@ describe("NetworkVolume through the real provider host", () => {
 
     expect(await host.read(id, outs)).toMatchObject({ id, props: { volumeId: Number(id), askContractId: outs.askContractId } });
     await host.delete(id, outs);
-    expect(await listVolumes(emu.client())).toEqual([]);
+    expect(await emu.client().volumes.list()).toEqual([]);
     expect((await host.read(id, outs)).id).toBe("");
     await host.delete(id, outs);
   });

@@ -47,14 +47,14 @@ describe("API key resource over HTTP", () => {
     expect(outs).toMatchObject({ ...base, keyId: Number(id), key: expect.any(String), keyPrefix: expect.any(String) });
     expect(outs.key!.startsWith(outs.keyPrefix!)).toBe(true);
     // It works, within its scope only.
-    await expect(clientWith(outs.key!).listInstances()).resolves.toEqual([]);
-    await expect(clientWith(outs.key!).currentUser()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(clientWith(outs.key!).instances.list()).resolves.toEqual([]);
+    await expect(clientWith(outs.key!).users.current()).rejects.toBeInstanceOf(UnauthorizedError);
 
     // The value is never shown again: a read keeps the one in state.
     expect(await readApiKeyState(id, outs, options())).toMatchObject({ keyId: Number(id), key: outs.key, keyPrefix: outs.keyPrefix });
 
     await deleteApiKeyById(id, options());
-    await expect(clientWith(outs.key!).listInstances()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(clientWith(outs.key!).instances.list()).rejects.toMatchObject({ name: "ListingError", cause: expect.any(UnauthorizedError) });
     expect(await readApiKeyState(id, outs, options())).toBeNull();
     await deleteApiKeyById(id, options()); // already revoked: still fine
   });

@@ -1,14 +1,4 @@
-import {
-  checkInstanceInputs,
-  createInstanceFromSpec,
-  destroyInstanceById,
-  diffInstanceSpec,
-  readInstanceState,
-  updateInstanceFromSpec,
-  createNetworkVolume,
-  listVolumes,
-  searchNetworkVolumeOffers,
-} from "../../sdk";
+import { checkInstanceInputs, createInstanceFromSpec, destroyInstanceById, diffInstanceSpec, readInstanceState, updateInstanceFromSpec } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -116,15 +106,15 @@ describe("instance resource over HTTP", () => {
 
   it("mounts an existing network volume, or a new one made from a volume offer, and replaces on a change", async () => {
     const client = emu.client();
-    const [offer, another] = await searchNetworkVolumeOffers(client, { order: [["storage_cost", "asc"]], limit: 2 });
-    const volume = await createNetworkVolume(client, { offerId: offer.ask_contract_id, size: 20 });
+    const [offer, another] = await client.volumes.searchNetworkOffers({ order: [["storage_cost", "asc"]], limit: 2 });
+    const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 20 });
     const linked = await createInstanceFromSpec({ ...base, volume: { volumeId: volume.id, mountPath: "/data" } }, options());
     expect(emu.marketplace.instances.all().find((i) => i.id === Number(linked.id))!.volume).toEqual({ id: volume.id, mount_path: "/data" });
 
     const created = await createInstanceFromSpec({ ...base, volume: { offerId: another.ask_contract_id, size: 10, mountPath: "/scratch" } }, options());
     const mounted = emu.marketplace.instances.all().find((i) => i.id === Number(created.id))!.volume!;
     expect(mounted.mount_path).toBe("/scratch");
-    expect((await listVolumes(client)).map((v) => v.id)).toContain(mounted.id);
+    expect((await client.volumes.list()).map((v) => v.id)).toContain(mounted.id);
 
     expect(diffInstanceSpec(linked.outs, { ...base, volume: { volumeId: volume.id, mountPath: "/other" } }).replaces).toEqual(["volume"]);
     expect(checkInstanceInputs({ ...base, volume: { volumeId: 1, offerId: 2, mountPath: "/d" } }).failures[0]).toMatchObject({ property: "volume" });
@@ -135,8 +125,8 @@ describe("instance resource over HTTP", () => {
 
   it("says which instance is left behind when it cannot be destroyed after a failed boot", async () => {
     const client = emu.client({ retries: 1 });
-    const original = client.createInstance.bind(client);
-    client.createInstance = async (offerId, request) => {
+    const original = client.instances.create;
+    client.instances.create = async (offerId, request) => {
       const created = await original(offerId, request);
       emu.marketplace.instances.fail(created.new_contract, "offline");
       emu.faults.add({ path: `/api/v0/instances/${created.new_contract}/`, method: "DELETE", kind: "status", status: 503, times: 5 });
@@ -146,7 +136,7 @@ describe("instance resource over HTTP", () => {
     expect(error.message).toMatch(/is offline[\s\S]*Destroying instance (\d+) failed too[\s\S]*destroy it by hand/);
     const id = Number(/Destroying instance (\d+)/.exec(error.message)![1]);
     emu.faults.clear();
-    await emu.client().destroyInstance(id);
+    await emu.client().instances.destroy(id);
   });
 
   it("drops inputs the program no longer sets from the outputs, so the next diff is clean", async () => {
@@ -162,9 +152,9 @@ describe("instance resource over HTTP", () => {
   it("with onBootFailure: replace, destroys an instance that fails to boot and rents another offer, within maxBootAttempts", async () => {
     const before = emu.marketplace.instances.all().length;
     const client = emu.client();
-    const original = client.createInstance.bind(client);
+    const original = client.instances.create;
     let failing = 1;
-    client.createInstance = async (offerId, request) => {
+    client.instances.create = async (offerId, request) => {
       const created = await original(offerId, request);
       if (failing-- > 0) emu.marketplace.instances.fail(created.new_contract, "exited", "image pull failed");
       return created;
@@ -191,8 +181,8 @@ describe("instance resource over HTTP", () => {
     const failFirst = (instanceId: number) => emu.marketplace.instances.fail(instanceId, "exited", "image pull failed");
     const before = emu.marketplace.instances.all().length;
     const client = emu.client();
-    const original = client.createInstance.bind(client);
-    client.createInstance = async (offerId, request) => {
+    const original = client.instances.create;
+    client.instances.create = async (offerId, request) => {
       const created = await original(offerId, request);
       failFirst(created.new_contract);
       return created;

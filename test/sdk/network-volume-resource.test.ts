@@ -1,13 +1,4 @@
-import {
-  checkNetworkVolumeInputs,
-  createNetworkVolumeFromSpec,
-  deleteNetworkVolumeById,
-  diffNetworkVolumeSpec,
-  listVolumes,
-  readNetworkVolumeState,
-  searchNetworkVolumeOffers,
-  VolumeInUseError,
-} from "../../sdk";
+import { checkNetworkVolumeInputs, createNetworkVolumeFromSpec, deleteNetworkVolumeById, diffNetworkVolumeSpec, readNetworkVolumeState, VolumeInUseError } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -57,10 +48,10 @@ describe("network volume resource over HTTP", () => {
   });
   afterAll(() => emu.close());
   const options = () => ({ client: emu.client() });
-  const volumes = () => listVolumes(emu.client(), "network_volume");
+  const volumes = () => emu.client().volumes.list("network_volume");
 
   it("creates on the cheapest matching offer with room, reads and deletes", async () => {
-    const offers = await searchNetworkVolumeOffers(emu.client(), { geolocation: { in: ["US"] }, disk_space: { gte: 50 }, order: [["storage_cost", "asc"]] });
+    const offers = await emu.client().volumes.searchNetworkOffers({ geolocation: { in: ["US"] }, disk_space: { gte: 50 }, order: [["storage_cost", "asc"]] });
     const { id, outs } = await createNetworkVolumeFromSpec(base, options());
     expect(outs).toMatchObject({ ...base, volumeId: Number(id), askContractId: offers[0].ask_contract_id, diskSpace: 50, volumeName: expect.stringMatching(/^datasets-gr-[a-z2-7]{10}$/), status: "available", instances: [] });
     expect(outs.geolocation).toMatch(/US/);
@@ -75,7 +66,7 @@ describe("network volume resource over HTTP", () => {
   });
 
   it("takes the space of a pinned offer, named by its creation token when no name is given", async () => {
-    const [offer] = await searchNetworkVolumeOffers(emu.client(), { order: [["storage_cost", "desc"]], limit: 1 });
+    const [offer] = await emu.client().volumes.searchNetworkOffers({ order: [["storage_cost", "desc"]], limit: 1 });
     const { id, outs } = await createNetworkVolumeFromSpec({ offerId: offer.ask_contract_id, size: 10 }, options());
     expect(outs).toMatchObject({ askContractId: offer.ask_contract_id, volumeName: expect.stringMatching(/^gr-[a-z2-7]{10}$/) });
     expect(outs).not.toHaveProperty("name");
@@ -85,8 +76,8 @@ describe("network volume resource over HTTP", () => {
   it("refuses to delete a volume an instance uses, naming the instance and what to do", async () => {
     const client = emu.client();
     const { id } = await createNetworkVolumeFromSpec({ size: 5 }, options());
-    const [offer] = await client.searchOffers({ limit: 1 });
-    const { new_contract } = await client.createInstance(offer.id, {
+    const [offer] = await client.offers.search({ limit: 1 });
+    const { new_contract } = await client.instances.create(offer.id, {
       image: "busybox",
       volume_info: { create_new: false, volume_id: Number(id), mount_path: "/data" },
     });
@@ -95,7 +86,7 @@ describe("network volume resource over HTTP", () => {
     await expect(refusal).rejects.toThrow(new RegExp(`attached to instance ${new_contract}: destroy that instance first`));
     expect((await volumes()).map((v) => v.id)).toEqual([Number(id)]);
 
-    await client.destroyInstance(new_contract);
+    await client.instances.destroy(new_contract);
     await deleteNetworkVolumeById(id, options());
     expect(await volumes()).toEqual([]);
   });

@@ -37,7 +37,7 @@ const client = (apiUrl: string) => new GpuRentalClient({ apiUrl, apiKey: emu.api
 
 it("reaches the service through HTTP_PROXY, as a CI runner behind an egress proxy must", async () => {
   process.env.HTTP_PROXY = proxy.url;
-  const offers = await client(`http://gpu-service.test:${port()}`).searchOffers({ limit: 2 });
+  const offers = await client(`http://gpu-service.test:${port()}`).offers.search({ limit: 2 });
   expect(offers).toHaveLength(2);
   expect(proxy.seen).toContain(`POST gpu-service.test:${port()}`);
 });
@@ -47,15 +47,15 @@ it("goes direct for the hosts NO_PROXY names", async () => {
   process.env.NO_PROXY = "localhost,.service.test";
   const before = proxy.seen.length;
   // Only the proxy knows .test names: a direct request cannot resolve it.
-  await expect(client(`http://gpu.service.test:${port()}`).searchOffers({ limit: 1 })).rejects.toThrow(NetworkError);
+  await expect(client(`http://gpu.service.test:${port()}`).offers.search({ limit: 1 })).rejects.toThrow(NetworkError);
   expect(proxy.seen.length).toBe(before);
 });
 
 it("never sends a loopback emulator through a proxy, whatever the environment says", async () => {
   process.env.HTTP_PROXY = "http://127.0.0.1:9"; // nothing listens there
   process.env.HTTPS_PROXY = "http://127.0.0.1:9";
-  expect(await client(emu.url).searchOffers({ limit: 1 })).toHaveLength(1);
-  expect(await client(emu.url.replace("127.0.0.1", "localhost")).searchOffers({ limit: 1 })).toHaveLength(1);
+  expect(await client(emu.url).offers.search({ limit: 1 })).toHaveLength(1);
+  expect(await client(emu.url.replace("127.0.0.1", "localhost")).offers.search({ limit: 1 })).toHaveLength(1);
   expect(["127.0.0.1", "127.8.9.10", "localhost", "api.localhost", "[::1]", "::1"].every(isLoopback)).toBe(true);
   expect(["10.0.0.1", "gpu.example.com", "127.example.com", "::2"].some(isLoopback)).toBe(false);
 });
@@ -77,7 +77,7 @@ it("tunnels HTTPS through CONNECT with HTTPS_PROXY, keeping TLS end to end (a pr
   const frontPort = (front.address() as net.AddressInfo).port;
   try {
     const script = `const { GpuRentalClient } = require("gpu-rental/sdk");
-      new GpuRentalClient({ retries: 0 }).searchOffers({ limit: 3 }).then((offers) => console.log(offers.length));`;
+      new GpuRentalClient({ retries: 0 }).offers.search({ limit: 3 }).then((offers) => console.log(offers.length));`;
     const env = { ...process.env, HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: cert, GPU_RENTAL_API_URL: `https://gpu-service.test:${frontPort}`, GPU_RENTAL_API_KEY: emu.apiKey };
     const { stdout } = await run(process.execPath, ["-e", script], { cwd: REPO_ROOT, env });
     expect(stdout.trim()).toBe("3");

@@ -1,16 +1,4 @@
-import {
-  createApiKeyOnce,
-  createNetworkVolumeOnce,
-  FleetRentError,
-  GpuRentalClient,
-  listApiKeys,
-  listVolumes,
-  rentFleet,
-  rentInstance,
-  searchNetworkVolumeOffers,
-  sweep,
-  tokenOfInstance,
-} from "../../sdk";
+import { createApiKeyOnce, createNetworkVolumeOnce, FleetRentError, GpuRentalClient, rentFleet, rentInstance, sweep, tokenOfInstance } from "../../sdk";
 import type { FaultSpec } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
@@ -63,10 +51,10 @@ function faultFor(path: string, random: () => number): FaultSpec {
 function countingClient(emu: TestEmulator) {
   const client = emu.client({ timeoutMs: 300 });
   const calls = { searches: 0, creates: 0 };
-  const search = client.searchOffers.bind(client);
-  const create = client.createInstance.bind(client);
-  client.searchOffers = (...args) => (calls.searches++, search(...args));
-  client.createInstance = (...args) => (calls.creates++, create(...args));
+  const search = client.offers.search;
+  const create = client.instances.create;
+  client.offers.search = (...args) => (calls.searches++, search(...args));
+  client.instances.create = (...args) => (calls.creates++, create(...args));
   return { client, calls };
 }
 
@@ -100,7 +88,7 @@ describe("rentals at once in one process", () => {
     const rentals = fulfilled(results);
     expect(rejected(results)).toEqual([]);
     expect(rentals).toHaveLength(200);
-    const held = await client.listInstances();
+    const held = await client.instances.list();
     expect(held).toHaveLength(200);
     expect(new Set(rentals.map((r) => r.instanceId)).size).toBe(200);
     expect(new Set(held.map(tokenOfInstance))).toEqual(new Set(rentals.map((r) => r.token)));
@@ -115,8 +103,8 @@ describe("rentals at once in one process", () => {
   it("network volumes and API keys, created under the same faults, exist exactly once each", async () => {
     const random = seeded(9);
     const client: GpuRentalClient = emu.client({ timeoutMs: 300 });
-    const offers = await searchNetworkVolumeOffers(client, { disk_space: { gte: 100 } });
-    const keysBefore = (await listApiKeys(client)).length;
+    const offers = await client.volumes.searchNetworkOffers({ disk_space: { gte: 100 } });
+    const keysBefore = (await client.apiKeys.list()).length;
     const volumes = await pool(200, 4, async (i) => {
       if (random() < 0.2) emu.faults.add(faultFor("/api/v0/network_volumes/", random));
       return createNetworkVolumeOnce(client, { offerId: offers[i % offers.length].ask_contract_id, size: 2, name: `data${i}` }, { lateCreationWindowMs: 3_000 });
@@ -127,9 +115,9 @@ describe("rentals at once in one process", () => {
     });
     expect(rejected(volumes)).toEqual([]);
     expect(rejected(keys)).toEqual([]);
-    const heldVolumes = await listVolumes(client, "network_volume");
+    const heldVolumes = await client.volumes.list("network_volume");
     expect(heldVolumes.map((v) => v.name).sort()).toEqual(fulfilled(volumes).map((v) => `data${fulfilled(volumes).indexOf(v)}-${v.token}`).sort());
-    const heldKeys = await listApiKeys(client);
+    const heldKeys = await client.apiKeys.list();
     expect(heldKeys).toHaveLength(keysBefore + 200);
     for (const { created } of fulfilled(keys)) expect(created.key).toEqual(expect.any(String));
     expect(emu.faults.injected).toBeGreaterThan(40);
@@ -172,23 +160,23 @@ describe("rentFleet", () => {
     const fleet = await rentFleet(client, 6, { filters: { num_gpus: { gte: 1 } } }, { image: "x", label: "fleet" });
     expect(fleet.failures).toEqual([]);
     expect(new Set(fleet.rented.map((r) => r.offer.id)).size).toBe(6);
-    expect((await client.listInstances()).filter((i) => i.label === "fleet")).toHaveLength(6);
+    expect((await client.instances.list()).filter((i) => i.label === "fleet")).toHaveLength(6);
     await sweep(client, { label: "fleet" });
   });
 
   it("destroys a partial fleet when it cannot be rented whole, or keeps it on request", async () => {
     const client = emu.client();
-    const two = await client.searchOffers({ order: [["dph_total", "asc"]], limit: 2 });
+    const two = await client.offers.search({ order: [["dph_total", "asc"]], limit: 2 });
     const criteria = { filters: { id: { in: two.map((o) => o.id) } } };
     const error = await rentFleet(client, 3, criteria, { image: "x" }, { deadlineMs: 2_000 }).catch((e) => e);
     expect(error).toBeInstanceOf(FleetRentError);
     expect(error.destroyed).toHaveLength(2);
     expect(error.message).toMatch(/1 rental\(s\) failed .* destroyed again/);
-    expect(await client.listInstances()).toEqual([]);
+    expect(await client.instances.list()).toEqual([]);
     const partial = await rentFleet(client, 3, criteria, { image: "x" }, { deadlineMs: 2_000, allOrNothing: false });
     expect(partial.rented).toHaveLength(2);
     expect(partial.failures).toHaveLength(1);
-    for (const r of partial.rented) await client.destroyInstance(r.instanceId);
+    for (const r of partial.rented) await client.instances.destroy(r.instanceId);
   });
 });
 
@@ -197,24 +185,24 @@ describe("sweep", () => {
     const emu = await emulator({ seed: 51 });
     try {
       const client = emu.client();
-      const offers = await searchNetworkVolumeOffers(client, {});
+      const offers = await client.volumes.searchNetworkOffers({});
       const crashed = await rentInstance(client, {}, { image: "x" }, { tokenPrefix: "nightly" });
       const { volume } = await createNetworkVolumeOnce(client, { offerId: offers[0].ask_contract_id, size: 10, name: "scratch" }, { tokenPrefix: "nightly" });
       await createApiKeyOnce(client, { name: "ci" }, { tokenPrefix: "nightly" });
       const kept = await rentInstance(client, {}, { image: "x" });
-      const keysBefore = (await listApiKeys(client)).length;
+      const keysBefore = (await client.apiKeys.list()).length;
 
       const dry = await sweep(client, { tokenPrefix: "nightly", dryRun: true });
       expect(dry.instances.map((i) => i.id)).toEqual([crashed.instanceId]);
       expect(dry.volumes.map((v) => v.id)).toEqual([volume.id]);
       expect(dry.apiKeys).toHaveLength(1);
-      expect(await client.listInstances()).toHaveLength(2);
+      expect(await client.instances.list()).toHaveLength(2);
 
       const swept = await sweep(client, { tokenPrefix: "nightly" });
       expect(swept).toEqual({ ...dry, dryRun: false });
-      expect((await client.listInstances()).map((i) => i.id)).toEqual([kept.instanceId]);
-      expect(await listVolumes(client, "network_volume")).toEqual([]);
-      expect(await listApiKeys(client)).toHaveLength(keysBefore - 1);
+      expect((await client.instances.list()).map((i) => i.id)).toEqual([kept.instanceId]);
+      expect(await client.volumes.list("network_volume")).toEqual([]);
+      expect(await client.apiKeys.list()).toHaveLength(keysBefore - 1);
       await expect(sweep(client, {})).rejects.toThrow(/never sweeps everything/);
     } finally {
       await emu.close();

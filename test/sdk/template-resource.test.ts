@@ -1,16 +1,4 @@
-import {
-  checkInstanceInputs,
-  checkTemplateInputs,
-  createInstanceFromSpec,
-  createTemplateFromSpec,
-  deleteTemplateById,
-  destroyInstanceById,
-  diffTemplateSpec,
-  GpuRentalError,
-  readTemplateState,
-  searchTemplates,
-  updateTemplateFromSpec,
-} from "../../sdk";
+import { checkInstanceInputs, checkTemplateInputs, createInstanceFromSpec, createTemplateFromSpec, deleteTemplateById, destroyInstanceById, diffTemplateSpec, GpuRentalError, readTemplateState, updateTemplateFromSpec } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -58,7 +46,7 @@ describe("template resource over HTTP", () => {
   });
   afterAll(() => emu.close());
   const options = () => ({ client: emu.client() });
-  const byId = async (id: string) => (await searchTemplates(emu.client(), { id: { eq: Number(id) } }))[0];
+  const byId = async (id: string) => (await emu.client().templates.search({ id: { eq: Number(id) } }))[0];
 
   it("creates, reads, updates in place (new hash, same id) and deletes", async () => {
     const { id, outs } = await createTemplateFromSpec({ ...base, dockerLoginUser: "me", dockerLoginPass: "token-1" }, options());

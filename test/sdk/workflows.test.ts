@@ -29,16 +29,16 @@ const instancesNow = () => emu.marketplace.instances.all().length;
 describe("rentInstance", () => {
   it("rents the cheapest matching offer, with a creation token in the instance's environment", async () => {
     const client = emu.client();
-    const [cheapest] = await client.searchOffers({ ...rtx4090, order: [["dph_total", "asc"]], limit: 1 });
+    const [cheapest] = await client.offers.search({ ...rtx4090, order: [["dph_total", "asc"]], limit: 1 });
     const rented = await rentInstance(client, rtx4090, { image: "x", env: { MINE: "1" } });
     expect(rented.offer.id).toBe(cheapest.id);
     expect(rented.attempts).toEqual([{ offerId: cheapest.id, outcome: "rented", atMs: expect.any(Number) }]);
     expect(rented.instanceApiKey).toEqual(expect.any(String));
-    const instance = await client.getInstance(rented.instanceId);
+    const instance = await client.instances.get(rented.instanceId);
     expect(tokenOfInstance(instance!)).toBe(rented.token);
     expect(rented.token).toMatch(/^gr-[a-z2-7]{10}$/);
     expect(instance!.extra_env).toEqual(expect.arrayContaining([["MINE", "1"]]));
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("moves on when offers vanish between search and acceptance, and reports every attempt", async () => {
@@ -52,7 +52,7 @@ describe("rentInstance", () => {
       expect(seen).toEqual(rented.attempts);
       expect(rented.attempts.at(-1)).toMatchObject({ offerId: rented.offer.id, outcome: "rented" });
       attempts.push(...rented.attempts);
-      await client.destroyInstance(rented.instanceId);
+      await client.instances.destroy(rented.instanceId);
     }
     const lost = emu.marketplace.stats.offersLostToContention - before;
     expect(lost).toBeGreaterThan(0);
@@ -83,10 +83,10 @@ describe("rentInstance", () => {
     expect(outcomes(rented.attempts)).toEqual(["recovered"]);
     expect(rented.instanceApiKey).toBeUndefined();
     expect(instancesNow()).toBe(before + 1);
-    const instance = await client.getInstance(rented.instanceId);
+    const instance = await client.instances.get(rented.instanceId);
     expect(instance!.label).toBe("lost-answer");
     expect(tokenOfInstance(instance!)).toBe(rented.token);
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("with requireInstanceKey, gives a recovered keyless instance back and rents again, to hold the key", async () => {
@@ -97,7 +97,7 @@ describe("rentInstance", () => {
     expect(outcomes(rented.attempts)).toEqual(["keyless", "rented"]);
     expect(rented.instanceApiKey).toEqual(expect.any(String));
     expect(instancesNow()).toBe(before + 1);
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("finds an instance made from a template whose creation answer was lost", async () => {
@@ -108,7 +108,7 @@ describe("rentInstance", () => {
     const rented = await rentInstance(client, rtx4090, { template_hash_id: template.hash_id });
     expect(outcomes(rented.attempts)).toEqual(["recovered"]);
     expect(instancesNow()).toBe(before + 1);
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("waits for a creation that completes after the client gave up, and rents nothing else", async () => {
@@ -118,8 +118,8 @@ describe("rentInstance", () => {
     const rented = await rentInstance(client, rtx4090, { image: "x" }, { lateCreationWindowMs: 5_000 });
     expect(outcomes(rented.attempts)).toEqual(["recovered"]);
     expect(instancesNow()).toBe(before + 1);
-    expect(tokenOfInstance((await client.getInstance(rented.instanceId))!)).toBe(rented.token);
-    await client.destroyInstance(rented.instanceId);
+    expect(tokenOfInstance((await client.instances.get(rented.instanceId))!)).toBe(rented.token);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("tries the same offer again after a 5xx that made nothing, while it is still free", async () => {
@@ -131,18 +131,18 @@ describe("rentInstance", () => {
     expect(rented.attempts[0].offerId).toBe(rented.offer.id);
     expect(rented.attempts[0].detail).toMatch(/503/);
     expect(instancesNow()).toBe(before + 1);
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("rents a pinned offer through a transient 5xx, or fails clearly when it is gone", async () => {
     const client = emu.client();
-    const [offer] = await client.searchOffers({ order: [["score", "desc"]], limit: 1 });
+    const [offer] = await client.offers.search({ order: [["score", "desc"]], limit: 1 });
     emu.faults.add({ path: "/api/v0/asks/", kind: "status", status: 502, times: 2 });
     const rented = await rentInstance(client, { offerId: offer.id }, { image: "x" });
     expect(rented.offer.id).toBe(offer.id);
     expect(outcomes(rented.attempts)).toEqual(["not_created", "not_created", "rented"]);
     await expect(rentInstance(client, { offerId: offer.id }, { image: "x" })).rejects.toThrow(NoMatchingOfferError);
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
   });
 
   it("blames an unavailable service, not the criteria, when creations keep failing", async () => {
@@ -158,10 +158,10 @@ describe("rentInstance", () => {
   it("bids when renting an interruptible offer, at the price limit, and refuses reserved", async () => {
     const client = emu.client();
     const rented = await rentInstance(client, { type: "bid", maxPricePerHour: 0.9 }, { image: "x" });
-    const instance = await client.getInstance(rented.instanceId);
+    const instance = await client.instances.get(rented.instanceId);
     expect(instance).toMatchObject({ is_bid: true });
     expect(emu.marketplace.instances.all().find((i) => i.id === rented.instanceId)).toMatchObject({ isBid: true, pricePerHour: 0.9 });
-    await client.destroyInstance(rented.instanceId);
+    await client.instances.destroy(rented.instanceId);
     await expect(rentInstance(client, { type: "reserved" }, { image: "x" })).rejects.toThrow(/reserved/);
   });
 
@@ -191,7 +191,7 @@ describe("waitForStatus", () => {
     expect(statuses[0]).toBeNull();
     expect(statuses).toContain("loading");
     expect(statuses.indexOf("loading")).toBeGreaterThan(statuses.lastIndexOf(null));
-    await client.destroyInstance(instanceId);
+    await client.instances.destroy(instanceId);
   });
 
   it("sees the instance running at most 2 s after it is, at 0.5 requests/s, for boots of 3 s to 5 minutes", async () => {
@@ -207,7 +207,7 @@ describe("waitForStatus", () => {
       expect(late).toBeGreaterThanOrEqual(0);
       expect(late).toBeLessThanOrEqual(2_000);
       expect(polls / ((clock.now() - started) / 1000)).toBeLessThanOrEqual(0.5);
-      await client.destroyInstance(instanceId);
+      await client.instances.destroy(instanceId);
     }
     emu.marketplace.lifecycle = { provisioningMs: 30_000, loadingMs: 120_000 };
   });
@@ -220,7 +220,7 @@ describe("waitForStatus", () => {
       const error = await waitForStatus(client, instanceId, "running", { pollMs: 1, onPoll: advanceOnPoll(1000) }).catch((e) => e);
       expect(error).toBeInstanceOf(InstanceFailedError);
       expect(error.message).toContain(status);
-      await client.destroyInstance(instanceId);
+      await client.instances.destroy(instanceId);
     }
   });
 
@@ -228,6 +228,6 @@ describe("waitForStatus", () => {
     const client = emu.client();
     const { instanceId } = await rentInstance(client, {}, { image: "x" });
     await expect(waitForStatus(client, instanceId, "running", { pollMs: 5, timeoutMs: 40 })).rejects.toThrow(WaitTimeoutError);
-    await client.destroyInstance(instanceId);
+    await client.instances.destroy(instanceId);
   });
 });

@@ -14,7 +14,7 @@ export const INSTANCE_FIELDS: Record<string, FieldType> = {
   is_bid: "boolean", vm: "boolean", geolocation: "location",
 };
 
-/** The instance as `GET /api/v0/instances/` shows it. */
+/** The instance as the listing (`GET /api/v1/instances/`) and `GET /api/v0/instances/{id}/` show it. */
 export function instanceView(instance: InstanceRecord, now: number, lifecycle: Lifecycle): Record<string, unknown> {
   const { offer, config } = instance;
   const status = actualStatus(instance, now, lifecycle);

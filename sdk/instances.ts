@@ -1,0 +1,110 @@
+import type { z } from "zod";
+import type { Caller } from "./call";
+import { BadRequestError, GpuRentalError, ListingError, ResponseValidationError } from "./errors";
+import {
+  CreateInstanceRequest,
+  CreateInstanceResponse,
+  describeIssues,
+  FieldFilter,
+  Instance,
+  InstanceOrder,
+  InstancePageResponse,
+  InstanceResponse,
+  SuccessResponse,
+  UpdateInstanceRequest,
+} from "./schemas";
+
+/**
+ * An instance listing: `select_filters` in the operators of offer search, over the fields the service lists by
+ * (`{ label: { eq: "x" } }`; emulator/domain/instances.ts INSTANCE_FIELDS), so the service narrows the rows.
+ */
+export interface InstanceQuery {
+  filters?: Record<string, FieldFilter>;
+  /** Default: by id, ascending (a stable order while paging). */
+  order?: InstanceOrder;
+}
+
+/** Rows a page of `GET /api/v1/instances/` (the service's most; the public Python client asks for 25). */
+const INSTANCE_PAGE = 25;
+/** A bound on the pages of one listing: a service whose tokens never end must not keep a client forever. */
+const MAX_PAGES = 10_000;
+const INSTANCE_LISTING = "The instance listing (GET /api/v1/instances/)";
+
+/** Accepts an offer (`PUT /api/v0/asks/{offer_id}/`). Throws OfferUnavailableError when it is gone. */
+async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest): Promise<CreateInstanceResponse> {
+  const body = parseRequest(CreateInstanceRequest, request, "instance creation");
+  return client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false });
+}
+
+/**
+ * Every instance that matches `query`, page after page (`GET /api/v1/instances/`, following `next_token` to the
+ * end). A page that fails, says `success: false` or cannot be read is a ListingError, never a shorter listing.
+ */
+async function listInstances(client: Caller, query: InstanceQuery = {}): Promise<Instance[]> {
+  const rows: Instance[] = [];
+  const seen = new Set<string>();
+  let token: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const page = await instancePage(client, query, token);
+    rows.push(...page.instances);
+    if (!page.next_token) return rows;
+    if (seen.has(page.next_token)) throw listingError(`its pages come round again (next_token ${JSON.stringify(page.next_token)} twice)`);
+    seen.add(page.next_token);
+    token = page.next_token;
+  }
+  throw listingError(`it has more than ${MAX_PAGES} pages`);
+}
+
+async function instancePage(client: Caller, query: InstanceQuery, afterToken: string | undefined): Promise<InstancePageResponse> {
+  const params = new URLSearchParams({
+    select_filters: JSON.stringify(query.filters ?? {}),
+    order_by: JSON.stringify(query.order ?? [{ col: "id", dir: "asc" }]),
+    limit: String(INSTANCE_PAGE),
+    ...(afterToken !== undefined && { after_token: afterToken }),
+  });
+  try {
+    return await client.call({ method: "GET", path: `/api/v1/instances/?${params}`, schema: InstancePageResponse });
+  } catch (error) {
+    throw error instanceof GpuRentalError ? new ListingError(INSTANCE_LISTING, error) : error;
+  }
+}
+
+function listingError(why: string): ListingError {
+  return new ListingError(INSTANCE_LISTING, new ResponseValidationError(why));
+}
+
+/** The instance, or null when it does not exist (or is not yours). */
+async function getInstance(client: Caller, id: number): Promise<Instance | null> {
+  return (await client.call({ method: "GET", path: `/api/v0/instances/${id}/`, schema: InstanceResponse })).instances;
+}
+
+async function updateInstance(client: Caller, id: number, change: UpdateInstanceRequest): Promise<void> {
+  const body = parseRequest(UpdateInstanceRequest, change, "instance update");
+  await client.call({ method: "PUT", path: `/api/v0/instances/${id}/`, body, schema: SuccessResponse });
+}
+
+async function destroyInstance(client: Caller, id: number): Promise<void> {
+  await client.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
+}
+
+/** Validates a request before it is sent, so a bad input fails here with a clear message and nothing is created. */
+function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new BadRequestError(`Invalid ${what} request: ${describeIssues(parsed.error)}`, { code: "invalid_args" });
+  }
+  return parsed.data;
+}
+
+/** `client.instances`: `get` answers null for one that does not exist (or is not yours), as for every kind. */
+export function instancesApi(client: Caller) {
+  return {
+    create: (offerId: number, request: CreateInstanceRequest) => createInstance(client, offerId, request),
+    list: (query?: InstanceQuery) => listInstances(client, query),
+    get: (id: number) => getInstance(client, id),
+    update: (id: number, change: UpdateInstanceRequest) => updateInstance(client, id, change),
+    start: (id: number) => updateInstance(client, id, { state: "running" }),
+    stop: (id: number) => updateInstance(client, id, { state: "stopped" }),
+    destroy: (id: number) => destroyInstance(client, id),
+  };
+}

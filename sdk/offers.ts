@@ -1,0 +1,28 @@
+import type { Caller } from "./call";
+import type { OfferFilters } from "./offer-filters";
+import { Offer, OfferSearchResponse, OfferType, Order } from "./schemas";
+
+/** An offer search: field filters plus the reserved keys of `POST /api/v0/bundles/`. */
+export interface OfferQuery {
+  filters?: OfferFilters;
+  order?: Order;
+  type?: OfferType;
+  limit?: number;
+  /** GB wanted on the disk; offers too small are left out. */
+  allocatedStorage?: number;
+}
+
+async function searchOffers(client: Caller, query: OfferQuery = {}): Promise<Offer[]> {
+  const body: Record<string, unknown> = { ...query.filters };
+  if (query.order) body.order = query.order;
+  if (query.type) body.type = query.type;
+  if (query.limit !== undefined) body.limit = query.limit;
+  if (query.allocatedStorage !== undefined) body.allocated_storage = query.allocatedStorage;
+  const res = await client.call({ method: "POST", path: "/api/v0/bundles/", body, schema: OfferSearchResponse });
+  return res.offers;
+}
+
+/** `client.offers`: offer search. */
+export function offersApi(client: Caller) {
+  return { search: (query?: OfferQuery) => searchOffers(client, query) };
+}
