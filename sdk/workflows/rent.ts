@@ -5,6 +5,7 @@ import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
+import { LifetimePolicy, withWatchdog } from "./watchdog";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
 export interface OfferCriteria {
@@ -32,6 +33,11 @@ export interface RentOptions extends CreationOptions {
   requireInstanceKey?: boolean;
   /** Every attempt, as it ends. */
   onAttempt?: (attempt: RentAttempt) => void;
+  /**
+   * The instance ends itself after `maxLifetime`, or when idle for `idleTimeout` (see ./watchdog.ts): a watchdog
+   * composed into `onstart`. Refused (ConfigurationError, nothing rented) for runtype `args`, which runs no onstart.
+   */
+  lifetime?: LifetimePolicy;
 }
 
 export interface RentAttempt {
@@ -107,7 +113,7 @@ export async function rentInstance(
       "Renting a reserved offer is not supported: the API shows no way to accept one at its reserved price. Use on-demand or bid.",
     );
   }
-  const rental = new Rental(client, criteria, request, options);
+  const rental = new Rental(client, criteria, withWatchdog(request, options.lifetime, client.apiUrl), options);
   return rental.run();
 }
 
