@@ -11,6 +11,7 @@ export * from "./workflows/tokens";
 export * from "./workflows/sweep";
 export * from "./workflows/fleet";
 export * from "./workflows/watchdog";
+export * from "./workflows/spend";
 export * from "./workflows/exec";
 export * from "./workflows/with-instance";
 export * from "./resources/instance";

@@ -5,6 +5,7 @@ import { GpuRentalError, NotFoundError } from "../errors";
 import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
 import { checkInputs, CheckFailure, clientOf, requireSpec as requireValid, WithClient } from "./spec";
 import { describePolicy } from "../workflows/watchdog";
+import { stackSpendCap } from "../connection";
 
 export * from "./instance-spec";
 
@@ -56,6 +57,7 @@ export async function createInstanceFromSpec(
       requireInstanceKey: true,
       ...options.rent,
       lifetime: lifetimeOf(spec),
+      maxHourlySpend: options.rent?.maxHourlySpend ?? stackSpendCap(),
       onAttempt: (attempt) => {
         log(`offer ${attempt.offerId}: ${attempt.outcome}${attempt.detail ? ` (${attempt.detail})` : ""} after ${(attempt.atMs / 1000).toFixed(1)} s`);
         options.rent?.onAttempt?.(attempt);

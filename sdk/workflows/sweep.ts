@@ -4,6 +4,9 @@ import { ConfigurationError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
 import { deleteVolume, listVolumes } from "../volumes";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
+import type { Instance } from "../schemas";
+import { spendReport } from "./spend";
+import { durationSeconds } from "./watchdog";
 
 export interface SweepOptions {
   /** Everything whose creation token has this prefix (the `tokenPrefix` a run created with). */
@@ -14,6 +17,14 @@ export interface SweepOptions {
   label?: string;
   /** Only list what would be destroyed. */
   dryRun?: boolean;
+  /** Only instances older than this (`"6h"`), by the service's clock; volumes and keys are then left alone. */
+  olderThan?: string;
+  /**
+   * Only stopped instances that have been stopped this long (`"2d"`); volumes and keys are then left alone. The
+   * time stopped is read from the billing (time since creation less the hours of compute charged), so it needs a
+   * key that may read billing; for an instance stopped more than once it is the sum of its stopped periods.
+   */
+  idle?: string;
 }
 
 export interface SweepReport {
@@ -36,9 +47,11 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   const matches = (token: string | undefined) =>
     !!token && ((!!options.tokenPrefix && hasPrefix(token, options.tokenPrefix)) || !!options.tokens?.includes(token));
 
-  const instances = (await client.listInstances()).filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
-  const volumes = (await listVolumes(client, "all_volume")).filter((v) => matches(tokenOfVolume(v)));
-  const apiKeys = (await listApiKeys(client)).filter((k) => matches(tokenOfApiKey(k)));
+  const aged = options.olderThan !== undefined || options.idle !== undefined;
+  const picked = (await client.instances.list()).filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
+  const instances = aged ? await forgotten(client, picked, options) : picked;
+  const volumes = aged ? [] : (await listVolumes(client, "all_volume")).filter((v) => matches(tokenOfVolume(v)));
+  const apiKeys = aged ? [] : (await listApiKeys(client)).filter((k) => matches(tokenOfApiKey(k)));
   const report: SweepReport = {
     dryRun: !!options.dryRun,
     instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
@@ -46,8 +59,19 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
     apiKeys: apiKeys.map((k) => ({ id: k.id, name: k.name })),
   };
   if (options.dryRun) return report;
-  for (const { id } of report.instances) await deletedOrGone(() => client.destroyInstance(id));
+  for (const { id } of report.instances) await deletedOrGone(() => client.instances.destroy(id));
   for (const { id } of report.volumes) await deletedOrGone(() => deleteVolume(client, id));
   for (const { id } of report.apiKeys) await deletedOrGone(() => deleteApiKey(client, id));
   return report;
+}
+
+/** The instances among `picked` that are older than `olderThan` and, with `idle`, stopped at least that long. */
+async function forgotten(client: GpuRentalClient, picked: Instance[], options: SweepOptions): Promise<Instance[]> {
+  const idle = options.idle === undefined ? undefined : durationSeconds(options.idle, "--idle");
+  const lines = new Map((await spendReport(client, { olderThan: options.olderThan, liveOnly: true })).instances.map((line) => [line.id, line]));
+  return picked.filter((instance) => {
+    const line = lines.get(instance.id);
+    if (!line) return false;
+    return idle === undefined || (line.state === "stopped" && (line.stoppedSeconds ?? 0) >= idle);
+  });
 }
