@@ -11,7 +11,8 @@ describe("spend guard: caps and the spend report", () => {
   let emu: TestEmulator;
   let client: GpuRentalClient;
   beforeEach(async () => {
-    emu = await emulator();
+    // Instances run as soon as they are created: the clock moves only when a test says.
+    emu = await emulator({ lifecycle: { provisioningMs: 0, loadingMs: 0 } });
     client = emu.client();
   });
   afterEach(async () => emu?.close());
@@ -65,10 +66,17 @@ describe("spend guard: caps and the spend report", () => {
 
   it("the stack's gpu-rental:maxHourlySpend holds for the Instance resource", async () => {
     const [a] = await cheapest();
-    configureFromStackConfig({ get: (key) => (key === "gpu-rental:maxHourlySpend" ? String(a / 2) : undefined) });
+    let cap = a / 2;
+    configureFromStackConfig({ get: (key) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) });
     try {
       await expect(createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client })).rejects.toThrow(SpendCapError);
       expect(await count()).toBe(0);
+      // Under the cap, it deploys.
+      cap = a * 1.5;
+      const created = await createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client, wait: { pollMs: 50 } });
+      expect((await client.instances.list()).map((i) => i.id)).toEqual([Number(created.id)]);
+      cap = -1;
+      await expect(createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client })).rejects.toThrow(/maxHourlySpend is "-1"/);
     } finally {
       configureFromStackConfig({ get: () => undefined });
     }
