@@ -98,3 +98,43 @@ describe("maxLifetime through pulumi up", () => {
     expect(resources.map((r: any) => [r.urn.split("::").pop(), r.outputs.targetState])).toEqual([["stops", "stopped"]]);
   }, 400_000);
 });
+
+/** The stack's gpu-rental:maxHourlySpend through the real engine: refused with nothing rented, then deployed under it. */
+describe("gpu-rental:maxHourlySpend through pulumi up", () => {
+  let emu: TestEmulator;
+  let stack: TestStack;
+  let projectDir: string;
+
+  beforeAll(async () => {
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 } });
+    const parent = path.join(REPO_ROOT, ".gpu-rental");
+    fs.mkdirSync(parent, { recursive: true });
+    projectDir = fs.mkdtempSync(path.join(parent, "e2e-cap-"));
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: gpu-rental-e2e-cap\nruntime: nodejs\nmain: index.js\n");
+    fs.writeFileSync(path.join(projectDir, "index.js"),
+      'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n');
+    stack = new TestStack(`cap-${process.pid}`, {}, projectDir);
+    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.dispose();
+    await emu?.close();
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it("refuses the rental that would cross the cap, naming what counts, nothing rented; under the cap it deploys", async () => {
+    const client = emu.client();
+    const other = await client.instances.create((await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 }))[0].id, { image: "x", label: "other-stack" });
+    const [cheapest] = (await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 })).map((o) => o.dph_total);
+    const paying = (await client.instances.get(other.new_contract))!.dph_total!;
+    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest / 2));
+    const refused = await stack.run("up", "--yes");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(new RegExp(`over maxHourlySpend[\\s\\S]*${other.new_contract} "other-stack" running`));
+    expect(emu.marketplace.instances.all()).toHaveLength(1);
+    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest * 2));
+    await stack.ok("up", "--yes");
+    expect(emu.marketplace.instances.all()).toHaveLength(2);
+  }, 300_000);
+});
