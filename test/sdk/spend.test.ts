@@ -35,7 +35,7 @@ describe("spend guard: caps and the spend report", () => {
     // A stopped instance counts its disk only, which leaves room.
     await client.instances.stop(first.instanceId);
     const rented = await rentInstance(client, {}, REQUEST, { maxHourlySpend: cap });
-    expect((await client.instances.get(rented.instanceId))!.dph_total! + (firstView.dph_total! - firstView.dph_base!)).toBeLessThanOrEqual(cap);
+    expect((await client.instances.get(rented.instanceId))!.dph_total! + (firstView.dph_total! - (firstView.dph_base as number))).toBeLessThanOrEqual(cap);
     expect(await count()).toBe(2);
   });
 
@@ -60,7 +60,7 @@ describe("spend guard: caps and the spend report", () => {
     expect(view.dph_base).toBeLessThanOrEqual(cap);
     emu.marketplace.clock.advance(HOUR);
     const report = await spendReport(client);
-    const storage = view.dph_total! - view.dph_base!;
+    const storage = view.dph_total! - (view.dph_base as number);
     expect(report.instances[0].accrued).toBeLessThanOrEqual(cap + storage + 1e-6);
   });
 
@@ -104,7 +104,7 @@ describe("spend guard: caps and the spend report", () => {
     expect(byId.get(stopped.instanceId)!.state).toBe("stopped");
     expect(byId.get(ended.instanceId)).toMatchObject({ state: "ended", pricePerHour: 0, endedAt: charges.find((r) => r.metadata.instance_id === ended.instanceId).end });
     const views = await client.instances.list();
-    const perHour = views.reduce((sum, v) => sum + (v.cur_state === "running" ? v.dph_total! : v.dph_total! - v.dph_base!), 0);
+    const perHour = views.reduce((sum, v) => sum + (v.cur_state === "running" ? v.dph_total! : v.dph_total! - (v.dph_base as number)), 0);
     expect(cents(report.totalPerHour)).toBe(cents(perHour));
 
     expect((await spendReport(client, { olderThan: "6h" })).instances.map((l) => l.id)).toEqual([running.instanceId, stopped.instanceId, ended.instanceId].sort((a, b) => a - b));

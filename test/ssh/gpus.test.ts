@@ -38,7 +38,7 @@ describe("emulated nvidia-smi", () => {
       "index, utilization.gpu [%]\n" + Array.from({ length: gpus }, (_, i) => `${i}, 0 %\n`).join(""),
     );
     const bad = await run("nvidia-smi --query-gpu=temperature.gpu --format=csv");
-    expect(bad.code).not.toBe(0);
+    expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain("temperature.gpu");
   }, 120_000);
 
