@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { runDeploy } from "./deploy";
 import { runEmulatorCommand } from "./emulator";
 import { runSweep } from "./sweep";
+import { runSpend } from "./spend";
 import { testProgram } from "./program-test";
 import { ensureToolchain } from "./toolchain";
 
@@ -47,7 +48,12 @@ Commands:
              --token-prefix P    everything whose token starts with P- (the tokenPrefix the run used)
              --token T           everything carrying token T (repeatable; an OutcomeUnknownError names it)
              --label L           instances labelled L
+             --older-than D      only instances older than D (90s, 15m, 6h, 2d); volumes and keys are left alone
+             --idle D            only instances stopped for at least D (read from the billing)
              --dry-run           only list what would be destroyed
+  spend      What the account is paying for: every instance with label, token, state, age, $/hour now and
+             accrued cost (the billing's figures), ended ones with their end, and the totals. Needs a key that may
+             read billing. --json; filters --older-than D, --label L, --token-prefix P.
   toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
              cannot download); prints the folders.
 `;
@@ -157,12 +163,26 @@ export async function main(argv: string[]): Promise<void> {
   if (command === "sweep") {
     const { values } = parseArgs({
       args: rest,
-      options: { "token-prefix": { type: "string" }, token: { type: "string", multiple: true }, label: { type: "string" }, "dry-run": { type: "boolean" } },
+      options: {
+        "token-prefix": { type: "string" }, token: { type: "string", multiple: true }, label: { type: "string" }, "dry-run": { type: "boolean" },
+        "older-than": { type: "string" }, idle: { type: "string" },
+      },
     });
     if (!values["token-prefix"] && !values.token?.length && !values.label) {
       throw new UsageError("sweep needs --token-prefix, --token or --label: it never sweeps a whole account");
     }
-    await runSweep({ tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"] });
+    await runSweep({
+      tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"],
+      olderThan: values["older-than"], idle: values.idle,
+    });
+    return;
+  }
+  if (command === "spend") {
+    const { values } = parseArgs({
+      args: rest,
+      options: { json: { type: "boolean" }, "older-than": { type: "string" }, label: { type: "string" }, "token-prefix": { type: "string" } },
+    });
+    await runSpend({ olderThan: values["older-than"], label: values.label, tokenPrefix: values["token-prefix"] }, !!values.json);
     return;
   }
   if (command === "toolchain") {

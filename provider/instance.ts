@@ -58,10 +58,26 @@ export interface InstanceArgs extends CommonArgs {
    */
   onBootFailure?: pulumi.Input<"fail" | "replace">;
   maxBootAttempts?: pulumi.Input<number>;
+  /**
+   * The instance ends itself after this long from its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when this
+   * program and the machine it ran on are gone: a watchdog started from onstart calls the service with the
+   * instance's own key. Needs an SSH or Jupyter runtype (refused at preview with runtype `args`). Changing it
+   * replaces nothing: the running watchdog keeps its policy (`lifetimeInEffect`), the new one applies to the next
+   * instance rented. See docs/spend-guard.md.
+   */
+  maxLifetime?: pulumi.Input<string>;
+  /** `destroy` (default) or `stop` (the disk is kept, and charged) at the end of `maxLifetime`. */
+  onLifetimeEnd?: pulumi.Input<"destroy" | "stop">;
+  /** The instance ends itself when every GPU stayed below `idleThreshold` (nvidia-smi) for this long. */
+  idleTimeout?: pulumi.Input<string>;
+  /** `stop` (default) or `destroy` when idle. */
+  idleAction?: pulumi.Input<"stop" | "destroy">;
+  /** GPU utilisation, percent, below which a GPU counts as idle (default 10). */
+  idleThreshold?: pulumi.Input<number>;
 }
 
 const OUTPUTS = ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName",
-  "numGpus", "pricePerHour", "geolocation", "instanceApiKey"] as const;
+  "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"] as const;
 
 /**
  * A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still
@@ -84,6 +100,8 @@ export class Instance extends pulumi.dynamic.Resource {
   declare readonly geolocation: pulumi.Output<string | null>;
   /** The instance's own restricted key (`CONTAINER_API_KEY`); kept secret in state. */
   declare readonly instanceApiKey: pulumi.Output<string | null>;
+  /** The lifetime policy the instance's watchdog runs with (null: none). */
+  declare readonly lifetimeInEffect: pulumi.Output<string | null>;
 
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
     // Secret even when the program passes it in the clear: inputs are written to state too.

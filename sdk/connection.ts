@@ -12,6 +12,8 @@ export const ENV_API_URL = "GPU_RENTAL_API_URL";
 /** Stack config keys read by the Pulumi provider (the key is meant to be set with `--secret`). */
 export const CONFIG_API_KEY = "gpu-rental:apiKey";
 export const CONFIG_API_URL = "gpu-rental:apiUrl";
+/** Stack config: $/hour the account's instances may cost together; the providers refuse a rental that would cross it. */
+export const CONFIG_MAX_HOURLY_SPEND = "gpu-rental:maxHourlySpend";
 
 /**
  * Which account a resource uses, as its inputs record it: a name and where the account's key is to be found
@@ -56,6 +58,15 @@ export function configureConnection(settings: Partial<Connection>): void {
 export function configureFromStackConfig(config: ConfigSource): void {
   stackConfig = config;
   configureConnection({ apiKey: config.get(CONFIG_API_KEY), apiUrl: config.get(CONFIG_API_URL) });
+}
+
+/** The stack's `gpu-rental:maxHourlySpend`, if set (a ConfigurationError if it is not a positive number). */
+export function stackSpendCap(): number | undefined {
+  const text = stackConfig?.get(CONFIG_MAX_HOURLY_SPEND);
+  if (text === undefined || text === "") return undefined;
+  const cap = Number(text);
+  if (!(cap > 0)) throw new ConfigurationError(`${CONFIG_MAX_HOURLY_SPEND} is ${JSON.stringify(text)}: give a positive number of $/hour, e.g. \`pulumi config set ${CONFIG_MAX_HOURLY_SPEND} 5\`.`);
+  return cap;
 }
 
 /**

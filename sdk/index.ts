@@ -10,6 +10,8 @@ export * from "./workflows/create";
 export * from "./workflows/tokens";
 export * from "./workflows/sweep";
 export * from "./workflows/fleet";
+export * from "./workflows/watchdog";
+export * from "./workflows/spend";
 export * from "./workflows/exec";
 export * from "./workflows/with-instance";
 export * from "./resources/instance";

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
+import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 
 /**
@@ -76,6 +77,8 @@ interface Machine {
   apiKey?: string;
   processes: Set<MachineProcess>;
   onstart?: { report: OnstartReport; output: TailBuffer };
+  /** What its `nvidia-smi` reports (./gpus.ts); kept across its boots. */
+  gpus: GpuReading;
 }
 
 /** The shell commands run with, as a container's root user would have it. */
@@ -124,6 +127,32 @@ export class Machines implements InstanceWatcher {
     this.hooks.release(instance);
     this.machines.delete(instance.id);
     fs.rmSync(machine.dir, { recursive: true, force: true });
+    fs.rmSync(this.binOf(instance.id), { recursive: true, force: true });
+  }
+
+  /** What the instance's `nvidia-smi` reports; undefined for an instance without a machine (runtype `args`). */
+  gpusOf(instance: InstanceRecord): GpuReading | undefined {
+    const machine = this.machineOf(instance);
+    return machine && { utilization: [...machine.gpus.utilization], memoryUsedMiB: [...machine.gpus.memoryUsedMiB] };
+  }
+
+  /**
+   * Sets what the instance's `nvidia-smi` reports (one value for every GPU, or one per GPU): its processes see it
+   * at their next call. Throws a RangeError for values that do not fit the machine.
+   */
+  setGpus(instance: InstanceRecord, change: { utilization?: number | number[]; memoryUsedMiB?: number | number[] }): GpuReading {
+    const machine = this.machineOf(instance);
+    if (!machine) throw new RangeError(`instance ${instance.id} runs runtype args: it has no machine of its own to report GPUs`);
+    const model = gpuModel(instance);
+    const next: GpuReading = {
+      utilization: change.utilization === undefined ? machine.gpus.utilization : perGpu(change.utilization, model.count, "utilization"),
+      memoryUsedMiB: change.memoryUsedMiB === undefined ? machine.gpus.memoryUsedMiB : perGpu(change.memoryUsedMiB, model.count, "memory_used_mib"),
+    };
+    if (next.utilization.some((u) => !(u >= 0 && u <= 100))) throw new RangeError("utilization: percent, 0 to 100");
+    if (next.memoryUsedMiB.some((m) => !(m >= 0 && m <= model.memoryTotalMiB))) throw new RangeError(`memory_used_mib: 0 to ${model.memoryTotalMiB} (the GPU's memory)`);
+    machine.gpus = next;
+    if (fs.existsSync(this.binOf(instance.id))) writeReading(this.binOf(instance.id), model, next);
+    return this.gpusOf(instance)!;
   }
 
   /** Whether the instance's machine is up: booted, its SSH served, and the instance reports `running`. */
@@ -150,7 +179,8 @@ export class Machines implements InstanceWatcher {
     const machine = this.machines.get(instance.id);
     if (!machine) throw new Error(`instance ${instance.id} has no machine`);
     return {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      // The machine's own tools (nvidia-smi) first, as a GPU machine has them.
+      PATH: `${this.binOf(instance.id)}:${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`,
       HOME: machine.dir,
       PWD: machine.dir,
       USER: "root",
@@ -199,11 +229,17 @@ export class Machines implements InstanceWatcher {
     for (const machine of this.machines.values()) this.shutdown(machine);
   }
 
+  /** The machine's tools, beside its sandbox rather than in it: what runs there cannot delete them by accident. */
+  private binOf(instanceId: number): string {
+    return path.join(this.root, ".tools", String(instanceId));
+  }
+
   private machineOf(instance: InstanceRecord): Machine | undefined {
     if (instance.runtype === "args") return undefined;
     let machine = this.machines.get(instance.id);
     if (!machine) {
-      machine = { instance, dir: path.join(this.root, String(instance.id)), marker: `${this.emulatorId}-${instance.id}`, processes: new Set() };
+      const gpus = busyReading(gpuModel(instance));
+      machine = { instance, dir: path.join(this.root, String(instance.id)), marker: `${this.emulatorId}-${instance.id}`, processes: new Set(), gpus };
       this.machines.set(instance.id, machine);
     }
     machine.instance = instance;
@@ -216,6 +252,7 @@ export class Machines implements InstanceWatcher {
     const current = () => machine.boot === boot;
     try {
       fs.mkdirSync(machine.dir, { recursive: true });
+      installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
       machine.apiKey ??= this.hooks.reissueKey(instance);
       const onstart = instance.config.onstart?.trim();
       if (onstart) {
@@ -271,6 +308,11 @@ export class Machines implements InstanceWatcher {
     killMarked(machine.marker);
     if (machine.onstart?.report.state === "running") machine.onstart.report.state = "killed";
   }
+}
+
+function gpuModel(instance: InstanceRecord): GpuModel {
+  const { offer } = instance;
+  return { name: offer.gpu_name, count: Math.max(1, offer.num_gpus), memoryTotalMiB: Math.round(offer.gpu_ram ?? 0) };
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -3,6 +3,7 @@ import { offerMatches } from "../filter-predicate";
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, FieldFilter, Order, Runtype, TargetState } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria } from "../workflows/rent";
+import { LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem } from "../workflows/watchdog";
 import { sameValue, withDefault as defaultOf } from "./spec";
 
 /**
@@ -61,10 +62,18 @@ export const InstanceSpec = z
     onBootFailure: z.enum(["fail", "replace"]).optional(),
     /** Rentals tried in all with `onBootFailure: replace`. Default 3. */
     maxBootAttempts: z.number().int().min(1).max(10).optional(),
+    /** The instance ends itself (sdk/workflows/watchdog.ts): maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold. */
+    ...LifetimeFields,
   })
   .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
     message: "give either offerId or search criteria (gpuModel, gpuCount, filters, order), not both",
     path: ["offerId"],
+  })
+  .superRefine((s, ctx) => {
+    // With a template and no runtype, the template's runtype is known at creation only (checked there).
+    const runtype = s.runtype ?? (s.templateHashId === undefined ? DEFAULTS.runtype : undefined);
+    const problem = lifetimeProblem(s, runtype);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, path: [s.runtype === "args" ? "runtype" : s.idleTimeout !== undefined && s.maxLifetime === undefined ? "idleTimeout" : "maxLifetime"] });
   })
   .refine((s) => s.image !== undefined || s.templateHashId !== undefined, {
     message: "give image, or templateHashId (a template's hash_id), or both",
@@ -74,15 +83,19 @@ export type InstanceSpec = z.infer<typeof InstanceSpec>;
 
 export const SPEC_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour", "image",
   "templateHashId", "label", "disk", "env", "onstart", "runtype", "targetState", "price", "argsStr", "useJupyterLab",
-  "jupyterDir", "pythonUtf8", "langUtf8", "imageLogin", "cancelUnavail", "vm", "volume", "onBootFailure", "maxBootAttempts"] as const;
+  "jupyterDir", "pythonUtf8", "langUtf8", "imageLogin", "cancelUnavail", "vm", "volume", "onBootFailure", "maxBootAttempts", ...LIFETIME_KEYS] as const;
 type SpecKey = (typeof SPEC_KEYS)[number];
 
 /** Inputs changed in place by `PUT /api/v0/instances/{id}/`. */
 export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
 /** Inputs that say which offer to rent: placement rules, recorded in place while the rented machine satisfies them. */
 const CRITERIA_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour"] as const;
-/** Inputs that only steer the creation: recorded in place, nothing sent. */
-const POLICY_KEYS = ["onBootFailure", "maxBootAttempts"] as const;
+/**
+ * Inputs that only steer the creation: recorded in place, nothing sent. The lifetime policy is among them: the
+ * watchdog on a running instance keeps the policy it was started with (`lifetimeInEffect`); a new one applies to
+ * the next instance rented (a replacement), so changing it never replaces a running instance.
+ */
+const POLICY_KEYS = ["onBootFailure", "maxBootAttempts", ...LIFETIME_KEYS] as const;
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
 export const DEFAULTS = {
@@ -143,6 +156,12 @@ function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Reco
   const paid = withDefault("offerType", olds.offerType) === "bid" ? (olds.price ?? olds.maxPricePerHour ?? rented.dph_total) : rented.dph_total;
   if (news.maxPricePerHour !== undefined && news.maxPricePerHour !== null && !((paid as number) <= news.maxPricePerHour)) return false;
   return offerMatches(rented, filtersOf(news));
+}
+
+/** The spec's lifetime policy (undefined when it declares none). */
+export function lifetimeOf(spec: InstanceSpec): LifetimePolicy | undefined {
+  const { maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold } = spec;
+  return maxLifetime === undefined && idleTimeout === undefined ? undefined : { maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold };
 }
 
 export function criteriaOf(spec: InstanceSpec): OfferCriteria {

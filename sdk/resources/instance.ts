@@ -2,8 +2,10 @@ import { Instance } from "../schemas";
 import { rentInstance, RentOptions } from "../workflows/rent";
 import { InstanceFailedError, waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
-import { creationRequestOf, criteriaOf, DEFAULTS, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
 import { checkInputs, CheckFailure, clientOf, requireSpec as requireValid, WithClient } from "./spec";
+import { describePolicy } from "../workflows/watchdog";
+import { stackSpendCap } from "../connection";
 
 export * from "./instance-spec";
 
@@ -23,6 +25,8 @@ export interface InstanceOutputs {
   pricePerHour: number | null;
   geolocation: string | null;
   instanceApiKey: string | null;
+  /** The lifetime policy the watchdog on the instance was started with (it keeps it until the instance is replaced). */
+  lifetimeInEffect: string | null;
 }
 
 export interface ResourceOptions extends WithClient {
@@ -52,6 +56,8 @@ export async function createInstanceFromSpec(
     const rented = await rentInstance(client, criteria, creationRequestOf(spec), {
       requireInstanceKey: true,
       ...options.rent,
+      lifetime: lifetimeOf(spec),
+      maxHourlySpend: options.rent?.maxHourlySpend ?? stackSpendCap(),
       onAttempt: (attempt) => {
         log(`offer ${attempt.offerId}: ${attempt.outcome}${attempt.detail ? ` (${attempt.detail})` : ""} after ${(attempt.atMs / 1000).toFixed(1)} s`);
         options.rent?.onAttempt?.(attempt);
@@ -59,7 +65,11 @@ export async function createInstanceFromSpec(
     });
     try {
       const instance = await waitForStatus(client, rented.instanceId, spec.targetState ?? DEFAULTS.targetState, options.wait);
-      const outs = { ...spec, ...outputsOf(instance, rented.offer.id), rentedOffer: rented.offer, instanceApiKey: rented.instanceApiKey ?? null };
+      const lifetime = lifetimeOf(spec);
+      const outs = {
+        ...spec, ...outputsOf(instance, rented.offer.id), rentedOffer: rented.offer, instanceApiKey: rented.instanceApiKey ?? null,
+        lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
+      };
       return { id: String(rented.instanceId), outs };
     } catch (error) {
       await destroyAfterFailure(client, rented.instanceId, error as Error);
@@ -99,9 +109,9 @@ export async function readInstanceState(
   };
 }
 
-/** What only the creation knew, carried over from the state: the instance key, the offer as rented. */
-function keptOutputs(props: Readonly<Record<string, any>>): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer"> {
-  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: props.rentedOffer ?? null };
+/** What only the creation knew, carried over from the state: the instance key, the offer as rented, its watchdog. */
+function keptOutputs(props: Readonly<Record<string, any>>): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
+  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: props.rentedOffer ?? null, lifetimeInEffect: props.lifetimeInEffect ?? null };
 }
 
 /** Applies the in-place changes (label, target state) and returns the new outputs. */
@@ -117,6 +127,12 @@ export async function updateInstanceFromSpec(
     throw new GpuRentalError(`Instance ${id}: ${diff.replaces.join(", ")} cannot change in place (the engine should replace it).`);
   }
   const client = clientOf(options);
+  const lifetime = lifetimeOf(spec);
+  const declared = lifetime ? describePolicy(lifetime) : null;
+  if (declared !== (olds.lifetimeInEffect ?? null)) {
+    options.log?.(`instance ${id}: its watchdog keeps the lifetime it was started with (${olds.lifetimeInEffect ?? "none"}); ` +
+      `the new one (${declared ?? "none"}) applies to the next instance rented for this resource. Replace it to apply it now (pulumi up --replace).`);
+  }
   const change: { label?: string; state?: "running" | "stopped" } = {};
   if (diff.updates.includes("label")) change.label = spec.label ?? DEFAULTS.label;
   if (diff.updates.includes("targetState")) change.state = spec.targetState ?? DEFAULTS.targetState;
@@ -151,7 +167,7 @@ export async function adoptInstance(id: string, input: unknown, options: Resourc
         "Declare the image it runs (changing it later replaces the instance).",
     );
   }
-  const olds = { ...spec, ...observedSpec(instance), rentedOfferId: null, rentedOffer: null, instanceApiKey: null };
+  const olds = { ...spec, ...observedSpec(instance), rentedOfferId: null, rentedOffer: null, instanceApiKey: null, lifetimeInEffect: null };
   return { id, outs: await updateInstanceFromSpec(id, olds, spec, options) };
 }
 
@@ -177,7 +193,7 @@ export async function destroyInstanceById(id: string, options: ResourceOptions =
   if (await client.instances.get(Number(id))) await client.instances.destroy(Number(id));
 }
 
-function outputsOf(instance: Instance, rentedOfferId: number | null): Omit<InstanceOutputs, "instanceApiKey" | "rentedOffer"> {
+function outputsOf(instance: Instance, rentedOfferId: number | null): Omit<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
   return {
     instanceId: instance.id,
     status: instance.actual_status,

@@ -3,6 +3,7 @@ import { GpuRentalError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
 import { CreateInstanceRequest } from "../schemas";
 import { OfferCriteria, RentOptions, RentResult, rentInstance } from "./rent";
+import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
 
 export interface FleetPolicy extends RentOptions {
   /** A fleet that cannot be rented whole is destroyed again (default); otherwise what was rented is returned. */
@@ -39,6 +40,12 @@ export async function rentFleet(
   request: CreateInstanceRequest,
   policy: FleetPolicy = {},
 ): Promise<FleetResult> {
+  const cap = policy.maxHourlySpend;
+  if (cap !== undefined) {
+    // The whole fleet is checked against the cap at once (each rental at most its share): it fits, or none is rented.
+    return oneCappedRentalAtATime(client.apiUrl, async () =>
+      rentFleet(client, size, await criteriaUnderCap(client, criteria, cap, size), request, { ...policy, maxHourlySpend: undefined }));
+  }
   const outcomes = await Promise.allSettled(Array.from({ length: size }, () => rentInstance(client, criteria, request, policy)));
   const rented = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [asError(o.reason)] : []));

@@ -5,6 +5,8 @@ import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
+import { LifetimePolicy, withWatchdog } from "./watchdog";
+import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
 export interface OfferCriteria {
@@ -35,6 +37,16 @@ export interface RentOptions extends CreationOptions {
   requireInstanceKey?: boolean;
   /** Every attempt, as it ends. */
   onAttempt?: (attempt: RentAttempt) => void;
+  /**
+   * The instance ends itself after `maxLifetime`, or when idle for `idleTimeout` (see ./watchdog.ts): a watchdog
+   * composed into `onstart`. Refused (ConfigurationError, nothing rented) for runtype `args`, which runs no onstart.
+   */
+  lifetime?: LifetimePolicy;
+  /**
+   * $/hour the account's instances may cost together (./spend.ts): a rental that would cross it is refused
+   * (SpendCapError, naming what counts) before anything is rented. Capped rentals of this process run one at a time.
+   */
+  maxHourlySpend?: number;
 }
 
 export interface RentAttempt {
@@ -110,8 +122,14 @@ export async function rentInstance(
       "Renting a reserved offer is not supported: the API shows no way to accept one at its reserved price. Use on-demand or bid.",
     );
   }
-  const rental = new Rental(client, criteria, request, options);
-  return rental.run();
+  if (criteria.type === "bid" && request.price !== undefined && criteria.maxPricePerHour !== undefined && request.price > criteria.maxPricePerHour) {
+    throw new ConfigurationError(`The bid (price ${request.price} $/hour) is above maxPricePerHour ${criteria.maxPricePerHour}: an interruptible rental never pays more than its cap. Lower the bid or raise the cap.`);
+  }
+  const guarded = withWatchdog(request, options.lifetime, client.apiUrl);
+  const cap = options.maxHourlySpend;
+  if (cap === undefined) return new Rental(client, criteria, guarded, options).run();
+  return oneCappedRentalAtATime(client.apiUrl, async () =>
+    new Rental(client, await criteriaUnderCap(client, criteria, cap), guarded, options).run());
 }
 
 /** One rental's state: what it tried, and until when it may go on. */

@@ -2,6 +2,9 @@ import type { GpuRentalClient } from "../client";
 import { ConfigurationError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
+import type { Instance } from "../schemas";
+import { spendReport } from "./spend";
+import { durationSeconds } from "./watchdog";
 
 export interface SweepOptions {
   /** Everything whose creation token has this prefix (the `tokenPrefix` a run created with). */
@@ -12,6 +15,14 @@ export interface SweepOptions {
   label?: string;
   /** Only list what would be destroyed. */
   dryRun?: boolean;
+  /** Only instances older than this (`"6h"`), by the service's clock; volumes and keys are then left alone. */
+  olderThan?: string;
+  /**
+   * Only stopped instances that have been stopped this long (`"2d"`); volumes and keys are then left alone. The
+   * time stopped is read from the billing (time since creation less the hours of compute charged), so it needs a
+   * key that may read billing; for an instance stopped more than once it is the sum of its stopped periods.
+   */
+  idle?: string;
 }
 
 export interface SweepReport {
@@ -39,9 +50,11 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   // listing cannot filter on, so a sweep by token reads every page.
   const byLabelOnly = !!options.label && !options.tokenPrefix && !options.tokens?.length;
   const listed = await client.instances.list(byLabelOnly ? { filters: { label: { eq: options.label! } } } : {});
-  const instances = listed.filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
-  const volumes = (await client.volumes.list("all_volume")).filter((v) => matches(tokenOfVolume(v)));
-  const apiKeys = (await client.apiKeys.list()).filter((k) => matches(tokenOfApiKey(k)));
+  const picked = listed.filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
+  const aged = options.olderThan !== undefined || options.idle !== undefined;
+  const instances = aged ? await forgotten(client, picked, options) : picked;
+  const volumes = aged ? [] : (await client.volumes.list("all_volume")).filter((v) => matches(tokenOfVolume(v)));
+  const apiKeys = aged ? [] : (await client.apiKeys.list()).filter((k) => matches(tokenOfApiKey(k)));
   const report: SweepReport = {
     dryRun: !!options.dryRun,
     instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
@@ -53,4 +66,15 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
   for (const { id } of report.volumes) await deletedOrGone(() => client.volumes.delete(id));
   for (const { id } of report.apiKeys) await deletedOrGone(() => client.apiKeys.delete(id));
   return report;
+}
+
+/** The instances among `picked` that are older than `olderThan` and, with `idle`, stopped at least that long. */
+async function forgotten(client: GpuRentalClient, picked: Instance[], options: SweepOptions): Promise<Instance[]> {
+  const idle = options.idle === undefined ? undefined : durationSeconds(options.idle, "--idle");
+  const lines = new Map((await spendReport(client, { olderThan: options.olderThan, liveOnly: true })).instances.map((line) => [line.id, line]));
+  return picked.filter((instance) => {
+    const line = lines.get(instance.id);
+    if (!line) return false;
+    return idle === undefined || (line.state === "stopped" && (line.stoppedSeconds ?? 0) >= idle);
+  });
 }

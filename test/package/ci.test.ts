@@ -47,11 +47,16 @@ describe("the GitHub Actions workflow of examples/ci", () => {
   afterAll(() => program.remove());
 
   it("runs on pull requests, main and a schedule, with a job for each", () => {
-    expect(Object.keys(workflow.jobs).sort()).toEqual(["deploy", "drift", "emulator", "preview"]);
+    expect(Object.keys(workflow.jobs).sort()).toEqual(["deploy", "drift", "emulator", "preview", "spend"]);
     expect(workflow.jobs.emulator.if).toMatch(/pull_request/);
     expect(workflow.jobs.preview.if).toMatch(/pull_request/);
     expect(workflow.jobs.deploy.if).toMatch(/refs\/heads\/main/);
     expect(workflow.jobs.drift.if).toMatch(/schedule/);
+    expect(workflow.jobs.spend.if).toMatch(/schedule/);
+    const sweeps = workflow.jobs.spend.steps.filter((s) => /gpu-rental sweep/.test(s.run ?? "")).map((s) => s.run!);
+    // Every sweep of the schedule is bounded by a token prefix and an age or idleness: never the whole account.
+    expect(sweeps.length).toBeGreaterThan(0);
+    for (const command of sweeps) expect(command).toMatch(/--token-prefix .*--(older-than|idle) /);
   });
 
   it("its emulator job's commands, run exactly as written, test the program and leave a JUnit report", async () => {

@@ -1,0 +1,37 @@
+import { GpuRentalClient, spendReport, SpendFilter, SpendReport } from "../sdk";
+
+/**
+ * `gpu-rental spend`: every instance of the account (GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY, a key that may read
+ * billing) with what it costs per hour now and has cost so far, as a table or JSON.
+ */
+export async function runSpend(filter: SpendFilter, json: boolean): Promise<SpendReport> {
+  const report = await spendReport(new GpuRentalClient(), filter);
+  if (json) {
+    console.log(JSON.stringify(report, null, 2));
+    return report;
+  }
+  const header = ["ID", "LABEL", "TOKEN", "STATE", "AGE", "$/HOUR", "ACCRUED $"];
+  const rows = report.instances.map((line) => [
+    String(line.id), line.label || "-", line.token ?? "-", line.endedAt ? `ended ${new Date(line.endedAt * 1000).toISOString().slice(0, 19)}Z` : line.state,
+    age(line.ageSeconds), line.pricePerHour.toFixed(4), line.accrued.toFixed(2),
+  ]);
+  rows.push(["TOTAL", "", "", `${report.instances.filter((l) => !l.endedAt).length} live`, "", report.totalPerHour.toFixed(4), report.totalAccrued.toFixed(2)]);
+  const widths = header.map((_, col) => Math.max(...[header, ...rows].map((row) => row[col].length)));
+  for (const row of [header, ...rows]) console.log(row.map((cell, col) => (col >= 5 ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd());
+  return report;
+}
+
+/** `3d4h`, `5h12m`, `42m`, `17s`: the two largest units. */
+function age(seconds: number): string {
+  const units: [string, number][] = [["d", 86_400], ["h", 3600], ["m", 60], ["s", 1]];
+  const parts: string[] = [];
+  let left = Math.floor(seconds);
+  for (const [unit, size] of units) {
+    if (left >= size || (unit === "s" && parts.length === 0)) {
+      parts.push(`${Math.floor(left / size)}${unit}`);
+      left %= size;
+    }
+    if (parts.length === 2) break;
+  }
+  return parts.join("");
+}

@@ -1,0 +1,140 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Clock } from "../../emulator";
+import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+import { REPO_ROOT } from "../helpers/provider-host";
+import { TestStack } from "../helpers/pulumi-stack";
+import { scratch } from "../ssh/machines";
+
+const LIFETIME_S = 15;
+
+/** Two instances with a lifetime, declared in a program of its own (inside the repository's ignored .gpu-rental/). */
+const PROGRAM = `
+const { Instance } = require("gpu-rental/provider");
+const common = { image: "ubuntu:22.04", runtype: "ssh_direct", disk: 40, maxLifetime: "${LIFETIME_S}s" };
+const ends = new Instance("ends", { ...common, onstart: "echo mine > mine.txt" });
+const stops = new Instance("stops", { ...common, onLifetimeEnd: "stop" });
+exports.ends = ends.instanceId;
+exports.stops = stops.instanceId;
+exports.lifetime = ends.lifetimeInEffect;
+`;
+
+/**
+ * Acceptance of maxLifetime through the real engine: `pulumi up` returns (program, provider host and engine
+ * exit), then the instances end themselves with only the emulator left; refresh sees it.
+ */
+describe("maxLifetime through pulumi up", () => {
+  let emu: TestEmulator;
+  let stack: TestStack;
+  let projectDir: string;
+  let work: ReturnType<typeof scratch>;
+
+  beforeAll(async () => {
+    work = scratch("e2e-lifetime");
+    emu = await emulator({
+      clock: new Clock("running"),
+      lifecycle: { provisioningMs: 0, loadingMs: 0 },
+      ssh: { sandboxes: path.join(work.dir, "machines"), hostKeyFile: path.join(work.dir, "host", "key") },
+    });
+    const parent = path.join(REPO_ROOT, ".gpu-rental");
+    fs.mkdirSync(parent, { recursive: true });
+    projectDir = fs.mkdtempSync(path.join(parent, "e2e-lifetime-"));
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: gpu-rental-e2e-lifetime\nruntime: nodejs\nmain: index.js\n");
+    fs.writeFileSync(path.join(projectDir, "index.js"), PROGRAM);
+    stack = new TestStack(`lifetime-${process.pid}`, {}, projectDir);
+    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.dispose();
+    await emu?.close();
+    fs.rmSync(projectDir, { recursive: true, force: true });
+    work?.remove();
+  }, 120_000);
+
+  const record = (id: number) => emu.marketplace.instances.all().find((i) => i.id === id);
+  const charge = async (id: number) =>
+    ((await http(emu.url, "GET", "/api/v0/charges/?limit=100", { key: emu.apiKey })).body.results as any[]).find((r) => r.metadata.instance_id === id);
+  const until = async (done: () => boolean | Promise<boolean>, ms: number, what: string) => {
+    const started = Date.now();
+    for (let polls = 0; Date.now() - started < ms && polls < 10_000; polls++) {
+      if (await done()) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`${what}: not after ${ms} ms`);
+  };
+
+  it("ends (destroy and stop) after the engine is gone; compute billed to within 5 s; refresh drops the destroyed one", async () => {
+    await stack.ok("up", "--yes");
+    const upReturned = emu.marketplace.clock.now() / 1000;
+    const outputs = await stack.outputs();
+    expect(outputs.lifetime).toBe(`maxLifetime ${LIFETIME_S}s, then destroy`);
+    const storage = (id: number) => ((record(id)!.offer.storage_cost ?? 0) * 40) / HOURS_PER_MONTH;
+    const rates = { compute: record(outputs.ends)!.pricePerHour, storage: storage(outputs.ends) };
+    const stopsStorage = storage(outputs.stops);
+    // The user's onstart ran as written beside the watchdog.
+    const machine = (await http(emu.url, "GET", `/_emulator/instances/${outputs.ends}/machine`)).body;
+    expect(fs.readFileSync(path.join(machine.sandbox, "mine.txt"), "utf8")).toBe("mine\n");
+    expect(record(outputs.ends)).toBeDefined();
+
+    await until(() => record(outputs.ends) === undefined, 90_000, "the instance destroyed itself");
+    const row = await charge(outputs.ends);
+    const chargedS = row.end - row.start;
+    console.log(`pulumi up returned ${(upReturned - row.start).toFixed(1)} s after creation; instance ended after ${chargedS.toFixed(1)} s (lifetime ${LIFETIME_S} s)`);
+    expect(row.end).toBeGreaterThan(upReturned);
+    expect(chargedS).toBeGreaterThanOrEqual(LIFETIME_S);
+    expect(chargedS - LIFETIME_S).toBeLessThanOrEqual(5);
+    expect(row.amount).toBeCloseTo((chargedS / 3600) * (rates.compute + rates.storage), 6);
+
+    await until(async () => record(outputs.stops)?.intended === "stopped", 90_000, "the other instance stopped itself");
+    const before = (await charge(outputs.stops)).amount;
+    emu.marketplace.clock.advance(3_600_000);
+    const after = (await charge(outputs.stops)).amount;
+    expect(Math.round((after - before) * 10_000)).toBe(Math.round(stopsStorage * 10_000));
+
+    await stack.ok("refresh", "--yes");
+    const resources = JSON.parse(await stack.ok("stack", "export")).deployment.resources.filter((r: any) => r.type.endsWith(":Instance"));
+    expect(resources.map((r: any) => [r.urn.split("::").pop(), r.outputs.targetState])).toEqual([["stops", "stopped"]]);
+  }, 400_000);
+});
+
+/** The stack's gpu-rental:maxHourlySpend through the real engine: refused with nothing rented, then deployed under it. */
+describe("gpu-rental:maxHourlySpend through pulumi up", () => {
+  let emu: TestEmulator;
+  let stack: TestStack;
+  let projectDir: string;
+
+  beforeAll(async () => {
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 } });
+    const parent = path.join(REPO_ROOT, ".gpu-rental");
+    fs.mkdirSync(parent, { recursive: true });
+    projectDir = fs.mkdtempSync(path.join(parent, "e2e-cap-"));
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: gpu-rental-e2e-cap\nruntime: nodejs\nmain: index.js\n");
+    fs.writeFileSync(path.join(projectDir, "index.js"),
+      'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n');
+    stack = new TestStack(`cap-${process.pid}`, {}, projectDir);
+    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.dispose();
+    await emu?.close();
+    fs.rmSync(projectDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it("refuses the rental that would cross the cap, naming what counts, nothing rented; under the cap it deploys", async () => {
+    const client = emu.client();
+    const other = await client.instances.create((await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 }))[0].id, { image: "x", label: "other-stack" });
+    const [cheapest] = (await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 })).map((o) => o.dph_total);
+    const paying = (await client.instances.get(other.new_contract))!.dph_total!;
+    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest / 2));
+    const refused = await stack.run("up", "--yes");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(new RegExp(`over maxHourlySpend[\\s\\S]*${other.new_contract} "other-stack" running`));
+    expect(emu.marketplace.instances.all()).toHaveLength(1);
+    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest * 2));
+    await stack.ok("up", "--yes");
+    expect(emu.marketplace.instances.all()).toHaveLength(2);
+  }, 300_000);
+});
