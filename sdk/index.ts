@@ -16,6 +16,7 @@ export * from "./resources/instance";
 export * from "./resources/template";
 export * from "./resources/network-volume";
 export * from "./resources/api-key";
+export * from "./resources/fleet";
 export * from "./tfa";
 export * from "./templates";
 export * from "./volumes";

@@ -29,25 +29,24 @@ export class FleetRentError extends GpuRentalError {
 
 /**
  * Rents `size` instances of the same criteria at once. The rentals run together in this process without ever
- * reaching for the same offer. With `allOrNothing` (the default) a partial fleet is destroyed before the error
- * is raised, so a failed fleet costs nothing.
+ * reaching for the same offer. `request` is the creation request of every member, or of member `i` (a label
+ * of its own). With `allOrNothing` (the default) a partial fleet is destroyed before the error is raised, so a
+ * failed fleet costs nothing.
  */
 export async function rentFleet(
   client: GpuRentalClient,
   size: number,
   criteria: OfferCriteria,
-  request: CreateInstanceRequest,
+  request: CreateInstanceRequest | ((index: number) => CreateInstanceRequest),
   policy: FleetPolicy = {},
 ): Promise<FleetResult> {
-  const outcomes = await Promise.allSettled(Array.from({ length: size }, () => rentInstance(client, criteria, request, policy)));
+  const requestOf = typeof request === "function" ? request : () => request;
+  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentInstance(client, criteria, requestOf(i), policy)));
   const rented = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [asError(o.reason)] : []));
   if (!failures.length || policy.allOrNothing === false) return { rented, failures };
-  const destroyed: number[] = [];
-  for (const { instanceId } of rented) {
-    await deletedOrGone(() => client.destroyInstance(instanceId));
-    destroyed.push(instanceId);
-  }
+  const destroyed = rented.map((r) => r.instanceId);
+  await Promise.all(destroyed.map((id) => deletedOrGone(() => client.instances.destroy(id))));
   throw new FleetRentError(
     `Could not rent a fleet of ${size}: ${failures.length} rental(s) failed (${failures[0].message}). ` +
       `The ${rented.length} instance(s) rented were destroyed again${destroyed.length ? ` (${destroyed.join(", ")})` : ""}.`,
