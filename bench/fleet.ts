@@ -34,13 +34,18 @@ const count = config.requireNumber("count");
 
 // A resource that costs the engine a slot and nothing else: the baseline of what the engine itself takes.
 const trivial: pulumi.dynamic.ResourceProvider = { async create() { return { id: "t", outs: {} }; } };
+class Trivial extends pulumi.dynamic.Resource {
+  constructor(name: string) {
+    super(trivial, name, {}, {});
+  }
+}
 
 export const ids =
   kind === "fleet"
     ? new GpuFleet("fleet", { size: count, image: "pytorch/pytorch", gpuCount: 1 }).instanceIds
     : kind === "instances"
       ? Array.from({ length: count }, (_, i) => new Instance(\`worker-\${i}\`, { image: "pytorch/pytorch", gpuCount: 1 }).instanceId)
-      : Array.from({ length: count }, (_, i) => new pulumi.dynamic.Resource(trivial, \`t-\${i}\`, {}).id);
+      : Array.from({ length: count }, (_, i) => new Trivial(\`t-\${i}\`).id);
 `;
 
 interface Row {
@@ -73,9 +78,8 @@ async function main(): Promise<void> {
     await run("Instance resources", "instances", INSTANCES, BOOT_MS);
     await run("Instance resources", "instances", INSTANCES, BOOT_MS, INSTANCES);
   } finally {
-    fs.rmSync(program, { recursive: true, force: true });
+    summarize(rows);
   }
-  summarize(rows);
 }
 
 /** One `pulumi up` on a fresh stack and emulator, timed, with the requests the emulator served; then destroy. */
@@ -105,16 +109,28 @@ async function upOnce(program: string, toolchain: PulumiWorkspace["toolchain"], 
   }
 }
 
-/** The packed package of this checkout in a program of its own outside the repository, as a user installs it. */
+/**
+ * The packed package of this checkout in a program of its own outside the repository, as a user installs it.
+ * Kept in the temp folder by the tarball's content: a later run of the same build reuses the install.
+ */
 function installProgram(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-fleet-program-"));
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: PACKAGE_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "bench-fleet", version: "1.0.0", private: true }));
-  fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: bench-fleet\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n");
-  fs.writeFileSync(path.join(dir, "index.ts"), PROGRAM);
-  fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, target: "es2020", module: "commonjs", moduleResolution: "node" }, files: ["index.ts"] }));
-  const packages = [path.join(dir, packed[0].filename), "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"];
-  execFileSync("npm", ["install", ...packages, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+  const packDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-fleet-pack-"));
+  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], { cwd: PACKAGE_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+  const dir = path.join(os.tmpdir(), `gpu-rental-bench-fleet-${packed.shasum.slice(0, 12)}`);
+  const files = {
+    "package.json": JSON.stringify({ name: "bench-fleet", version: "1.0.0", private: true }),
+    "Pulumi.yaml": "name: bench-fleet\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
+    "index.ts": PROGRAM,
+    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "es2020", module: "commonjs", moduleResolution: "node" }, files: ["index.ts"] }),
+  };
+  const installed = fs.existsSync(path.join(dir, "node_modules", "gpu-rental", "package.json"));
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) if (!installed || name === "index.ts") fs.writeFileSync(path.join(dir, name), text);
+  if (!installed) {
+    const packages = [path.join(packDir, packed.filename), "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"];
+    execFileSync("npm", ["install", ...packages, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+  }
+  fs.rmSync(packDir, { recursive: true, force: true });
   return dir;
 }
 
