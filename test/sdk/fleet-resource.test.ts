@@ -112,6 +112,19 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     expect(instances()).toEqual([]);
   });
 
+  it("destroy destroys every member; one the service will not destroy is retried, then named, and the next destroy finishes", async () => {
+    const { id, outs } = await createFleetFromSpec({ ...base, size: 4 }, options());
+    const stuck = outs.instanceIds[2];
+    emu.faults.add({ path: `/api/v0/instances/${stuck}/`, method: "DELETE", kind: "status", status: 503, times: 1000 });
+    const client = emu.client({ retries: 0 });
+    const error = await deleteFleet(id, { client }, outs).catch((e) => e);
+    emu.faults.clear();
+    expect(error.message).toMatch(new RegExp(`1 instance\\(s\\) could not be destroyed and still run: ${stuck} .*Run the command again`));
+    expect(instances().map((i) => i.id)).toEqual([stuck]);
+    await deleteFleet(id, { client }, outs);
+    expect(instances()).toEqual([]);
+  });
+
   it("adopts running instances as its first members by index, renting the rest", async () => {
     const opts = options();
     const first = await createFleetFromSpec({ ...base, size: 2 }, opts);
