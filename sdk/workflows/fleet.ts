@@ -1,8 +1,9 @@
 import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
-import { CreateInstanceRequest } from "../schemas";
-import { OfferCriteria, RentOptions, RentResult, rentInstance } from "./rent";
+import { CreateInstanceRequest, Offer } from "../schemas";
+import { acceptingOffers } from "./claims";
+import { NoMatchingOfferError, OfferCriteria, offerQuery, RentFailedError, RentOptions, RentResult, rentInstance } from "./rent";
 
 export interface FleetPolicy extends RentOptions {
   /** A fleet that cannot be rented whole is destroyed again (default); otherwise what was rented is returned. */
@@ -41,7 +42,8 @@ export async function rentFleet(
   policy: FleetPolicy = {},
 ): Promise<FleetResult> {
   const requestOf = typeof request === "function" ? request : () => request;
-  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentInstance(client, criteria, requestOf(i), policy)));
+  const pool = new OfferPool(client, criteria, Math.min(1000, 2 * size + 10));
+  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentMember(client, pool, criteria, requestOf(i), policy)));
   const rented = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [asError(o.reason)] : []));
   if (!failures.length || policy.allOrNothing === false) return { rented, failures };
@@ -53,6 +55,61 @@ export async function rentFleet(
     failures,
     destroyed,
   );
+}
+
+/**
+ * One member's rental: the offers of the fleet's shared searches first, each handed to this member alone (an offer
+ * another tenant took first is passed over for the next); when they run out, a rental of its own, which searches
+ * the market as any rental does. Pinned criteria (`offerId`) go straight to the rental.
+ */
+async function rentMember(client: GpuRentalClient, pool: OfferPool, criteria: OfferCriteria, request: CreateInstanceRequest, policy: FleetPolicy): Promise<RentResult> {
+  const deadline = Date.now() + (policy.deadlineMs ?? 600_000);
+  const left = () => Math.max(1, deadline - Date.now());
+  if (criteria.offerId === undefined) {
+    for (let offer = await pool.next(); offer && Date.now() < deadline; offer = await pool.next()) {
+      try {
+        return await rentInstance(client, { ...criteria, offerId: offer.id }, request, { ...policy, deadlineMs: left() });
+      } catch (error) {
+        if (!(error instanceof RentFailedError || error instanceof NoMatchingOfferError)) throw error;
+      }
+    }
+  }
+  return rentInstance(client, criteria, request, { ...policy, deadlineMs: left() });
+}
+
+/**
+ * The offers a fleet's members rent, from searches shared by all of them (one at a time), each offer handed out
+ * once: a fleet of N costs about N / batch searches, not one search a member that its siblings race for.
+ */
+class OfferPool {
+  private readonly queue: Offer[] = [];
+  private readonly handedOut = new Set<number>();
+  private searching?: Promise<void>;
+  private exhausted = false;
+
+  constructor(
+    private readonly client: GpuRentalClient,
+    private readonly criteria: OfferCriteria,
+    private readonly batch: number,
+  ) {}
+
+  /** An offer no other member got; null once a search finds no new one. */
+  async next(): Promise<Offer | null> {
+    while (!this.queue.length && !this.exhausted) {
+      this.searching ??= this.search().finally(() => (this.searching = undefined));
+      await this.searching;
+    }
+    return this.queue.shift() ?? null;
+  }
+
+  private async search(): Promise<void> {
+    const exclude = [...this.handedOut, ...acceptingOffers(this.client.apiUrl)];
+    const found = await this.client.offers.search(offerQuery({ ...this.criteria, candidatesPerSearch: this.batch }, exclude));
+    const fresh = found.filter((offer) => !this.handedOut.has(offer.id));
+    if (!fresh.length) this.exhausted = true;
+    for (const offer of fresh) this.handedOut.add(offer.id);
+    this.queue.push(...fresh);
+  }
 }
 
 function asError(reason: unknown): GpuRentalError {
