@@ -140,7 +140,9 @@ export async function updateFleetFromSpec(
     await destroyAll(client, removed.map((m) => m.instanceId), log);
   }
   const listed = await listedById(client);
-  const target = targetOf(spec);
+  // Health is judged against what the members were meant to be: a member stopped as the old spec said is started
+  // in place when the new one says running, not replaced.
+  const target = targetOf(olds as FleetSpec);
   const kept: Made[] = [];
   const broken: FleetMember[] = [];
   for (const member of members.filter((m) => m.index < spec.size)) {

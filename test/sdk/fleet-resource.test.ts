@@ -94,7 +94,15 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     expect((read.members as any[])[3].status).toBe("gone");
     expect(diffFleet(read, { ...base, size: 32 })).toMatchObject({ changes: true, updates: ["members"] });
 
-    await deleteFleet(id, options(), read);
+    // Stopped as declared, then started again: in place, the same instances.
+    const healedRead = await updateFleetFromSpec(id, read, { ...base, size: 32 }, options());
+    const stopped = await updateFleetFromSpec(id, healedRead, { ...base, size: 32, targetState: "stopped" }, options());
+    expect(stopped.members.every((m) => m.status === "exited")).toBe(true);
+    const started = await updateFleetFromSpec(id, stopped, { ...base, size: 32 }, options());
+    expect(started.instanceIds).toEqual(healedRead.instanceIds);
+    expect(started.members.every((m) => m.status === "running")).toBe(true);
+
+    await deleteFleet(id, options(), started);
     expect(instances()).toEqual([]);
   });
 
