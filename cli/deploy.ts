@@ -2,6 +2,7 @@ import * as crypto from "node:crypto";
 import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
+import { parallelismFor } from "./parallelism";
 import { exec } from "../sdk";
 import { demoKey, registerOnSeededAccount, sshCommandLine, UserKey } from "./ssh-key";
 
@@ -12,6 +13,8 @@ export interface DeployOptions {
   keep: boolean;
   contention: number;
   stack?: string;
+  /** Resource operations at once (`pulumi up --parallel`); default one per resource of the program. */
+  parallel?: number;
 }
 
 const step = (text: string) => console.log(`\n==> ${text}`);
@@ -38,7 +41,7 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
       const output = { onOutput: (text: string) => process.stdout.write(text), color: "auto" as const };
       try {
         step("pulumi up");
-        await stack.up(output);
+        await stack.up({ ...output, parallel: await parallelismFor(stack, options.parallel) });
         step("Result");
         const outputs = await stack.outputs();
         for (const [name, { value, secret }] of Object.entries(outputs)) {
@@ -54,7 +57,7 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         }
       } finally {
         step("pulumi destroy");
-        await stack.destroy(output);
+        await stack.destroy({ ...output, parallel: await parallelismFor(stack, options.parallel) });
       }
     });
   } finally {

@@ -40,9 +40,11 @@ Commands:
              --expect CHECK          check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)
              --junit FILE            also write the report as JUnit XML
              --contention P          as for emulator
+             --parallel N            resource operations at once (pulumi up --parallel); default one per
+                                     resource of the program, at least 64, not 4 x the machine's cores
   deploy [DIR]  Deploy the Pulumi program in DIR (default .) against the embedded emulator on a throwaway stack,
              show its outputs, destroy it: the main job (npm start) on the root stack. --keep keeps the stack
-             and the emulator up until Ctrl-C; --contention P as above; --stack NAME.
+             and the emulator up until Ctrl-C; --contention P as above; --stack NAME; --parallel N as for test.
   sweep      Find and destroy what crashed runs left behind (instances, network volumes, API keys), by the
              creation tokens the workflow library gives them; account from GPU_RENTAL_API_URL/GPU_RENTAL_API_KEY.
              --token-prefix P    everything whose token starts with P- (the tokenPrefix the run used)
@@ -62,6 +64,13 @@ function number(value: string | undefined, name: string, min = 0, max = Number.M
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A whole number of resource operations at once, for `--parallel`. */
+function parallel(value: string | undefined): number | undefined {
+  const n = number(value, "parallel", 1, 100_000);
+  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`--parallel must be a whole number, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -129,9 +138,15 @@ export async function main(argv: string[]): Promise<void> {
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { keep: { type: "boolean" }, contention: { type: "string" }, stack: { type: "string" } },
+      options: { keep: { type: "boolean" }, contention: { type: "string" }, stack: { type: "string" }, parallel: { type: "string" } },
     });
-    await runDeploy({ programDir: programDir(positionals), keep: !!values.keep, contention: number(values.contention, "contention", 0, 1) ?? 0, stack: values.stack });
+    await runDeploy({
+      programDir: programDir(positionals),
+      keep: !!values.keep,
+      contention: number(values.contention, "contention", 0, 1) ?? 0,
+      stack: values.stack,
+      parallel: parallel(values.parallel),
+    });
     return;
   }
   if (command === "test") {
@@ -141,7 +156,7 @@ export async function main(argv: string[]): Promise<void> {
       options: {
         stack: { type: "string" }, config: { type: "string", multiple: true }, "account-config": { type: "string", multiple: true },
         "account-env": { type: "string", multiple: true }, "ssh-key-config": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
-        contention: { type: "string" },
+        contention: { type: "string" }, parallel: { type: "string" },
       },
     });
     const results = await testProgram({
@@ -154,6 +169,7 @@ export async function main(argv: string[]): Promise<void> {
       expects: values.expect,
       junitFile: values.junit,
       contention: number(values.contention, "contention", 0, 1),
+      parallel: parallel(values.parallel),
     });
     const failed = results.filter((r) => r.status === "failed");
     console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import type * as automation from "@pulumi/pulumi/automation";
 import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { withEphemeralStack } from "./ephemeral";
+import { parallelismFor } from "./parallelism";
 import { Steps, StepResult, writeJunit } from "./steps";
 import { freshKey, registerOnSeededAccount } from "./ssh-key";
 
@@ -30,6 +31,8 @@ export interface ProgramTestOptions {
   contention?: number;
   /** Where progress and Pulumi's own output go; default stdout. */
   out?: NodeJS.WritableStream;
+  /** Resource operations at once (`pulumi up --parallel`); default one per resource of the program (cli/parallelism.ts). */
+  parallel?: number;
 }
 
 /**
@@ -61,15 +64,16 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     const stackName = options.stackName ?? `test-${crypto.randomBytes(3).toString("hex")}`;
     log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}`);
     await withEphemeralStack({ programDir: options.programDir, stackName, config: options.config, secrets, env }, async (stack) => {
-      const output = { onOutput: (text: string) => out.write(text), color: "never" as const };
-      if (await steps.run("up", () => stack.up(output))) {
-        await steps.run("second up shows no changes", () => upWithoutChanges(stack, output));
+      const base = { onOutput: (text: string) => out.write(text), color: "never" as const };
+      const output = async () => ({ ...base, parallel: await parallelismFor(stack, options.parallel) });
+      if (await steps.run("up", async () => stack.up(await output()))) {
+        await steps.run("second up shows no changes", async () => upWithoutChanges(stack, await output()));
         const outputs = await stack.outputs();
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
       } else {
         steps.skip("second up shows no changes", "the first up failed");
       }
-      await steps.run("destroy", () => stack.destroy(output));
+      await steps.run("destroy", async () => stack.destroy(await output()));
     });
     await steps.run("nothing left in the emulator", async () => {
       const left = accounts.users.map((id, i) => describeHeld(heldSince(before[i], holdingsOf(emulator.marketplace, id)))).filter(Boolean);

@@ -18,6 +18,7 @@ export * from "./resources/instance";
 export * from "./resources/template";
 export * from "./resources/network-volume";
 export * from "./resources/api-key";
+export * from "./resources/fleet";
 // Every endpoint is `client.<kind>.<verb>()`: the endpoint modules' factories (templatesApi, ...) are not exported.
 export { TOTP_STEP_SECONDS, TOTP_DIGITS, base32Encode, base32Decode, hotp, totpStep, totp, totpProvisioningUri, loginWith2fa } from "./tfa";
 export type { TotpAlgorithm, TotpOptions, LoginWith2faOptions, TfaSession } from "./tfa";

@@ -23,6 +23,8 @@ describe("gpu-rental command", () => {
     [["emulator", "--colour"], /Unknown option '--colour'/],
     [["launch"], /Unknown command "launch"/],
     [["sweep"], /sweep needs --token-prefix, --token or --label/],
+    [["test", "--parallel", "1.5"], /--parallel must be a whole number/],
+    [["deploy", "--parallel", "0"], /--parallel must be a number from 1 to 100000/],
   ])("refuses %j with a clear message and exit code 2", (args, message) => {
     const res = cli(...args);
     expect(res.status).toBe(2);

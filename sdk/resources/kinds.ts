@@ -8,6 +8,7 @@ import {
   readInstanceState,
   updateInstanceFromSpec,
 } from "./instance";
+import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, readFleetState, updateFleetFromSpec } from "./fleet";
 import { managed } from "./managed";
 import {
   adoptNetworkVolume,
@@ -66,6 +67,16 @@ export const RESOURCE_FUNCTIONS = {
     adopt: adoptApiKey,
     read: readApiKeyState,
     delete: deleteApiKeyById,
+  }),
+  /** `size` instances of one spec as one resource: see sdk/resources/fleet.ts for its inputs and outputs. */
+  GpuFleet: managed("GpuFleet", {
+    check: checkFleetInputs,
+    diff: diffFleet,
+    create: createFleetFromSpec,
+    adopt: adoptFleet,
+    read: readFleetState,
+    update: updateFleetFromSpec,
+    delete: deleteFleet,
   }),
 };
 

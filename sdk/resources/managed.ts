@@ -16,23 +16,40 @@ export interface KindOptions extends WithClient {
   log?: (line: string) => void;
 }
 
+export interface Diff {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+/**
+ * What a kind's diff may use beyond the two specs: the client of the resource's account, for a kind whose
+ * objects can drift in ways that only the service shows (a fleet's member that failed or was destroyed).
+ */
+export interface DiffOptions {
+  client(): GpuRentalClient;
+}
+
 /** The functions of one kind, over its own spec; each takes the client of the resource's account. */
 export interface KindFunctions {
   check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
-  diff(olds: Props, news: Props, unknown?: unknown): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
+  /** Synchronous for most kinds; a promise where the diff looks at the service (GpuFleet). */
+  diff(olds: Props, news: Props, unknown?: unknown, options?: DiffOptions): Diff | Promise<Diff>;
   create(inputs: unknown, options: KindOptions): Promise<{ id: string; outs: object }>;
   /** Takes an object that exists under management: checks it is the one the spec declares, and makes it so. */
   adopt(id: string, inputs: unknown, options: KindOptions): Promise<{ id: string; outs: object }>;
   read(id: string, props: Props, options: KindOptions): Promise<object | null>;
   /** Absent where every change of the kind's own inputs replaces. */
   update?(id: string, olds: Props, news: unknown, options: KindOptions): Promise<object>;
-  delete(id: string, options: KindOptions): Promise<void>;
+  /** `props`: the state, for a kind whose objects are named there (a fleet's members). */
+  delete(id: string, options: KindOptions, props: Props): Promise<void>;
 }
 
 /** The functions the Pulumi provider calls, one per provider method. */
 export interface ResourceFunctions {
   check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
-  diff(id: string, olds: Props, news: Props, unknown?: unknown): { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
+  /** A promise for kinds whose diff looks at the service (GpuFleet): callers await it. */
+  diff(id: string, olds: Props, news: Props, unknown?: unknown): Diff | Promise<Diff>;
   create(inputs: Props): Promise<{ id: string; outs: object }>;
   /** The current outputs, or null when the thing is gone. */
   read(id: string, props: Props): Promise<object | null>;
@@ -56,16 +73,9 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
       return { inputs: own.inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
     },
     diff(id, olds, news, unknown) {
-      const own = fns.diff(olds, news, unknown);
-      const account = accountChange(olds.account, news.account, unknown);
-      const replaces = account === "replace" ? [...own.replaces, "account"] : own.replaces;
-      if (replaces.length && news.adoptId !== undefined && news.adoptId !== null && String(news.adoptId) === id) {
-        throw new GpuRentalError(
-          `${kind} ${id} was adopted (adoptId ${id}) and must now be replaced (${replaces.join(", ")} changed): a replacement ` +
-            `would adopt the same object again and then delete it. Remove adoptId from the program, then run up again.`,
-        );
-      }
-      return { changes: own.changes || account !== "same", replaces, deleteBeforeReplace: own.deleteBeforeReplace };
+      // The objects live in the account of the state (another account replaces them anyway).
+      const own = fns.diff(olds, news, unknown, { client: () => clientFor(olds).client! });
+      return own instanceof Promise ? own.then((diff) => withCommon(id, diff, olds, news, unknown)) : withCommon(id, own, olds, news, unknown);
     },
     async create(inputs) {
       const options = { ...clientFor(inputs), log: progressLog(kind, inputs) };
@@ -81,13 +91,26 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
     async update(id, olds, news) {
       if (!fns.update) {
         // Only the account's key source changed (anything else of this kind replaces): nothing to send.
-        if (fns.diff(olds, news).changes) throw new GpuRentalError(`${kind} ${id} cannot change in place: its diff should have asked for a replacement.`);
+        if ((await fns.diff(olds, news)).changes) throw new GpuRentalError(`${kind} ${id} cannot change in place: its diff should have asked for a replacement.`);
         return { ...olds, ...commonOf(news) };
       }
       return { ...(await fns.update(id, olds, news, { ...clientFor(news), log: progressLog(kind, news) })), ...commonOf(news) };
     },
-    delete: (id, props) => fns.delete(id, clientFor(props)),
+    delete: (id, props) => fns.delete(id, { ...clientFor(props), log: progressLog(kind, props) }, props),
   };
+
+  /** The kind's diff, with what every kind shares: the account, and the guard on adopted objects. */
+  function withCommon(id: string, own: Diff, olds: Props, news: Props, unknown?: unknown): Diff {
+    const account = accountChange(olds.account, news.account, unknown);
+    const replaces = account === "replace" ? [...own.replaces, "account"] : own.replaces;
+    if (replaces.length && news.adoptId !== undefined && news.adoptId !== null && String(news.adoptId) === id) {
+      throw new GpuRentalError(
+        `${kind} ${id} was adopted (adoptId ${id}) and must now be replaced (${replaces.join(", ")} changed): a replacement ` +
+          `would adopt the same object again and then delete it. Remove adoptId from the program, then run up again.`,
+      );
+    }
+    return { changes: own.changes || account !== "same", replaces, deleteBeforeReplace: own.deleteBeforeReplace };
+  }
 }
 
 const clients = new Map<string, GpuRentalClient>();
@@ -108,7 +131,8 @@ function clientFor(props: Props): WithClient {
 
 /** Progress of a create or update, on the provider's stderr: the engine shows it with the resource's output. */
 function progressLog(kind: string, props: Props): (line: string) => void {
-  const which = typeof props.label === "string" && props.label ? ` ${props.label}` : typeof props.name === "string" && props.name ? ` ${props.name}` : "";
+  const named = [props.label, props.name, props.labelPrefix].find((v) => typeof v === "string" && v);
+  const which = named ? ` ${named}` : "";
   return (line) => process.stderr.write(`gpu-rental ${kind}${which}: ${line}\n`);
 }
 

@@ -1,8 +1,9 @@
 import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
-import { CreateInstanceRequest } from "../schemas";
-import { OfferCriteria, RentOptions, RentResult, rentInstance } from "./rent";
+import { CreateInstanceRequest, Offer } from "../schemas";
+import { acceptingOffers } from "./claims";
+import { NoMatchingOfferError, OfferCriteria, offerQuery, RentFailedError, RentOptions, RentResult, rentInstance } from "./rent";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
 
 export interface FleetPolicy extends RentOptions {
@@ -30,14 +31,15 @@ export class FleetRentError extends GpuRentalError {
 
 /**
  * Rents `size` instances of the same criteria at once. The rentals run together in this process without ever
- * reaching for the same offer. With `allOrNothing` (the default) a partial fleet is destroyed before the error
- * is raised, so a failed fleet costs nothing.
+ * reaching for the same offer. `request` is the creation request of every member, or of member `i` (a label
+ * of its own). With `allOrNothing` (the default) a partial fleet is destroyed before the error is raised, so a
+ * failed fleet costs nothing.
  */
 export async function rentFleet(
   client: GpuRentalClient,
   size: number,
   criteria: OfferCriteria,
-  request: CreateInstanceRequest,
+  request: CreateInstanceRequest | ((index: number) => CreateInstanceRequest),
   policy: FleetPolicy = {},
 ): Promise<FleetResult> {
   const cap = policy.maxHourlySpend;
@@ -46,21 +48,75 @@ export async function rentFleet(
     return oneCappedRentalAtATime(client.apiUrl, async () =>
       rentFleet(client, size, await criteriaUnderCap(client, criteria, cap, size), request, { ...policy, maxHourlySpend: undefined }));
   }
-  const outcomes = await Promise.allSettled(Array.from({ length: size }, () => rentInstance(client, criteria, request, policy)));
+  const requestOf = typeof request === "function" ? request : () => request;
+  const pool = new OfferPool(client, criteria, Math.min(1000, 2 * size + 10));
+  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentMember(client, pool, criteria, requestOf(i), policy)));
   const rented = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
   const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [asError(o.reason)] : []));
   if (!failures.length || policy.allOrNothing === false) return { rented, failures };
-  const destroyed: number[] = [];
-  for (const { instanceId } of rented) {
-    await deletedOrGone(() => client.instances.destroy(instanceId));
-    destroyed.push(instanceId);
-  }
+  const destroyed = rented.map((r) => r.instanceId);
+  await Promise.all(destroyed.map((id) => deletedOrGone(() => client.instances.destroy(id))));
   throw new FleetRentError(
     `Could not rent a fleet of ${size}: ${failures.length} rental(s) failed (${failures[0].message}). ` +
       `The ${rented.length} instance(s) rented were destroyed again${destroyed.length ? ` (${destroyed.join(", ")})` : ""}.`,
     failures,
     destroyed,
   );
+}
+
+/**
+ * One member's rental: the offers of the fleet's shared searches first, each handed to this member alone (an offer
+ * another tenant took first is passed over for the next); when they run out, a rental of its own, which searches
+ * the market as any rental does. Pinned criteria (`offerId`) go straight to the rental.
+ */
+async function rentMember(client: GpuRentalClient, pool: OfferPool, criteria: OfferCriteria, request: CreateInstanceRequest, policy: FleetPolicy): Promise<RentResult> {
+  const deadline = Date.now() + (policy.deadlineMs ?? 600_000);
+  const left = () => Math.max(1, deadline - Date.now());
+  if (criteria.offerId === undefined) {
+    for (let offer = await pool.next(); offer && Date.now() < deadline; offer = await pool.next()) {
+      try {
+        return await rentInstance(client, { ...criteria, offerId: offer.id }, request, { ...policy, deadlineMs: left() });
+      } catch (error) {
+        if (!(error instanceof RentFailedError || error instanceof NoMatchingOfferError)) throw error;
+      }
+    }
+  }
+  return rentInstance(client, criteria, request, { ...policy, deadlineMs: left() });
+}
+
+/**
+ * The offers a fleet's members rent, from searches shared by all of them (one at a time), each offer handed out
+ * once: a fleet of N costs about N / batch searches, not one search a member that its siblings race for.
+ */
+class OfferPool {
+  private readonly queue: Offer[] = [];
+  private readonly handedOut = new Set<number>();
+  private searching?: Promise<void>;
+  private exhausted = false;
+
+  constructor(
+    private readonly client: GpuRentalClient,
+    private readonly criteria: OfferCriteria,
+    private readonly batch: number,
+  ) {}
+
+  /** An offer no other member got; null once a search finds no new one. */
+  async next(): Promise<Offer | null> {
+    while (!this.queue.length && !this.exhausted) {
+      this.searching ??= this.search().finally(() => (this.searching = undefined));
+      await this.searching;
+    }
+    return this.queue.shift() ?? null;
+  }
+
+  private async search(): Promise<void> {
+    const exclude = [...this.handedOut, ...acceptingOffers(this.client.apiUrl)];
+    const found = await this.client.offers.search(offerQuery({ ...this.criteria, candidatesPerSearch: this.batch }, exclude));
+    const fresh = found.filter((offer) => !this.handedOut.has(offer.id));
+    if (!fresh.length) this.exhausted = true;
+    for (const offer of fresh) this.handedOut.add(offer.id);
+    this.queue.push(...fresh);
+  }
 }
 
 function asError(reason: unknown): GpuRentalError {

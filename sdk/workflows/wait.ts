@@ -16,11 +16,16 @@ export interface WaitOptions {
   /** Give up after this long. Default 10 minutes (boot typically takes 1-5). */
   timeoutMs?: number;
   /**
-   * Time between polls. Default 2 s: the instance is seen running at most 2 s after it is, at 0.5 requests/s
-   * however long the boot (nothing in a boot tells how long the rest will take, so no other schedule does
-   * better on both counts).
+   * Time between polls after the first. Default 2 s: the instance is seen running at most 2 s after it is, at
+   * 0.5 requests/s however long the boot (nothing in a boot tells how long the rest will take, so no other
+   * schedule does better on both counts).
    */
   pollMs?: number;
+  /**
+   * When the first poll comes. Default at once: an instance that is already there (a quick boot, a stop that
+   * took effect) is seen without waiting a whole interval; the polls after it keep the cadence.
+   */
+  firstPollMs?: number;
   onPoll?: (instance: Instance) => void;
   clock?: WaitClock;
 }
@@ -46,11 +51,13 @@ export function hasReached(instance: Instance, target: WaitTarget): boolean {
   return instance.cur_state === "stopped" || instance.intended_status === "stopped";
 }
 
+/** How one instance's wait ended: there, or the error that ended it (failed, gone, timed out). */
+export type WaitOutcome = { id: number; instance: Instance; error?: undefined } | { id: number; instance?: Instance; error: GpuRentalError };
+
 /**
- * Polls an instance, just asked to start or stop, until it reaches `target`. Polls fall on a fixed cadence from
- * the start (the first one poll interval in: the instance was just asked to change), so a slow answer does not
- * push the next poll back. Fails fast on `exited`, `unknown` or `offline` when waiting for `running` (the spec:
- * from those it never gets there; seen on two polls in a row), and when the instance disappears.
+ * Polls an instance, just asked to start or stop, until it reaches `target`. Fails fast on `exited`, `unknown`
+ * or `offline` when waiting for `running` (from those it never gets there; seen on two polls in a row), and
+ * when the instance disappears. One request a poll (`GET /instances/{id}/`).
  */
 export async function waitForStatus(
   client: GpuRentalClient,
@@ -58,33 +65,85 @@ export async function waitForStatus(
   target: WaitTarget,
   options: WaitOptions = {},
 ): Promise<Instance> {
+  const [outcome] = await pollUntilSettled([id], target, async () => {
+    const instance = await client.instances.get(id);
+    return new Map(instance ? [[id, instance]] : []);
+  }, options);
+  if (outcome.error) throw outcome.error;
+  return outcome.instance;
+}
+
+/**
+ * Waits for many instances at once (a fleet) with one listing a poll (`client.instances.list()`), however many
+ * they are. Never throws for one instance: each outcome says whether it got there, in the order of `ids`.
+ */
+export async function waitForInstances(
+  client: GpuRentalClient,
+  ids: readonly number[],
+  target: WaitTarget,
+  options: WaitOptions = {},
+): Promise<WaitOutcome[]> {
+  if (!ids.length) return [];
+  const wanted = new Set(ids);
+  return pollUntilSettled(ids, target, async () => {
+    const listed = await client.instances.list();
+    return new Map(listed.filter((i) => wanted.has(i.id)).map((i) => [i.id, i]));
+  }, options);
+}
+
+/**
+ * The one polling loop: `look` answers the instances it sees, once a poll. Polls fall on a fixed cadence from
+ * the start (the first at `firstPollMs`, then every `pollMs`), so a slow answer does not push the next one back.
+ */
+async function pollUntilSettled(
+  ids: readonly number[],
+  target: WaitTarget,
+  look: () => Promise<Map<number, Instance>>,
+  options: WaitOptions,
+): Promise<WaitOutcome[]> {
   const clock = options.clock ?? REAL_TIME;
   const interval = options.pollMs ?? 2_000;
+  const first = Math.min(options.firstPollMs ?? 0, interval);
   const timeoutMs = options.timeoutMs ?? 600_000;
   const started = clock.now();
+  const outcomes = new Map<number, WaitOutcome>();
+  const last = new Map<number, Instance>();
   // A failure status must be seen twice in a row: just after a start, a stopped instance may still report the
   // `exited` of its stop for a moment.
-  let failedPolls = 0;
-  for (let poll = 1; ; poll++) {
-    const next = started + poll * interval;
-    if (next - started > timeoutMs) {
-      const last = await client.instances.get(id);
-      throw new WaitTimeoutError(
-        `Instance ${id} did not reach ${target} in ${Math.round(timeoutMs / 1000)} s (last status: ${last?.actual_status ?? "null"}).`,
-      );
+  const failedPolls = new Map<number, number>();
+  const pending = () => ids.filter((id) => !outcomes.has(id));
+  for (let poll = 0; pending().length; poll++) {
+    const next = started + first + poll * interval;
+    if (poll > 0 && next - started > timeoutMs) {
+      for (const id of pending()) {
+        const status = last.get(id)?.actual_status ?? "null";
+        const error = new WaitTimeoutError(`Instance ${id} did not reach ${target} in ${Math.round(timeoutMs / 1000)} s (last status: ${status}).`);
+        outcomes.set(id, { id, instance: last.get(id), error });
+      }
+      break;
     }
     await clock.sleep(Math.max(0, next - clock.now()));
-    const instance = await client.instances.get(id);
-    if (!instance) throw new NotFoundError(`Instance ${id} no longer exists (it was destroyed while waiting for ${target}).`);
-    options.onPoll?.(instance);
-    if (hasReached(instance, target)) return instance;
-    const failed = target === "running" && !!instance.actual_status && FAILED_STATUSES.includes(instance.actual_status);
-    failedPolls = failed ? failedPolls + 1 : 0;
-    if (failedPolls >= 2) {
-      throw new InstanceFailedError(
-        `Instance ${id} is ${instance.actual_status}${instance.status_msg ? ` (${instance.status_msg})` : ""} and will not reach running.`,
-        instance,
-      );
+    const seen = await look();
+    for (const id of pending()) {
+      const instance = seen.get(id);
+      if (!instance) {
+        outcomes.set(id, { id, error: new NotFoundError(`Instance ${id} no longer exists (it was destroyed while waiting for ${target}).`) });
+        continue;
+      }
+      last.set(id, instance);
+      options.onPoll?.(instance);
+      if (hasReached(instance, target)) {
+        outcomes.set(id, { id, instance });
+        continue;
+      }
+      const failed = target === "running" && !!instance.actual_status && FAILED_STATUSES.includes(instance.actual_status);
+      const count = failed ? (failedPolls.get(id) ?? 0) + 1 : 0;
+      failedPolls.set(id, count);
+      if (count >= 2) {
+        const why = `Instance ${id} is ${instance.actual_status}${instance.status_msg ? ` (${instance.status_msg})` : ""} and will not reach running.`;
+        outcomes.set(id, { id, instance, error: new InstanceFailedError(why, instance) });
+      }
     }
   }
+  return ids.map((id) => outcomes.get(id)!);
 }

@@ -1,0 +1,18 @@
+import type * as automation from "@pulumi/pulumi/automation";
+
+/**
+ * Resource operations the engine runs at once. Its default is 4 x the machine's cores (8 on a 2-core runner),
+ * and an `Instance` holds its slot for its whole boot, so a program of more instances than that boots in waves.
+ * Operations against the service are network waits in one provider process: what fits a program is one slot per
+ * resource. A fresh stack's count is not known before its first up: 64 then, more than a program boots at once
+ * unless it declares that many instances (a GpuFleet of any size is one resource).
+ */
+export const FRESH_STACK_PARALLEL = 64;
+
+/** `requested` when given (`--parallel`), else every resource the stack holds, at least FRESH_STACK_PARALLEL. */
+export async function parallelismFor(stack: automation.Stack, requested?: number): Promise<number> {
+  if (requested) return requested;
+  const state = await stack.exportStack().catch(() => undefined);
+  const resources: unknown[] = state?.deployment?.resources ?? [];
+  return Math.max(FRESH_STACK_PARALLEL, resources.length);
+}
