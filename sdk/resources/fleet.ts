@@ -4,7 +4,8 @@ import { GpuRentalError } from "../errors";
 import { FAILED_STATUSES, Instance } from "../schemas";
 import { rentFleet } from "../workflows/fleet";
 import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
-import { creationRequestOf, criteriaOf, DEFAULTS } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf } from "./instance-spec";
+import { stackSpendCap } from "../connection";
 import { adoptInstance } from "./instance";
 import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec, targetOf } from "./fleet-spec";
 import type { DiffOptions, KindOptions } from "./managed";
@@ -209,7 +210,9 @@ async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: nu
       const criteria = criteriaOf(memberSpec(spec, 0));
       if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
       log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
-      const { rented } = await rentFleet(client, pending.length, criteria, (i) => creationRequestOf(memberSpec(spec, pending[i])), { requireInstanceKey: true });
+      // The cap is checked for the members together (all or nothing); each member's watchdog ends it at its lifetime.
+      const policy = { requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: stackSpendCap() };
+      const { rented } = await rentFleet(client, pending.length, criteria, (i) => creationRequestOf(memberSpec(spec, pending[i])), policy);
       const outcomes = await waitForInstances(client, rented.map((r) => r.instanceId), targetOf(spec), options.wait);
       outcomes.forEach((o, i) => o.error || made.push({ member: memberOf(pending[i], o.instance, rented[i].offer), key: rented[i].instanceApiKey ?? null }));
       const failed = outcomes.flatMap((o, i) => (o.error ? [{ index: pending[i], error: o.error, instanceId: o.id, offerId: rented[i].offer.id }] : []));

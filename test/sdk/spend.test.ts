@@ -1,5 +1,5 @@
 import {
-  configureFromStackConfig, createInstanceFromSpec, GpuRentalClient, rentFleet, rentInstance, spendReport, SpendCapError, sweep,
+  configureFromStackConfig, createFleetFromSpec, createInstanceFromSpec, GpuRentalClient, rentFleet, rentInstance, spendReport, SpendCapError, sweep,
 } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
@@ -77,6 +77,23 @@ describe("spend guard: caps and the spend report", () => {
       expect((await client.instances.list()).map((i) => i.id)).toEqual([Number(created.id)]);
       cap = -1;
       await expect(createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client })).rejects.toThrow(/maxHourlySpend is "-1"/);
+    } finally {
+      configureFromStackConfig({ get: () => undefined });
+    }
+  });
+
+  it("the stack's gpu-rental:maxHourlySpend holds for a GpuFleet whole: over it none is rented, under it all", async () => {
+    const [a, b, c] = await cheapest(3);
+    let cap = a + b + c * 0.5;
+    configureFromStackConfig({ get: (key) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) });
+    const fleet = { image: "ubuntu:22.04", runtype: "args", size: 3, labelPrefix: "capped" };
+    try {
+      await expect(createFleetFromSpec(fleet, { client })).rejects.toThrow(/maxHourlySpend/);
+      expect(await count()).toBe(0);
+      cap = (a + b + c) * 2;
+      const created = await createFleetFromSpec(fleet, { client, wait: { pollMs: 50 } });
+      expect(created.outs.instanceIds).toHaveLength(3);
+      expect(await count()).toBe(3);
     } finally {
       configureFromStackConfig({ get: () => undefined });
     }
