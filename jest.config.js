@@ -10,5 +10,9 @@ module.exports = {
   globalSetup: "<rootDir>/test/helpers/global-setup.js",
   globalTeardown: "<rootDir>/test/helpers/global-teardown.js",
   maxWorkers: 2,
+  // Engine runs that a file starts side by side (it.concurrent): several at once overlap their waiting.
+  maxConcurrency: 2,
+  // The longest files first, also on a fresh clone (jest's own order would start them last).
+  testSequencer: "<rootDir>/test/helpers/sequencer.js",
   reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],
 };

@@ -20,7 +20,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CliEmulator, cliEmulator } from "../test/helpers/cli-emulator";
+import { EmulatorProcess, emulatorProcess } from "../test/helpers/emulator-process";
 
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 10000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -31,9 +31,9 @@ const CHECKPOINT = 1000;
 const KEY = "bench-durable-key-0123";
 
 /** `gpu-rental emulator` on a data folder. */
-type Emulator = CliEmulator & { dir: string };
+type Emulator = EmulatorProcess & { dir: string };
 
-const start = async (dir: string): Promise<Emulator> => ({ ...(await cliEmulator(["--data-dir", dir, "--api-key", KEY])), dir });
+const start = async (dir: string): Promise<Emulator> => ({ ...(await emulatorProcess(["--data-dir", dir, "--api-key", KEY])), dir });
 
 /** Stops it cleanly: the emulator folds its journal into the snapshot; the size of the state it keeps. */
 async function stop(emulator: Emulator): Promise<number> {

@@ -1,6 +1,6 @@
 /**
- * The emulator's memory under a long mixed load: the emulator runs in a process of its own (from the sources,
- * as the schemathesis suite runs it, so its RSS includes ts-node's TypeScript compiler), a mixed load
+ * The emulator's memory under a long mixed load: the emulator runs in a process of its own (the built
+ * command, as the tests start it: test/helpers/emulator-process.ts), a mixed load
  * (bench/mixed-load.ts: searches, instances created, labelled and destroyed, templates, volumes, API keys)
  * runs against it, and its RSS and heap are printed before the load, at its end, and 10 s after it. Exits
  * non-zero if RSS 10 s after the load is more than 50 MB above RSS before it.
@@ -20,7 +20,7 @@ const line = (label: string, m: Memory) =>
 async function main(): Promise<void> {
   const emu = await emulatorProcess();
   try {
-    console.log(`emulator memory under ${SECONDS} s of mixed load over ${WORKERS} clients (pid ${emu.pid}, from the sources)`);
+    console.log(`emulator memory under ${SECONDS} s of mixed load over ${WORKERS} clients (pid ${emu.pid}, the built command)`);
     let peak: Memory | undefined;
     const { before, atEnd, after, result } = await loadAndSettle(emu.url, emu.apiKey, {
       seconds: SECONDS,

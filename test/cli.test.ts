@@ -2,7 +2,7 @@ import { execFile, spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { rentInstance } from "../sdk";
-import { cliEmulator, killHard } from "./helpers/cli-emulator";
+import { emulatorProcess, killHard } from "./helpers/emulator-process";
 import { emulator, http } from "./helpers/emulator";
 import { REPO_ROOT } from "./helpers/provider-host";
 
@@ -83,7 +83,7 @@ describe("gpu-rental emulator --legacy-instance-listing", () => {
     ["the flag: the old listing", ["--legacy-instance-listing"], {}, 200],
     ["GPU_RENTAL_LEGACY_INSTANCE_LISTING=1: the old listing", [], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "1" }, 200],
   ])("%s", async (_name, args, env, status) => {
-    const running = await cliEmulator(["--api-key", "legacy-listing-key", ...args], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "", ...env });
+    const running = await emulatorProcess(["--api-key", "legacy-listing-key", ...args], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "", ...env });
     try {
       const res = await http(running.url, "GET", "/api/v0/instances/", { key: "legacy-listing-key" });
       expect(res.status).toBe(status);

@@ -343,12 +343,27 @@ describe("2FA error table", () => {
     expectError(await h.call("POST", "/api/v0/tfa/sms/", { key: u.key, body: { phone_number: "+15005550429" } }), "twilio_rate_limited");
   });
 
-  it("covers every row of the spec's error table, with the spec's status", () => {
+  it("covers every row of the error table, with the spec's status", () => {
     expect([...exercised].sort()).toEqual(Object.keys(ERROR_TABLE).sort());
-    const spec = resolve(__dirname, "../../../shared/spec/service-api.md");
-    if (!existsSync(spec)) return;
-    const errors = readFileSync(spec, "utf8").split("## Errors")[1].split("\n## ")[0];
-    const rows = Object.fromEntries([...errors.matchAll(/^\| `([^`]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]));
-    expect(rows).toEqual(ERROR_TABLE);
+  });
+
+  // The repository's own copy of the table (emulator/TFA.md), first status of each row: always there.
+  it("matches the error table the emulator documents (emulator/TFA.md)", () => {
+    expect(tableRows(resolve(__dirname, "../../emulator/TFA.md"), "## Error codes and how to trigger them")).toEqual(ERROR_TABLE);
+  });
+
+  // The service's contract lives beside the repository only where the spec is shared (CI's machines): elsewhere
+  // the comparison is reported skipped with its reason, never passed without running.
+  const spec = resolve(__dirname, "../../../shared/spec/service-api.md");
+  const specMissing = existsSync(spec) ? "" : ` (skipped: the service spec is not at ${spec} on this machine)`;
+  if (specMissing) console.warn(`test/conformance/tfa-errors.test.ts${specMissing}`);
+  (specMissing ? it.skip : it)(`matches the error table of the service spec${specMissing}`, () => {
+    expect(tableRows(spec, "## Errors")).toEqual(ERROR_TABLE);
   });
 });
+
+/** The `| \`code\` | status |` rows of the section of `file` that starts with `heading`, code to status. */
+function tableRows(file: string, heading: string): Record<string, number> {
+  const section = readFileSync(file, "utf8").split(`\n${heading}\n`)[1].split("\n## ")[0];
+  return Object.fromEntries([...section.matchAll(/^\| `([^`]+)` \| (\d{3})\b[^|]*\|/gm)].map((m) => [m[1], Number(m[2])]));
+}

@@ -1,6 +1,6 @@
 import * as net from "node:net";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
-import { cliEmulator, killHard } from "../helpers/cli-emulator";
+import { emulatorProcess, killHard } from "../helpers/emulator-process";
 
 /**
  * The control API answers local tools only (docs/control-api.md, "The control API's threat model"), and every edge of the
@@ -83,7 +83,7 @@ describe("the control API", () => {
 
   it("with --control-token, answers only calls that carry it, and then under any host name", async () => {
     const token = "ci-runner-token-0123456789";
-    const guarded = await cliEmulator(["--control-token", token]);
+    const guarded = await emulatorProcess(["--control-token", token]);
     try {
       const to = Number(new URL(guarded.url).port);
       const host = `127.0.0.1:${to}`;
@@ -96,7 +96,7 @@ describe("the control API", () => {
     } finally {
       await killHard(guarded);
     }
-    await expect(cliEmulator(["--control-token", "short"])).rejects.toThrow(/at least 16 printable characters/);
+    await expect(emulatorProcess(["--control-token", "short"])).rejects.toThrow(/at least 16 printable characters/);
   });
 });
 

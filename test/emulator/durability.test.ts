@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
 import { BillingPage, GpuRentalClient, TemplateResponse } from "../../sdk";
 import { KEPT_PER_USER } from "../../emulator/domain/billing";
-import { cliEmulator, killHard } from "../helpers/cli-emulator";
+import { emulatorProcess, killHard } from "../helpers/emulator-process";
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-data-"));
 
@@ -130,7 +130,7 @@ describe("--data-dir", () => {
     const everCreated = new Set<number>();
     const reused: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const emulator = await cliEmulator(args);
+      const emulator = await emulatorProcess(args);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: key, retries: 0 });
       const surviving = new Map((await client.instances.list()).map((i) => [i.id, i.label]));
       for (const [id, label] of alive) expect({ id, label: surviving.get(id) }).toEqual({ id, label });
@@ -169,7 +169,7 @@ describe("--data-dir", () => {
       expect({ round, killed }).toEqual({ round, killed: true });
     }
     expect(reused).toEqual([]);
-    const last = await cliEmulator(args);
+    const last = await emulatorProcess(args);
     const final = new Map((await new GpuRentalClient({ apiUrl: last.url, apiKey: key }).instances.list()).map((i) => [i.id, i.label]));
     for (const [id, label] of alive) expect(final.get(id)).toBe(label);
     for (const id of destroyed) expect(final.has(id)).toBe(false);
@@ -181,7 +181,7 @@ describe("--data-dir", () => {
     // Two creations acknowledged, then SIGKILL: the journal holds their two records, as after a crash.
     const made = async () => {
       const dataDir = tempDir();
-      const emulator = await cliEmulator(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
+      const emulator = await emulatorProcess(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: "damage-key-1" });
       const [first, second] = await client.offers.search({ limit: 2 });
       await client.instances.create(first.id, { image: "x", label: "one" });

@@ -60,10 +60,23 @@ it("the SDK's creation times out (NetworkError); the instance appears later, onc
 it("a reset by the client after sending the request does not stop it", async () => {
   const offer = await cheapest();
   emu.faults.add({ path: "/api/v0/asks/", kind: "latency", delayMs: 200 });
+  // What the service saw: for each PUT it received, whether its answer was written before the connection closed.
+  const answeredBeforeClose: boolean[] = [];
+  emu.server.server.on("request", (req: nodeHttp.IncomingMessage, res: nodeHttp.ServerResponse) => {
+    if (req.method === "PUT") res.once("close", () => answeredBeforeClose.push(res.writableFinished));
+  });
   const req = nodeHttp.request(`${emu.url}/api/v0/asks/${offer.id}/`, { method: "PUT", headers: { authorization: `Bearer ${emu.apiKey}`, "content-type": "application/json" } });
-  req.on("error", () => undefined);
-  req.end(JSON.stringify({ image: "reset" }), () => setTimeout(() => req.destroy(), 20));
+  let answered = false;
+  req.on("response", () => (answered = true));
+  const clientError = new Promise<string>((resolve) => req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message)));
+  // A TCP reset (RST), not a polite close, 20 ms after the request was sent in full: well inside the latency.
+  req.end(JSON.stringify({ image: "reset" }), () => setTimeout(() => req.socket!.resetAndDestroy(), 20));
+  expect(await clientError).toMatch(/ECONNRESET|socket hang up/);
   await eventually(async () => (await instances()).length === 1);
+  expect((await instances())[0]).toMatchObject({ image_uuid: "reset", machine_id: offer.machine_id });
+  // The reset happened: the service had the request, and its connection closed before any answer was written.
+  expect(answered).toBe(false);
+  expect(answeredBeforeClose).toEqual([false]);
 });
 
 it("a drop fault fails the connection before the service has the request: nothing is done", async () => {

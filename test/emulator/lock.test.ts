@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../../emulator";
-import { cliEmulator, CliEmulator, killHard } from "../helpers/cli-emulator";
+import { emulatorProcess, EmulatorProcess, killHard } from "../helpers/emulator-process";
 import { http } from "../helpers/emulator";
 
 /**
@@ -16,20 +16,20 @@ const claims = (dir: string) => fs.readdirSync(dir).filter((file) => /^claim-/.t
 it("runs exactly one of two emulators started at once on a folder with a stale lock, 20 times in a row, losing nothing it acknowledged", async () => {
   const dataDir = tempDir();
   const args = ["--data-dir", dataDir, "--api-key", "lock-race-key-1"];
-  await killHard(await cliEmulator(args));
+  await killHard(await emulatorProcess(args));
   const acknowledged: { email: string; key: string }[] = [];
   const outcomes: string[] = [];
   for (let trial = 0; trial < 20; trial++) {
     expect(claims(dataDir)).toHaveLength(1); // the stale lock of the emulator killed last
     // An older emulator's pid file naming a live process that is no emulator at all (this test runner).
     fs.writeFileSync(path.join(dataDir, "lock"), String(process.pid));
-    const started = await Promise.allSettled([cliEmulator(args), cliEmulator(args)]);
+    const started = await Promise.allSettled([emulatorProcess(args), emulatorProcess(args)]);
     const running = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
     const refused = started.flatMap((s) => (s.status === "rejected" ? [String(s.reason.message)] : []));
     outcomes.push(`${running.length} ran, ${refused.length} refused`);
     expect({ trial, running: running.length }).toEqual({ trial, running: 1 });
     expect(refused[0]).toMatch(new RegExp(`in use by another emulator \\(pid ${running[0].process.pid} .*at ${running[0].url.replace(/[.:/]/g, "\\$&")}.*another --data-dir`));
-    const winner: CliEmulator = running[0];
+    const winner: EmulatorProcess = running[0];
     // Everything acknowledged by the winners before is there; then one more write, acknowledged, and SIGKILL.
     for (const { email, key } of acknowledged) expect({ email, status: (await http(winner.url, "GET", "/api/v0/users/current/", { key })).status }).toEqual({ email, status: 200 });
     const email = `trial${trial}@gpu-rental.test`;
@@ -44,7 +44,7 @@ it("runs exactly one of two emulators started at once on a folder with a stale l
 it("refuses a start on a folder in use, naming the holder and what to do; takes it once the holder stops", async () => {
   const dataDir = tempDir();
   const first = await startEmulator({ dataDir });
-  await expect(cliEmulator(["--data-dir", dataDir])).rejects.toThrow(new RegExp(`in use by another emulator \\(pid ${process.pid} on ${os.hostname()}, at ${first.url}.*stop it, or start this one with another --data-dir`));
+  await expect(emulatorProcess(["--data-dir", dataDir])).rejects.toThrow(new RegExp(`in use by another emulator \\(pid ${process.pid} on ${os.hostname()}, at ${first.url}.*stop it, or start this one with another --data-dir`));
   await expect(startEmulator({ dataDir })).rejects.toThrow(/in use by another emulator/);
   await first.close();
   expect(claims(dataDir)).toEqual([]);

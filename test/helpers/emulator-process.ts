@@ -5,28 +5,32 @@ const ROOT = path.resolve(__dirname, "..", "..");
 
 export interface EmulatorProcess {
   url: string;
+  /** The seeded user's key, as it printed it. */
   apiKey: string;
   pid: number;
+  process: ChildProcess;
+  /** What it printed on stderr so far. */
+  errors(): string;
+  /** Stops it as a user does (SIGTERM) and waits until it is gone. */
   stop(): Promise<void>;
 }
 
 /**
- * `gpu-rental emulator` in a process of its own, run from the sources (so no build is needed), for tests that
- * measure the emulator itself (its memory, which `GET /_emulator/state` shows) or hammer it from another
- * program. It is reached over HTTP only: the control API moves its clock and shows its state.
+ * The one way tests and benches start an emulator in a process of its own: `gpu-rental emulator` as users run
+ * it (the built command, from dist/, which `pretest` builds; it starts in well under a second), for tests that
+ * kill it, start several at once, or measure the emulator itself (its memory, which `GET /_emulator/state`
+ * shows). Resolves once it prints its URL and key; rejects with its stderr if it exits first.
  */
-export function emulatorProcess(args: string[] = []): Promise<EmulatorProcess> {
-  const launcher = `require(${JSON.stringify(path.join(ROOT, "cli", "index.ts"))}).main(process.argv.slice(1)).catch((e) => { console.error(e); process.exit(1); })`;
-  const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", launcher, "emulator", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TS_NODE_PROJECT: path.join(ROOT, "tsconfig.json") },
+export function emulatorProcess(args: string[] = [], env: Record<string, string> = {}): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, "bin", "gpu-rental.js"), "emulator", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
+  let out = "";
   let errors = "";
   child.stderr!.on("data", (chunk) => (errors += chunk));
   return new Promise((resolve, reject) => {
-    let out = "";
-    const onExit = (code: number | null) => reject(new Error(`the emulator exited (${code}) before it listened: ${errors}`));
+    const onExit = (code: number | null) => reject(Object.assign(new Error(`emulator exited ${code}: ${errors.trim()}`), { stderr: errors, code }));
     child.once("exit", onExit);
     child.stdout!.on("data", (chunk) => {
       out += chunk;
@@ -34,15 +38,20 @@ export function emulatorProcess(args: string[] = []): Promise<EmulatorProcess> {
       const apiKey = /GPU_RENTAL_API_KEY=(\S+)/.exec(out)?.[1];
       if (!url || !apiKey) return;
       child.off("exit", onExit);
-      resolve({ url, apiKey, pid: child.pid!, stop: () => stop(child) });
+      resolve({ url, apiKey, pid: child.pid!, process: child, errors: () => errors, stop: () => stop(child, "SIGTERM") });
     });
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+/** Kills it with SIGKILL (nothing of it runs on) and waits until it is gone. */
+export function killHard(emulator: EmulatorProcess): Promise<void> {
+  return stop(emulator.process, "SIGKILL");
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
-    child.kill("SIGTERM");
+    child.kill(signal);
   });
 }

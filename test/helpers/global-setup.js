@@ -1,11 +1,17 @@
 // Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
 // tests that matter install that tarball into programs outside the repository. Its path is GPU_RENTAL_TARBALL.
+// GPU_RENTAL_INSTALLS is the run's folder of work done once and shared (sharedOnce in test/helpers/user-program.ts:
+// one `npm install` per kind of program, copied into each program of that kind).
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
 module.exports = async function globalSetup() {
+  if (!process.env.GPU_RENTAL_INSTALLS) {
+    process.env.GPU_RENTAL_INSTALLS = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-installs-"));
+    process.env.GPU_RENTAL_INSTALLS_OWNED = "1";
+  }
   if (process.env.GPU_RENTAL_TARBALL && fs.existsSync(process.env.GPU_RENTAL_TARBALL)) return;
   const root = path.resolve(__dirname, "..", "..");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-pack-"));

@@ -5,6 +5,14 @@ import { pulumi, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulu
 import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 
 /**
+ * The engine runs TypeScript programs without type-checking them (ts-node's transpile-only, which @pulumi/pulumi
+ * reads from PULUMI_NODEJS_TRANSPILE_ONLY): the examples are type-checked by `pretest`, and a test about the
+ * types a user's program sees (own-program-ts, linked) asks for the check with `TYPE_CHECK` in its env.
+ */
+export const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
+export const TYPE_CHECK = { PULUMI_NODEJS_TRANSPILE_ONLY: "false" };
+
+/**
  * A stack of the root Pulumi project (Pulumi.yaml at the repository root), or of the project in `projectDir`,
  * run by the real `pulumi` CLI in a private home and file backend, configured against an emulator.
  */
@@ -22,7 +30,7 @@ export class TestStack {
       toolchain: ensureToolchain(),
       projectDir,
       stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)),
-      env,
+      env: { ...TRANSPILE_ONLY, ...env },
     };
   }
 

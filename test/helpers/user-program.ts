@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -15,6 +16,63 @@ export function tarball(): string {
 }
 
 /**
+ * Work made once per test run and shared by every test that needs it (an `npm install` of a kind of program, a
+ * Python environment, a generated SDK): `make(dir)` runs at most once per `key` in the whole run, across jest's
+ * workers, into a folder under GPU_RENTAL_INSTALLS (made by test/helpers/global-setup.js, removed at its
+ * teardown); everyone else waits for it and gets the same folder. Treat the folder as read-only: copy it
+ * (`linkCopy`) or use it in place. A `make` that fails leaves nothing, and the next caller tries again.
+ */
+export function sharedOnce(key: string, make: (dir: string) => Promise<void>): Promise<string> {
+  const root = process.env.GPU_RENTAL_INSTALLS;
+  if (!root) throw new Error("GPU_RENTAL_INSTALLS is not set: run the tests through jest's global setup (npm test)");
+  const id = crypto.createHash("sha256").update(key).digest("hex").slice(0, 16);
+  let made = madeHere.get(id);
+  if (!made) {
+    made = makeOnce(path.join(root, id), make);
+    madeHere.set(id, made);
+    made.catch(() => madeHere.delete(id));
+  }
+  return made;
+}
+
+const madeHere = new Map<string, Promise<string>>();
+
+/** What of a package.json `npm install` reads (besides workspaces, which are installed in place). */
+const DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides"];
+
+/** One maker across processes: whoever creates `<dir>.lock` makes `<dir>` (atomically, by rename); others poll. */
+async function makeOnce(dir: string, make: (dir: string) => Promise<void>): Promise<string> {
+  const deadline = Date.now() + 15 * 60_000;
+  while (Date.now() < deadline) {
+    if (fs.existsSync(dir)) return dir;
+    try {
+      fs.mkdirSync(`${dir}.lock`);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 250)); // another worker is making it
+      continue;
+    }
+    const staging = `${dir}.staging`;
+    try {
+      fs.rmSync(staging, { recursive: true, force: true });
+      fs.mkdirSync(staging);
+      await make(staging);
+      fs.renameSync(staging, dir);
+      return dir;
+    } finally {
+      fs.rmSync(staging, { recursive: true, force: true });
+      fs.rmSync(`${dir}.lock`, { recursive: true, force: true });
+    }
+  }
+  throw new Error(`${dir} was not made within 15 minutes`);
+}
+
+/** Copies a folder made by sharedOnce into `to`, files as hard links (instant; npm replaces files, never edits them). */
+export async function linkCopy(from: string, to: string): Promise<void> {
+  fs.mkdirSync(to, { recursive: true });
+  await run("cp", ["-al", `${from}/.`, to]);
+}
+
+/**
  * A user's program in a folder of its own outside the repository, with the packed package installed by npm
  * the way a user installs it. Nothing of the repository is visible from there.
  */
@@ -24,8 +82,12 @@ export class UserProgram {
   /** A new program from `files`, with `packages` installed (`gpu-rental` stands for the packed tarball). */
   static async create(name: string, files: Record<string, string>, packages: string[]): Promise<UserProgram> {
     const program = new UserProgram(fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)));
+    const ownManifests = Object.keys(files).some((file) => path.basename(file) === "package.json");
     program.write({ "package.json": JSON.stringify({ name, version: "1.0.0", private: true }, null, 2), ...files });
-    await program.npm("install", ...packages.map((p) => (p === "gpu-rental" ? tarball() : p)));
+    const args = packages.map((p) => (p === "gpu-rental" ? tarball() : p));
+    // A workspace (package.json files of its own) is installed in place; a plain program gets the run's shared install.
+    if (ownManifests) await program.npm("install", ...args);
+    else await program.installShared(args);
     return program;
   }
 
@@ -33,8 +95,43 @@ export class UserProgram {
   static async fromExample(name: string): Promise<UserProgram> {
     const program = new UserProgram(fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-example-${name}-`)));
     fs.cpSync(path.join(REPO_ROOT, "examples", name), program.dir, { recursive: true });
-    await program.npm("install", tarball());
+    await program.installShared([tarball()]);
     return program;
+  }
+
+  /**
+   * What `npm install <args>` makes in this folder (package.json, package-lock.json, node_modules), installed
+   * once per run for each set of dependencies the program declares and `args`, and copied here: its own
+   * package.json with the dependencies npm saved, and the lock files with its own name.
+   */
+  private async installShared(args: string[]): Promise<void> {
+    const manifest = JSON.parse(fs.readFileSync(path.join(this.dir, "package.json"), "utf8"));
+    const declared = Object.fromEntries(DEPENDENCY_FIELDS.filter((field) => manifest[field]).map((field) => [field, manifest[field]]));
+    const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared, args }), async (dir) => {
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...declared }, null, 2));
+      await new UserProgram(dir).npm("install", ...args);
+    });
+    for (const file of ["package.json", "package-lock.json"]) fs.rmSync(path.join(this.dir, file), { force: true });
+    await linkCopy(installed, this.dir);
+    // The files that name the program are its own copies (not links), with npm's relative `file:` paths (to the
+    // tarball) made from here; npm's hidden lock file is rewritten last, so that it is newer than the folders it
+    // describes, as after an install.
+    const fileSpec = (from: string) => JSON.stringify(`file:${path.relative(from, tarball())}`);
+    const rewrite = (file: string, change: (json: any) => any) => {
+      const full = path.join(this.dir, file);
+      if (!fs.existsSync(full)) return;
+      const json = change(JSON.parse(fs.readFileSync(full, "utf8").split(fileSpec(installed)).join(fileSpec(this.dir))));
+      fs.rmSync(full);
+      fs.writeFileSync(full, `${JSON.stringify(json, null, 2)}\n`);
+    };
+    rewrite("package.json", (saved) => ({ ...manifest, ...Object.fromEntries(DEPENDENCY_FIELDS.filter((f) => saved[f]).map((f) => [f, saved[f]])) }));
+    for (const file of ["package-lock.json", "node_modules/.package-lock.json"]) {
+      rewrite(file, (lock) => {
+        Object.assign(lock, { name: manifest.name, version: manifest.version });
+        if (lock.packages?.[""]) Object.assign(lock.packages[""], { name: manifest.name, version: manifest.version });
+        return lock;
+      });
+    }
   }
 
   write(files: Record<string, string>): void {

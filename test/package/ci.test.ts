@@ -1,18 +1,14 @@
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { parse } from "yaml";
 import { Clock } from "../../emulator";
 import { pulumiEnv } from "../../cli/pulumi";
-import { ensureToolchain } from "../../cli/toolchain";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
-import { PROJECT } from "./own-program";
+import { runnerEnv, runStep } from "./runner";
 
-const run = promisify(execFile);
 const WORKFLOW = path.join(REPO_ROOT, "examples", "ci", ".github", "workflows", "gpu-infrastructure.yml");
 
 interface Step {
@@ -21,21 +17,6 @@ interface Step {
   with?: Record<string, string>;
 }
 const workflow = parse(fs.readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, { if?: string; steps: Step[] }> };
-
-/** The environment a runner gives the steps after `pulumi/actions`: the Pulumi CLI on PATH. */
-function runnerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, CI: "true", PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`, ...extra };
-}
-
-/** Runs one `run:` step the way a GitHub runner does (bash, -e, in the checkout). */
-async function runStep(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout, stderr } = await run("bash", ["-e", "-c", command], { cwd, env, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, output: stdout + stderr };
-  } catch (error: any) {
-    return { code: error.code ?? 1, output: `${error.stdout}${error.stderr}` };
-  }
-}
 
 describe("the GitHub Actions workflow of examples/ci", () => {
   let program: UserProgram;
@@ -108,32 +89,4 @@ describe("the GitHub Actions workflow of examples/ci", () => {
       expect(state.outputs.label).toBe("inference-0");
     }, 120_000);
   });
-});
-
-describe("gpu-rental test on a program that is not stable", () => {
-  it("fails with a report naming the resource and input a second up would change, and a JUnit failure", async () => {
-    const program = await UserProgram.create(
-      "unstable",
-      {
-        "Pulumi.yaml": PROJECT("unstable", false),
-        // The label changes on every run: a second up always wants to update it.
-        "index.js": `const { Instance } = require("gpu-rental/provider");\nnew Instance("worker", { gpuModel: "RTX 3090", image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "run-" + Date.now() });\n`,
-      },
-      ["gpu-rental", "@pulumi/pulumi@3.248.0"],
-    );
-    try {
-      const { code, output } = await runStep("npx gpu-rental test --junit report.xml", program.dir, runnerEnv());
-      expect(code).toBe(1);
-      expect(output).toMatch(/FAIL second up shows no changes/);
-      expect(output).toMatch(/update worker \(label changed\)/);
-      expect(output).toMatch(/PASS destroy/);
-      expect(output).toMatch(/PASS nothing left in the emulator/);
-      expect(output).toMatch(/gpu-rental test: \d+ of \d+ steps passed; failed: second up shows no changes/);
-      const xml = fs.readFileSync(path.join(program.dir, "report.xml"), "utf8");
-      expect(xml).toMatch(/failures="1"/);
-      expect(xml).toMatch(/<failure message="the program is not stable/);
-    } finally {
-      program.remove();
-    }
-  }, 300_000);
 });

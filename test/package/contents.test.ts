@@ -12,7 +12,8 @@ async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-clone-"));
   try {
     await run("git", ["clone", "--quiet", REPO_ROOT, dir]);
-    await run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    // Without scripts: `npm ci` would run the clone's `prepare` (a whole build) only for `npm pack` to run it again.
+    await run("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("[")));
     const manifest = JSON.parse((await run("tar", ["-xzOf", path.join(dir, packed.filename), "package/package.json"])).stdout);

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { ensureToolchain } from "../../cli/toolchain";
 import { REPO_ROOT } from "../helpers/provider-host";
+import { TRANSPILE_ONLY } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 
 const run = promisify(execFile);
@@ -26,16 +27,19 @@ it("covers every kind of program the project promises", () => {
 
 /**
  * Each example, copied out of the repository and installed from the packed tarball, deployed, checked and
- * destroyed through the real engine by the command its README shows (`gpu-rental test` with its checks).
+ * destroyed through the real engine by the command its README shows (`gpu-rental test` with its checks). The
+ * examples are independent (each its own folder, stack and emulator) and run side by side, as many at once as
+ * jest's maxConcurrency allows: much of an engine run is waiting (polls, process starts), not computing.
  */
 describe.each(EXAMPLES)("examples/%s", (example) => {
   const unavailable = PLUGIN_PACKAGES[example] && !ensureToolchain().plugins.some((plugin) => plugin.name === PLUGIN_PACKAGES[example]);
   // Skipped and said so, not passed: the same steps are proven through the workflow library and OpenSSH (test/ssh/).
   if (unavailable) console.warn(`examples/${example} is not deployed: the ${PLUGIN_PACKAGES[example]} provider plugin could not be obtained on this machine.`);
-  (unavailable ? it.skip : it)("installs from the packed package and passes its README's `gpu-rental test`", async () => {
+  (unavailable ? it.skip : it.concurrent)("installs from the packed package and passes its README's `gpu-rental test`", async () => {
     const program = await UserProgram.fromExample(example);
     try {
-      const env = { ...process.env, PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}` };
+      // Not type-checked again by the engine: `pretest` type-checks every example (tsconfig.examples.json).
+      const env = { ...process.env, ...TRANSPILE_ONLY, PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}` };
       const { stdout } = await run("bash", ["-c", testCommandOf(example)], { cwd: program.dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
         throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
       });
@@ -48,5 +52,5 @@ describe.each(EXAMPLES)("examples/%s", (example) => {
     } finally {
       program.remove();
     }
-  }, 300_000);
+  }, 600_000); // two at a time: each shares the machine with the other
 });

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
-import { TestStack } from "../helpers/pulumi-stack";
+import { TestStack, TYPE_CHECK } from "../helpers/pulumi-stack";
 import { tarball, UserProgram } from "../helpers/user-program";
 import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
 
@@ -13,9 +13,12 @@ const worker = new Instance("worker", { gpuModel: "RTX 3090", image: "nvidia/cud
 export const instanceId = worker.instanceId;
 `;
 
-/** Deploys, redeploys without changes and destroys the program in `dir` against the emulator. */
+/**
+ * Deploys, redeploys without changes and destroys the program in `dir` against the emulator, type-checked by the
+ * engine: the package's types must resolve through the link and from the workspace root too.
+ */
 async function roundTrip(emu: TestEmulator, dir: string): Promise<void> {
-  const stack = new TestStack(`linked-${process.pid}`, {}, dir);
+  const stack = new TestStack(`linked-${process.pid}`, TYPE_CHECK, dir);
   try {
     await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
     expect(await stack.ok("up", "--yes")).toMatch(/\+ 2 created/);

@@ -1,3 +1,4 @@
+import { TYPE_CHECK } from "../helpers/pulumi-stack";
 import { ownProgramScenario, PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
 
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
@@ -11,10 +12,12 @@ export const instanceId = worker.instanceId;
 export const hashId = base.hashId;
 `;
 
+// Type-checked by the engine, as `pulumi new typescript` programs are: the package's types must resolve there.
 describe("a TypeScript program with @pulumi/pulumi 3.248.0 and the packed package, outside the repository", () => {
   ownProgramScenario(
     "own-ts",
     { "Pulumi.yaml": PROJECT("own-ts", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG },
     ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"],
+    TYPE_CHECK,
   );
 });

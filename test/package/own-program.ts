@@ -20,9 +20,9 @@ export const PULUMI_TEMPLATE_TSCONFIG = JSON.stringify(
 /**
  * What a user does with the packed package in a program of their own, outside the repository: install it, write
  * a Template and an Instance, and run the real engine through up, a second up, an in-place update, refresh and
- * destroy, with the key as a secret in stack config.
+ * destroy, with the key as a secret in stack config. `env` goes to the engine (e.g. TYPE_CHECK).
  */
-export function ownProgramScenario(name: string, files: Record<string, string>, packages: string[]): void {
+export function ownProgramScenario(name: string, files: Record<string, string>, packages: string[], env: Record<string, string> = {}): void {
   let emu: TestEmulator;
   let program: UserProgram;
   let stack: TestStack;
@@ -31,7 +31,7 @@ export function ownProgramScenario(name: string, files: Record<string, string>, 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
     program = await UserProgram.create(name, files, packages);
-    stack = new TestStack(`own-${process.pid}`, {}, program.dir);
+    stack = new TestStack(`own-${process.pid}`, env, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url, label: "first" }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);
 
