@@ -5,6 +5,7 @@ import { runEmulatorCommand } from "./emulator";
 import { runSweep } from "./sweep";
 import { testProgram } from "./program-test";
 import { ensureToolchain } from "./toolchain";
+import { installPlugin } from "./plugin-install";
 
 const USAGE = `Usage: gpu-rental <command> [options]
 
@@ -45,6 +46,11 @@ Commands:
              --token T           everything carrying token T (repeatable; an OutcomeUnknownError names it)
              --label L           instances labelled L
              --dry-run           only list what would be destroyed
+  plugin install
+             Install the gpu-rental provider plugin of this package into your Pulumi plugins ($PULUMI_HOME,
+             default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
+             gpu-rental:index:* resources, and \`pulumi package add gpu-rental\` generates their SDK. It keeps
+             working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).
   toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
              cannot download); prints the folders.
 `;
@@ -158,6 +164,14 @@ export async function main(argv: string[]): Promise<void> {
       throw new UsageError("sweep needs --token-prefix, --token or --label: it never sweeps a whole account");
     }
     await runSweep({ tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"] });
+    return;
+  }
+  if (command === "plugin") {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length !== 1 || positionals[0] !== "install") throw new UsageError(`plugin takes one subcommand: install.\n\n${USAGE}`);
+    const pulumi = path.join(ensureToolchain().bin, "pulumi");
+    const { name, version, dir } = installPlugin({ pulumi, env: process.env });
+    console.log(`${name} ${version} ${dir}`);
     return;
   }
   if (command === "toolchain") {
