@@ -1,6 +1,7 @@
-import { adoptApiKey, checkApiKeyInputs, createApiKeyFromSpec, deleteApiKeyById, diffApiKeySpec, readApiKeyState } from "./api-key";
+import { adoptApiKey, checkApiKeyInputs, importApiKey, createApiKeyFromSpec, deleteApiKeyById, diffApiKeySpec, readApiKeyState } from "./api-key";
 import {
   adoptInstance,
+  importInstance,
   checkInstanceInputs,
   createInstanceFromSpec,
   destroyInstanceById,
@@ -11,6 +12,7 @@ import {
 import { managed } from "./managed";
 import {
   adoptNetworkVolume,
+  importNetworkVolume,
   checkNetworkVolumeInputs,
   createNetworkVolumeFromSpec,
   deleteNetworkVolumeById,
@@ -20,6 +22,7 @@ import {
 } from "./network-volume";
 import {
   adoptTemplate,
+  importTemplate,
   checkTemplateInputs,
   createTemplateFromSpec,
   deleteTemplateById,
@@ -28,7 +31,7 @@ import {
   updateTemplateFromSpec,
 } from "./template";
 
-export type { ResourceFunctions } from "./managed";
+export type { Imported, ResourceFunctions } from "./managed";
 
 /** Every resource kind of the provider package, by its Pulumi type name. */
 export const RESOURCE_FUNCTIONS = {
@@ -38,6 +41,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createInstanceFromSpec,
     adopt: adoptInstance,
     read: readInstanceState,
+    import: importInstance,
     update: updateInstanceFromSpec,
     delete: destroyInstanceById,
   }),
@@ -47,6 +51,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createTemplateFromSpec,
     adopt: adoptTemplate,
     read: readTemplateState,
+    import: importTemplate,
     update: updateTemplateFromSpec,
     delete: deleteTemplateById,
   }),
@@ -56,6 +61,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createNetworkVolumeFromSpec,
     adopt: adoptNetworkVolume,
     read: readNetworkVolumeState,
+    import: importNetworkVolume,
     update: updateNetworkVolumeFromSpec,
     delete: deleteNetworkVolumeById,
   }),
@@ -65,6 +71,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createApiKeyFromSpec,
     adopt: adoptApiKey,
     read: readApiKeyState,
+    import: importApiKey,
     delete: deleteApiKeyById,
   }),
 };
