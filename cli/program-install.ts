@@ -17,5 +17,7 @@ export async function installProgram(ws: PulumiWorkspace, runtime: ProjectRuntim
   if (runtime.name !== "python") return;
   const venv = makeVirtualEnv(ws.projectDir, runtime);
   if (venv) log(`made ${venv}, with pulumi from the cached Python environment`);
-  log(await pulumi(ws, ["install"]));
+  // Its output (pip's, line by line) is kept for the error when it fails.
+  await pulumi(ws, ["install"]);
+  log("pulumi install: the SDK generated from the plugin and the requirements installed");
 }
