@@ -26,7 +26,8 @@ Commands:
                                  registered on the account (POST /api/v0/ssh/); onstart runs there at boot
   test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
              second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
-             failure, with a report of each step.
+             failure, with a report of each step. TypeScript, Python and YAML programs alike (for Python and
+             YAML the plugin is installed first, and a Python program's venv and SDK made by pulumi install).
              --stack NAME            stack name (default test-<random>); the stack is removed afterwards
              --config KEY=VALUE      plain stack config (repeatable)
              --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
@@ -51,7 +52,7 @@ Commands:
              default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
              gpu-rental:index:* resources, and \`pulumi package add gpu-rental\` generates their SDK. It keeps
              working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).
-  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
+  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js, Python and YAML language hosts (and the plugins this machine
              cannot download); prints the folders.
 `;
 
