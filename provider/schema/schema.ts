@@ -59,10 +59,10 @@ export function packageSchema(version: string, descriptions: Record<string, Reso
     resources,
     types,
     language: {
-      python: { packageName: "pulumi_gpu_rental", requires: { "pulumi": ">=3.0.0,<4.0.0" }, pyproject: { enabled: true } },
-      nodejs: { packageName: "@gpu-rental/pulumi", dependencies: { "@pulumi/pulumi": "^3.0.0" } },
-      go: { importBasePath: "github.com/gpu-rental/gpu-rental/sdk/go/gpurental", generateResourceContainerTypes: true },
-      csharp: { rootNamespace: "GpuRental", packageReferences: { Pulumi: "3.*" } },
+      python: { packageName: "pulumi_gpu_rental", requires: { pulumi: ">=3.0.0,<4.0.0" }, pyproject: { enabled: true }, respectSchemaVersion: true },
+      nodejs: { packageName: "@gpu-rental/pulumi", dependencies: { "@pulumi/pulumi": "^3.0.0" }, respectSchemaVersion: true },
+      go: { importBasePath: "github.com/gpu-rental/gpu-rental/sdk/go/gpurental", generateResourceContainerTypes: true, respectSchemaVersion: true },
+      csharp: { rootNamespace: "GpuRental", packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
     },
   };
 }
