@@ -4,9 +4,9 @@ import { DocMachine, scriptOf } from "./doc-program";
 
 /**
  * A YAML program set up literally as docs/yaml.md says (the package from the local registry, the plugin installed
- * by `npx gpu-rental plugin install`), then driven by the real engine against a real emulator: the docs' `up`,
- * an `up` that must change nothing, a label change made in place, refresh, destroy, nothing left behind, and
- * the API keys nowhere in plaintext.
+ * by `npx gpu-rental plugin install`, then the package removed), then driven by the real engine against a real
+ * emulator: the docs' `up`, an `up` that must change nothing, a label change made in place, refresh, destroy,
+ * nothing left behind, and the API keys nowhere in plaintext.
  */
 describe("a YAML program, as docs/yaml.md sets it up", () => {
   let emu: TestEmulator;
@@ -17,11 +17,14 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
     machine = await DocMachine.start("yaml-docs");
+    const setUp = scriptOf("yaml.md", ["Set up"]);
+    expect(setUp).toMatch(/npx gpu-rental plugin install/);
+    await machine.ok(setUp);
+    // The installed plugin needs nothing of the folder the command ran from: its package is gone before the deploy.
+    await machine.ok("rm -rf node_modules package.json package-lock.json", dir);
     // The docs' emulator address and key stand for this test's emulator.
-    const script = scriptOf("yaml.md", ["Set up", "Deploy"]).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
-    expect(script).toMatch(/npx gpu-rental plugin install/);
-    const output = await machine.ok(script);
-    expect(output).toMatch(/\+ 4 created/);
+    const deploy = scriptOf("yaml.md", ["Deploy"]).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
+    expect(await machine.ok(deploy, dir)).toMatch(/\+ 4 created/);
   }, 600_000);
   afterAll(async () => {
     await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);
