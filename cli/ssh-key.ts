@@ -1,6 +1,5 @@
 import * as path from "node:path";
-import { ed25519KeyPair, loadOrMakeKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
-import { sshKeys } from "../emulator/domain/ssh-keys";
+import { ed25519KeyPair, loadOrMakeKey, registerSshKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
 
 export interface UserKey {
   privateKey: string;
@@ -24,7 +23,7 @@ export function freshKey(): UserKey {
 
 /** Registers the key on the emulator's seeded account, as `POST /api/v0/ssh/` does. */
 export function registerOnSeededAccount(emulator: RunningEmulator, key: UserKey): void {
-  sshKeys.add(emulator.marketplace.seededUser, key.publicKey, emulator.marketplace.clock.now());
+  registerSshKey(emulator, key.publicKey);
 }
 
 /** The OpenSSH command line that logs into an instance of this emulator with `key`, its host key checked. */

@@ -2,9 +2,11 @@ import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
 import { Faults } from "./http/faults";
-import { FileStore } from "./store";
+import { FileStore } from "./storage/store";
 import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./http/machines";
+import { SshKeyRecord, sshKeys } from "./domain/ssh-keys";
+import type { UserRecord } from "./domain/accounts";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
@@ -12,15 +14,16 @@ export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
 export { Faults } from "./http/faults";
 export type { FaultSpec } from "./http/faults";
-export { DataDirInUse } from "./store";
+export { DataDirInUse } from "./storage/store";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";
-export type { OnstartReport, MachineLimits } from "./domain/machines";
+export type { OnstartReport, MachineLimits } from "./sandbox/machines";
+export type { SshKeyRecord };
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
-  /** Keep state in this folder across restarts (see emulator/store.ts); memory only without it. */
+  /** Keep state in this folder across restarts (see emulator/storage/store.ts); memory only without it. */
   dataDir?: string;
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
@@ -93,4 +96,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await store?.release();
     },
   };
+}
+
+/**
+ * Registers a public key on an account of a running emulator (the seeded one unless told), as `POST /api/v0/ssh/`
+ * does: instances created afterwards take it. The same key again is the key already there.
+ */
+export function registerSshKey(emulator: Pick<RunningEmulator, "marketplace">, publicKey: string, user?: UserRecord): SshKeyRecord {
+  const { marketplace } = emulator;
+  return sshKeys.add(user ?? marketplace.seededUser, publicKey, marketplace.clock.now());
 }

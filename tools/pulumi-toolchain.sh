@@ -7,8 +7,7 @@
 #                     as is, nothing is built, and plugins are downloaded by the engine as usual;
 #                  2. otherwise the CLI is built from the Go module proxy (wrapper module tools/pulumi-cli), and
 #                     the official host from its module on the proxy where the proxy serves it, else from its
-#                     source (tools/third-party/pulumi-language-nodejs-*); our own small host
-#                     (tools/language-host) only when neither builds.
+#                     source (tools/third-party/pulumi-language-nodejs-*), built with the CLI's own Go modules.
 #   plugins        the `command` provider (the plugin of @pulumi/command) from its source in tools/third-party,
 #                  because the engine's own download fails on a machine like this one.
 # Every piece is cached outside the clone (~/.cache/gpu-rental, or $GPU_RENTAL_CACHE), keyed by version and by
@@ -17,7 +16,6 @@
 # Usage: pulumi-toolchain.sh              prints two lines: the folder holding pulumi and its host (a `bin`
 #                                         folder when built here), then the folder of a provider plugin to install
 #                                         into the Pulumi home in use (`<name>-v<version>-<key>`; empty if none)
-#        pulumi-toolchain.sh own-host     builds our own fallback host alone and prints its path (for its tests)
 set -euo pipefail
 
 VERSION=3.248.0
@@ -42,7 +40,7 @@ plugin_script() {
 
 # 1. A user's own Pulumi.
 if command -v pulumi >/dev/null 2>&1 && [ -x "$(dirname "$(command -v pulumi)")/pulumi-language-nodejs" ] &&
-  [ "${GPU_RENTAL_BUILD_PULUMI:-}" != 1 ] && [ "${1:-}" != own-host ]; then
+  [ "${GPU_RENTAL_BUILD_PULUMI:-}" != 1 ]; then
   bin=$(dirname "$(command -v pulumi)")
   say "using $(pulumi version 2>/dev/null) from PATH ($bin)"
   echo "$bin"
@@ -118,10 +116,6 @@ build_host_from_source() {
 
 build_official_host() { build_host_from_proxy "$1" || build_host_from_source "$1"; }
 
-build_own_host() {
-  GOFLAGS=-mod=readonly go_build "own Node.js host (fallback)" "$here/language-host" . "$1/pulumi-language-nodejs"
-}
-
 build_command_plugin() {
   GOFLAGS=-mod=readonly go_build "command provider plugin v$COMMAND_VERSION" "$third_party/pulumi-command-v$COMMAND_VERSION/provider" \
     ./cmd/pulumi-resource-command "$1/pulumi-resource-command" \
@@ -165,20 +159,9 @@ other_language_hosts() {
   echo "${placed:+$placed hosts}"
 }
 
-if [ "${1:-}" = own-host ]; then
-  dir=$(cached own-language-host "$(key_of "$here/language-host")" build_own_host) || die "our own Node.js host did not build"
-  echo "$dir/pulumi-language-nodejs"
-  exit 0
-fi
-
 cli=$(cached pulumi-cli-v$VERSION "$(key_of "$here/pulumi-cli")" build_cli) || die "the Pulumi CLI did not build (see above)"
-if host=$(cached language-nodejs-v$VERSION "$(key_of "$third_party/pulumi-language-nodejs-v$VERSION")" build_official_host); then
-  host_kind=official
-else
-  say "the official Node.js host could not be built: falling back to our own (tools/language-host)"
-  host=$(cached own-language-host "$(key_of "$here/language-host")" build_own_host) || die "no Node.js language host could be built"
-  host_kind=own
-fi
+host=$(cached language-nodejs-v$VERSION "$(key_of "$third_party/pulumi-language-nodejs-v$VERSION")" build_official_host) ||
+  die "the official Node.js language host did not build (see above)"
 plugins=""
 if [ -d "$third_party/pulumi-command-v$COMMAND_VERSION" ]; then
   plugins=$(cached command-v$COMMAND_VERSION "$(key_of "$third_party/pulumi-command-v$COMMAND_VERSION")" build_command_plugin) ||
@@ -196,6 +179,6 @@ script=$(plugin_script)
 cmp -s "$script" "$bin/pulumi-resource-pulumi-nodejs" || install -m 755 "$script" "$bin/"
 [ "$("$bin/pulumi" version)" = "v$VERSION" ] || die "the built pulumi reports $("$bin/pulumi" version)"
 langs_ready=$(other_language_hosts "$bin")
-say "ready in $(($(date +%s) - started)) s: pulumi v$VERSION with the $host_kind Node.js host${langs_ready:+, $langs_ready} in $bin${plugins:+; plugins in $plugins}"
+say "ready in $(($(date +%s) - started)) s: pulumi v$VERSION with the official Node.js host${langs_ready:+, $langs_ready} in $bin${plugins:+; plugins in $plugins}"
 echo "$bin"
 echo "$plugins"

@@ -1,119 +1,12 @@
-import { FieldFilter, FieldType, FILTER_OPERATORS } from "../../sdk/schemas";
+import { Comparison, CompiledFilter, compileFilters, InvalidFilter } from "../../sdk/filter-predicate";
+import { FieldType } from "../../sdk/schemas";
 import { badRequest } from "./errors";
 
 export type { FieldType };
-type Scalar = string | number | boolean | null;
 
 /** The default and the largest `limit` of the offer and volume offer searches. */
 export const DEFAULT_LIMIT = 64;
 export const MAX_LIMIT = 1000;
-
-/** "Texas, US" → "US"; a bare code stays as it is. */
-export function countryCode(location: string): string {
-  return location.split(",").pop()!.trim();
-}
-
-/** A filter made ready to run: values coerced to the field's type once, not per offer. */
-export interface CompiledFilter {
-  field: string;
-  test: (value: unknown) => boolean;
-  /** For `eq` and `in` on exact-match fields: the values wanted, so a search can look them up in an index. */
-  oneOf?: Scalar[];
-  /** A number field compared with a number: a search runs it over the field's numbers in one tight loop. */
-  compare?: { op: Comparison; target: number };
-}
-
-type Comparison = "eq" | "neq" | "lt" | "lte" | "gt" | "gte";
-
-/**
- * Compiles `{field: {op: value}}` filters against a table of known fields. Values sent as strings are coerced
- * by the field's type (`"1"` for a number, `"true"` for a boolean); several operators on one field all apply;
- * fields the table does not know are ignored, as the live service ignores them.
- */
-export function compileFilters(filters: Record<string, unknown>, fields: Record<string, FieldType>): CompiledFilter[] {
-  const compiled: CompiledFilter[] = [];
-  for (const [field, spec] of Object.entries(filters)) {
-    // Own keys only: a filter on `constructor` or `__proto__` is an unknown field like any other.
-    const type = Object.hasOwn(fields, field) ? fields[field] : undefined;
-    // A filter sent as null is no filter (real clients send null for what the user left unset).
-    if (!type || spec === null || spec === undefined) continue;
-    if (!isFieldFilter(spec)) {
-      throw badRequest(
-        "invalid_args",
-        `filter ${field}: expected an object of operators (${FILTER_OPERATORS.join(", ")}), got ${JSON.stringify(spec)}`,
-      );
-    }
-    for (const [op, raw] of Object.entries(spec)) {
-      if (raw === undefined) continue;
-      const exact = type !== "location" && (op === "eq" || op === "in");
-      const oneOf = exact ? [...new Set((Array.isArray(raw) ? raw : [raw]).map((value) => coerce(field, type, value)))] : undefined;
-      const target = type === "number" && !Array.isArray(raw) ? coerce(field, type, raw) : null;
-      const compare = typeof target === "number" && op !== "in" && op !== "notin" ? { op: op as Comparison, target } : undefined;
-      compiled.push({ field, test: predicate(field, type, op as keyof FieldFilter, raw), oneOf, compare });
-    }
-  }
-  return compiled;
-}
-
-/**
- * Whether `spec` is a FieldFilter: operators only, a scalar for each comparison, a list of scalars for `in`
- * and `notin`. (The HTTP layer has checked bodies with the typed filter schemas already; searches called
- * directly are checked here, without a schema's cost on every search.)
- */
-function isFieldFilter(spec: unknown): spec is FieldFilter {
-  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) return false;
-  const scalar = (value: unknown) => value === null || ["string", "number", "boolean"].includes(typeof value);
-  return Object.entries(spec).every(([op, value]) => {
-    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) return false;
-    if (value === undefined) return true;
-    return op === "in" || op === "notin" ? Array.isArray(value) && value.every(scalar) : scalar(value);
-  });
-}
-
-function predicate(field: string, type: FieldType, op: keyof FieldFilter, raw: Scalar | Scalar[]): (v: unknown) => boolean {
-  // A location is its whole text and its country code: it matches a value equal to either.
-  const matches =
-    type === "location"
-      ? (v: unknown, wanted: (x: Scalar) => boolean) => wanted(v as Scalar) || (typeof v === "string" && wanted(countryCode(v)))
-      : (v: unknown, wanted: (x: Scalar) => boolean) => wanted(v as Scalar);
-  if (op === "in" || op === "notin") {
-    const set = new Set((raw as Scalar[]).map((x) => coerce(field, type, x)));
-    const has = (x: Scalar) => set.has(x);
-    return op === "in" ? (v) => matches(v, has) : (v) => !matches(v, has);
-  }
-  const target = coerce(field, type, raw as Scalar);
-  const equal = (x: Scalar) => x === target;
-  switch (op) {
-    case "eq":
-      return (v) => matches(v, equal);
-    case "neq":
-      return (v) => !matches(v, equal);
-    case "lt":
-      return (v) => v !== null && v !== undefined && target !== null && (v as number) < (target as number);
-    case "lte":
-      return (v) => v !== null && v !== undefined && target !== null && (v as number) <= (target as number);
-    case "gt":
-      return (v) => v !== null && v !== undefined && target !== null && (v as number) > (target as number);
-    case "gte":
-      return (v) => v !== null && v !== undefined && target !== null && (v as number) >= (target as number);
-  }
-}
-
-function coerce(field: string, type: FieldType, value: Scalar): Scalar {
-  if (value === null) return null;
-  if (type === "number") {
-    const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
-    if (Number.isNaN(n)) throw badRequest("invalid_args", `filter ${field}: ${JSON.stringify(value)} is not a number`);
-    return n;
-  }
-  if (type === "boolean") {
-    if (typeof value === "boolean") return value;
-    if (value === "true" || value === 1 || value === "1") return true;
-    if (value === "false" || value === 0 || value === "0") return false;
-    throw badRequest("invalid_args", `filter ${field}: ${JSON.stringify(value)} is not a boolean`);
-  }
-  return String(value);
-}
 
 /**
  * Records laid out by column: each field's values in one array, built on first use and kept. A search reads a
@@ -362,6 +255,16 @@ export function atLeast(filters: Record<string, unknown>, field: string, minimum
   return { ...filters, [field]: { ...given, gte: Number.isFinite(current) ? Math.max(current, minimum) : minimum } };
 }
 
+/** The filters compiled by the SDK's predicate (the one reading of filters); one it refuses is `invalid_args`. */
+function compileForSearch(filters: Record<string, unknown>, fields: Record<string, FieldType>): CompiledFilter[] {
+  try {
+    return compileFilters(filters, fields);
+  } catch (error) {
+    if (error instanceof InvalidFilter) throw badRequest("invalid_args", error.message);
+    throw error;
+  }
+}
+
 /** A search as the three searches of the service share it: field filters, then `order`, then `limit`. */
 export interface SearchQuery {
   filters: Record<string, unknown>;
@@ -389,7 +292,7 @@ export function search<T extends object>(
   options: SearchOptions<T>,
 ): T[] {
   const table = records instanceof Table ? records : new Table([...records], options.filterView);
-  const compiled = compileFilters(query.filters, fields);
+  const compiled = compileForSearch(query.filters, fields);
   // The rows an index allows (or all), without those left out whatever the filters say.
   const indexed = indexedCandidates(table, compiled, options.excluded);
   const rows = indexed?.rows ?? table.allRows();

@@ -1,4 +1,4 @@
-import { CreateInstanceRequest, FieldType, Offer, Runtype } from "../../sdk/schemas";
+import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
 import { badRequest } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
@@ -55,7 +55,7 @@ export interface InstanceRecord {
 }
 
 /**
- * What runs an instance's machine (emulator/domain/machines.ts): told of every instance created, looked at and
+ * What runs an instance's machine (emulator/sandbox/machines.ts): told of every instance created, looked at and
  * removed, so it can start and stop the instance's processes as its lifecycle says.
  */
 export interface InstanceWatcher {
@@ -115,7 +115,7 @@ export function containerEnv(config: CreateInstanceRequest): [string, string][] 
 }
 
 /** `-u <user> -p <token> <registry>` → the user and registry; the token is never kept nor shown back. */
-function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
+export function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
   if (!imageLogin) return { user: null, repo: null };
   const user = /(?:^|\s)-u\s+(\S+)/.exec(imageLogin)?.[1] ?? null;
   const repo = imageLogin.replace(/(?:^|\s)-[up]\s+\S+/g, " ").trim() || null;
@@ -155,7 +155,7 @@ export function portMappings(
 }
 
 const DEFAULT_DISK_GB = 8;
-const diskOf = (instance: InstanceRecord) => instance.config.disk ?? DEFAULT_DISK_GB;
+export const diskOf = (instance: InstanceRecord) => instance.config.disk ?? DEFAULT_DISK_GB;
 
 /** Charges the owner for the time since the last charge: compute while running, disk always. */
 export function accrue(instance: InstanceRecord, now: number): number {
@@ -164,92 +164,6 @@ export function accrue(instance: InstanceRecord, now: number): number {
   const storage = storagePerHour(instance.offer, diskOf(instance));
   const computing = instance.intended === "running" && !instance.failure;
   return hours * (storage + (computing ? instance.pricePerHour : 0));
-}
-
-/** Fields of the instance listing's `select_filters` and `order_by` (`GET /api/v1/instances/`). */
-export const INSTANCE_FIELDS: Record<string, FieldType> = {
-  id: "number", machine_id: "number", host_id: "number", num_gpus: "number", gpu_ram: "number", cpu_cores: "number",
-  cpu_ram: "number", dph_total: "number", dph_base: "number", min_bid: "number", start_date: "number",
-  disk_space: "number", ssh_port: "number", direct_port_start: "number", direct_port_end: "number",
-  reliability2: "number", storage_cost: "number",
-  actual_status: "string", intended_status: "string", cur_state: "string", next_state: "string", label: "string",
-  gpu_name: "string", image_uuid: "string", template_hash_id: "string", ssh_host: "string", public_ipaddr: "string",
-  status_msg: "string", image_runtype: "string", verification: "string",
-  is_bid: "boolean", vm: "boolean", geolocation: "location",
-};
-
-/** The instance as `GET /api/v0/instances/` shows it. */
-export function instanceView(instance: InstanceRecord, now: number, lifecycle: Lifecycle): Record<string, unknown> {
-  const { offer, config } = instance;
-  const status = actualStatus(instance, now, lifecycle);
-  const sshPort = instance.ports["22/tcp"]?.[0]?.HostPort;
-  const direct = instance.runtype.endsWith("_direct");
-  const hasSsh = instance.runtype !== "args";
-  // With SSH on, the instance is reached where the emulator serves it, directly or "through the proxy" alike.
-  const served = instance.sshEndpoint;
-  const login = registryLogin(config.image_login);
-  return {
-    id: instance.id,
-    actual_status: status,
-    intended_status: instance.intended,
-    cur_state: instance.intended,
-    next_state: instance.intended,
-    status_msg: instance.statusMsg ?? statusMessage(status),
-    label: instance.label,
-    ssh_host: hasSsh ? (served?.host ?? (direct ? instance.publicIp : `ssh${(instance.id % 9) + 1}.proxy.gpu-rental.test`)) : null,
-    ssh_port: hasSsh ? (served?.port ?? (direct && sshPort ? Number(sshPort) : 20000 + (instance.id % 40000))) : null,
-    public_ipaddr: served?.host ?? instance.publicIp,
-    direct_port_start: instance.directPortStart,
-    direct_port_end: instance.directPortEnd,
-    ports: served && sshPort ? { ...instance.ports, "22/tcp": [{ HostIp: served.host, HostPort: String(served.port) }] } : instance.ports,
-    machine_id: offer.machine_id,
-    host_id: offer.host_id,
-    num_gpus: offer.num_gpus,
-    gpu_name: offer.gpu_name,
-    gpu_ram: offer.gpu_ram,
-    cpu_cores: offer.cpu_cores,
-    cpu_ram: offer.cpu_ram,
-    // What the instance costs per hour now: compute (on-demand or the bid) plus its disk.
-    dph_total: Number((instance.pricePerHour + storagePerHour(offer, diskOf(instance))).toFixed(6)),
-    dph_base: instance.pricePerHour,
-    storage_cost: offer.storage_cost,
-    is_bid: instance.isBid,
-    min_bid: offer.min_bid ?? null,
-    image_uuid: config.image ?? null,
-    template_hash_id: config.template_hash_id ?? null,
-    image_runtype: instance.runtype,
-    image_args: config.args ?? [],
-    args_str: config.args_str ?? null,
-    start_date: instance.createdAt / 1000,
-    extra_env: containerEnv(config),
-    onstart: config.onstart ?? null,
-    jupyter_dir: config.jupyter_dir ?? null,
-    use_jupyter_lab: config.use_jupyter_lab ?? false,
-    python_utf8: config.python_utf8 ?? false,
-    lang_utf8: config.lang_utf8 ?? false,
-    docker_login_user: login.user,
-    docker_login_repo: login.repo,
-    vm: config.vm ?? false,
-    volume_info: instance.volume ? { volume_id: instance.volume.id, mount_path: instance.volume.mount_path } : null,
-    extra_filters: config.extra_filters ?? null,
-    disk_space: diskOf(instance),
-    geolocation: offer.geolocation,
-    reliability2: offer.reliability2,
-    verification: offer.verification ?? null,
-  };
-}
-
-function statusMessage(status: string | null): string {
-  switch (status) {
-    case null:
-      return "Provisioning";
-    case "loading":
-      return "Pulling image and booting";
-    case "running":
-      return "success, running";
-    default:
-      return status;
-  }
 }
 
 export interface InstanceDeps {

@@ -1,23 +1,9 @@
 import { createHash } from "node:crypto";
-import { canonicalJson, Offer, OfferSearchRequest, OfferType } from "../../sdk/schemas";
+import { canonicalJson, Offer, OFFER_FIELDS, OfferSearchRequest, OfferType } from "../../sdk/schemas";
 import { HOURS_PER_MONTH } from "./catalogue";
-import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search, Table } from "./filters";
+import { atLeast, DEFAULT_LIMIT, MAX_LIMIT, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
-
-/** Fields an offer search can filter or order on, with their types (for coercion of string values). */
-export const OFFER_FIELDS: Record<string, FieldType> = {
-  id: "number", ask_contract_id: "number", bundle_id: "number", machine_id: "number", host_id: "number",
-  num_gpus: "number", gpu_ram: "number", gpu_total_ram: "number", gpu_frac: "number", cpu_cores: "number",
-  cpu_cores_effective: "number", cpu_ram: "number", cpu_ghz: "number", disk_space: "number", disk_bw: "number",
-  inet_up: "number", inet_down: "number", reliability: "number", reliability2: "number", dlperf: "number",
-  dlperf_per_dphtotal: "number", score: "number", total_flops: "number", cuda_max_good: "number",
-  compute_cap: "number", pcie_bw: "number", direct_port_count: "number", hosting_type: "number", min_bid: "number",
-  dph_base: "number", dph_total: "number", storage_cost: "number", start_date: "number", end_date: "number",
-  duration: "number",
-  gpu_name: "string", cpu_name: "string", driver_version: "string", geolocation: "location", verification: "string",
-  verified: "boolean", external: "boolean", rentable: "boolean", rented: "boolean", is_bid: "boolean",
-};
 
 /** Reserved (prepaid) offers are discounted against on-demand. */
 const RESERVED_DISCOUNT = 0.8;

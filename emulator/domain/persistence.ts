@@ -2,7 +2,7 @@
  * A part of the marketplace's state that survives a restart when the emulator runs with `--data-dir`.
  * `snapshot()` returns plain JSON data (no class instances, no Maps); `restore()` takes what it returned.
  *
- * A save writes only what changed since the last one (emulator/store.ts): it compares each field of a part's
+ * A save writes only what changed since the last one (emulator/storage/store.ts): it compares each field of a part's
  * snapshot with the last saved one, record by record where the field is a list of records (see `recordKey`).
  * A part that keeps history, records that only ever grow in number (the billing ledger), implements
  * `changes()` instead, so that a save need not read its history: it is snapshotted whole only when the store

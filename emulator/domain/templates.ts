@@ -114,7 +114,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
     return search(visible, { filters }, TEMPLATE_FIELDS, {
       defaultLimit: 1000,
       maxLimit: 1000,
-      filterView: searchView,
+      filterView: filterFields,
     });
   }
 
@@ -167,16 +167,6 @@ export class Templates implements Persistent<TemplatesSnapshot> {
   recordUse(template: TemplateRecord): void {
     template.count_created++;
     template.recent_create_date = this.now() / 1000;
-  }
-
-  /** The template as the wire shows it; registry credentials are shown to the creator only. */
-  view(template: TemplateRecord, viewerId: number): Record<string, unknown> {
-    const { docker_login_pass, ...content } = template.content;
-    return {
-      ...searchView(template),
-      ...content,
-      ...(template.creator_id === viewerId ? { docker_login_pass } : {}),
-    };
   }
 
   snapshot(): TemplatesSnapshot {
@@ -254,7 +244,7 @@ function withDefaults(fields: Partial<TemplateContent> & Pick<TemplateContent, "
 }
 
 /** The fields `select_filters` sees, beside the content: identifiers, popularity, and `default_tag`. */
-function searchView(template: TemplateRecord): Record<string, unknown> {
+export function filterFields(template: TemplateRecord): Record<string, unknown> {
   const { content } = template;
   return {
     id: template.id,

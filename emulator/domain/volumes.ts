@@ -56,13 +56,13 @@ export class Volumes implements Persistent<VolumesSnapshot> {
 
   /** `POST /api/v0/network_volumes/search/`: network volume offers with space left. */
   searchNetworkOffers(q: VolumeQuery): NetworkVolumeOffer[] {
-    const candidates = [...this.offers.values()].filter((o) => o.disk_space > 0).map(networkOfferView);
+    const candidates = [...this.offers.values()].filter((o) => o.disk_space > 0).map(searchedNetworkOffer);
     return runVolumeSearch(candidates, q);
   }
 
   /** `POST /api/v0/volumes/search/`: the disks of the machines on the market, as local volume offers. */
   searchLocalOffers(q: VolumeQuery): NetworkVolumeOffer[] {
-    return runVolumeSearch(this.deps.localOffers().map(localOfferView), q);
+    return runVolumeSearch(this.deps.localOffers().map(searchedLocalOffer), q);
   }
 
   /** `PUT /api/v0/network_volumes/`: takes `size` GB of a network volume offer's space. */
@@ -120,24 +120,6 @@ export class Volumes implements Persistent<VolumesSnapshot> {
   /** The instance is gone: its volumes stay, free to link again. */
   detach(instanceId: number): void {
     for (const volume of this.volumes.values()) volume.instances = volume.instances.filter((id) => id !== instanceId);
-  }
-
-  view(volume: VolumeRecord): Record<string, unknown> {
-    return {
-      id: volume.id,
-      type: volume.type,
-      name: volume.name,
-      label: volume.name,
-      disk_space: volume.size,
-      ask_contract_id: volume.askId,
-      machine_id: volume.machineId,
-      geolocation: volume.geolocation,
-      status: volume.instances.length ? "in_use" : "available",
-      start_date: volume.createdAt / 1000,
-      storage_cost: volume.storageCost,
-      storage_cost_total: round6((volume.storageCost * volume.size) / HOURS_PER_MONTH),
-      instances: [...volume.instances],
-    };
   }
 
   snapshot(): VolumesSnapshot {
@@ -205,7 +187,7 @@ export class Volumes implements Persistent<VolumesSnapshot> {
   }
 }
 
-const round6 = (n: number) => Number(n.toFixed(6));
+export const round6 = (n: number) => Number(n.toFixed(6));
 
 /**
  * An offer as searches show it: `id` is its `ask_contract_id` (clients create a volume with the `id` a search
@@ -213,7 +195,7 @@ const round6 = (n: number) => Number(n.toFixed(6));
  * offer, so it follows what is left of it. `score` ranks offers (the public Python client orders by it): read
  * bandwidth for the money, weighed by reliability.
  */
-function networkOfferView(offer: NetworkVolumeOffer): NetworkVolumeOffer {
+function searchedNetworkOffer(offer: NetworkVolumeOffer): NetworkVolumeOffer {
   return {
     id: offer.ask_contract_id,
     ...offer,
@@ -226,10 +208,10 @@ function networkOfferView(offer: NetworkVolumeOffer): NetworkVolumeOffer {
 const round2 = (n: number) => Number(n.toFixed(2));
 
 /** A machine's disk as a local volume offer: its own ask id, its disk, its network and its storage price. */
-function localOfferView(offer: Offer): NetworkVolumeOffer {
+function searchedLocalOffer(offer: Offer): NetworkVolumeOffer {
   const disk = offer.disk_space ?? 0;
   const bw = Math.round(offer.disk_bw ?? 0);
-  return networkOfferView({
+  return searchedNetworkOffer({
     ask_contract_id: offer.id,
     machine_id: offer.machine_id ?? null,
     disk_space: disk,

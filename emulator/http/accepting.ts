@@ -44,12 +44,6 @@ type Where = "body" | "query";
 /** Schemas that already say what is accepted: left as they are (and a second accepting() is a no-op). */
 const accepted = new WeakSet<z.ZodType>();
 
-/** Marks a schema as already in its accepted shape (a typed filter, where `null` is a value to match). */
-export function asAccepted<S extends z.ZodType>(schema: S): S {
-  accepted.add(schema);
-  return schema;
-}
-
 function loosen(schema: z.ZodType, where: Where): z.ZodType {
   if (accepted.has(schema)) return schema;
   if (schema instanceof z.ZodObject) return loosenObject(schema, {}, where);

@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { notFound } from "../domain/errors";
-import { instanceView } from "../domain/instances";
+import { instanceView } from "./views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, parse } from "./routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
@@ -103,7 +103,7 @@ export const isControlCall = (request: FastifyRequest): boolean => request.route
 export const CONTROL_TOKEN_HEADER = "x-emulator-token";
 
 /**
- * Who may use the control API (README, "The control API's threat model"). It creates users and hands out their
+ * Who may use the control API (docs/control-api.md, "The control API's threat model"). It creates users and hands out their
  * keys, shows the 2FA codes sent, moves the clock: a web page in the developer's browser must not reach it.
  * - `Host` must be a loopback name or address: a DNS-rebinding page reaches 127.0.0.1 under its own name.
  * - A browser's `Origin`, when sent, must be this server's own: no other site's page may drive it.

@@ -16,7 +16,7 @@ import {
 import { Principal } from "../domain/accounts";
 import { forbidden, notFound } from "../domain/errors";
 import { search } from "../domain/filters";
-import { INSTANCE_FIELDS, instanceView } from "../domain/instances";
+import { INSTANCE_FIELDS, instanceView } from "./views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { accepting, jsonEncoded, optionalField } from "./accepting";
 import { AcceptedOfferSearch } from "./offers";

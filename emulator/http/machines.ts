@@ -1,6 +1,6 @@
 import { FastifyInstance } from "fastify";
 import { notFound } from "../domain/errors";
-import { Machines } from "../domain/machines";
+import { Machines } from "../sandbox/machines";
 import { Marketplace } from "../domain/marketplace";
 import { idParam } from "./routes";
 

@@ -1,7 +1,6 @@
 import { FastifyInstance } from "fastify";
-import { Offer, OfferSearchRequest, OfferSearchResponse, orderOf, typedFilters } from "../../sdk/schemas";
+import { Offer, OFFER_FIELDS, OfferSearchRequest, OfferSearchResponse, orderOf, typedFilters } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
-import { OFFER_FIELDS } from "../domain/offers";
 import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
 

@@ -1,7 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { PhoneNumber } from "../../sdk/schemas/tfa";
-import { badRequest, notFound } from "../domain/errors";
+import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, parse } from "./routes";
 import { userView } from "./users";

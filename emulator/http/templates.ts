@@ -12,6 +12,7 @@ import {
 import { Marketplace } from "../domain/marketplace";
 import { TEMPLATE_FIELDS } from "../domain/templates";
 import { accepting, jsonEncoded } from "./accepting";
+import { templateView } from "./views/templates";
 import { route } from "./routes";
 
 /**
@@ -45,7 +46,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     query: TemplateSearch,
     response: TemplateSearchResponse,
     handler: ({ principal, query }) => ({
-      templates: templates.search(principal.user.id, query.select_filters ?? {}).map((t) => templates.view(t, principal.user.id)),
+      templates: templates.search(principal.user.id, query.select_filters ?? {}).map((t) => templateView(t, principal.user.id)),
     }),
   });
 
@@ -56,7 +57,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     rules: ENV_RULE,
     body: AcceptedCreate,
     response: TemplateResponse,
-    handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.create(principal.user.id, body), principal.user.id) }),
+    handler: ({ principal, body }) => ({ success: true, template: templateView(templates.create(principal.user.id, body), principal.user.id) }),
   });
 
   for (const url of ["/api/v0/template/", "/api/v1/template/"]) {
@@ -68,7 +69,7 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
       rules: `${ENV_RULE}; duplicate_template for an edit onto the content of another template`,
       body: EditByIdRequest,
       response: TemplateResponse,
-      handler: ({ principal, body }) => ({ success: true, template: templates.view(templates.edit(principal.user.id, body), principal.user.id) }),
+      handler: ({ principal, body }) => ({ success: true, template: templateView(templates.edit(principal.user.id, body), principal.user.id) }),
     });
   }
 

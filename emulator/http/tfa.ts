@@ -24,6 +24,7 @@ import { Marketplace } from "../domain/marketplace";
 import { SESSION_TTL_MS } from "../domain/tfa";
 import { RouteErrors, SESSION_COOKIE, route } from "./routes";
 import { userView } from "./users";
+import { tfaMethodView, tfaStatusView } from "./views/tfa";
 
 /** The 2FA error contract: a bad body is `bad_request`, a missing or invalid bearer is 403 `auth_error`. */
 const TFA_ERRORS: RouteErrors = { invalidBody: "bad_request", authKind: "forbidden" };
@@ -56,7 +57,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     method: "GET",
     url: "/api/v0/tfa/status/",
     response: TfaStatusResponse,
-    handler: ({ principal }) => tfa.status(tfa.caller(principal.user, undefined)),
+    handler: ({ principal }) => tfaStatusView(tfa.status(tfa.caller(principal.user, undefined))),
   });
 
   route(app, market, {
@@ -182,7 +183,7 @@ export function registerTfa(app: FastifyInstance, market: Marketplace): void {
     response: UpdateMethodResponse,
     handler: ({ principal, body }) => {
       const method = tfa.updateMethod(tfa.caller(principal.user, undefined), body);
-      return { success: true, msg: "The method was updated.", method: tfa.view(method) };
+      return { success: true, msg: "The method was updated.", method: tfaMethodView(tfa.current(method)) };
     },
   });
 

@@ -16,6 +16,7 @@ import { Marketplace } from "../domain/marketplace";
 import { VOLUME_OFFER_FIELDS } from "../domain/volumes";
 import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
+import { volumeView } from "./views/volumes";
 
 const queryFields = { ...typedFilters(VOLUME_OFFER_FIELDS), order: optionalField(orderOf(VOLUME_OFFER_FIELDS)) };
 
@@ -72,7 +73,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
       response: CreateNetworkVolumeResponse,
       handler: ({ principal, body }) => {
         const volume = rent(principal.user.id, body.id, body.size, body.name);
-        return { success: true, volume_id: volume.id, volume: volumes.view(volume) };
+        return { success: true, volume_id: volume.id, volume: volumeView(volume) };
       },
     });
   }
@@ -84,7 +85,7 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     query: VolumeListQuery,
     response: VolumeListResponse,
     handler: ({ principal, query }) => {
-      return { volumes: volumes.list(principal.user.id, query.type).map((v) => volumes.view(v)) };
+      return { volumes: volumes.list(principal.user.id, query.type).map(volumeView) };
     },
   });
 

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { utils } from "ssh2";
-import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../domain/machines";
+import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../sandbox/machines";
 import { Marketplace } from "../domain/marketplace";
 import { writeDurably } from "../storage/files";
 import { ed25519KeyPair } from "./keys";
@@ -39,7 +39,7 @@ export interface RunningSsh {
 export const userCacheDir = () => path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "gpu-rental");
 
 /**
- * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/domain/machines.ts)
+ * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/sandbox/machines.ts)
  * and an SSH endpoint on loopback that takes the instance's keys.
  */
 export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: string }): RunningSsh {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { PseudoTtyInfo, ServerChannel, Session } from "ssh2";
 import { InstanceRecord } from "../domain/instances";
-import { MachineProcess, Machines, SHELL } from "../domain/machines";
+import { MachineProcess, Machines, SHELL } from "../sandbox/machines";
 import { serveSftp } from "./sftp";
 
 /** How a session reaches its instance: only while the instance is running, each time it starts something. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { offerMatches } from "../offer-match";
+import { offerMatches } from "../filter-predicate";
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, FieldFilter, Order, Runtype, TargetState } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria } from "../workflows/rent";
-import { checkSpec, CheckFailure, sameValue, withDefault as defaultOf } from "./spec";
+import { sameValue, withDefault as defaultOf } from "./spec";
 
 /**
  * The desired state of one rented instance, as the Pulumi `Instance` resource declares it, and how two of them
@@ -143,11 +143,6 @@ function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Reco
   const paid = withDefault("offerType", olds.offerType) === "bid" ? (olds.price ?? olds.maxPricePerHour ?? rented.dph_total) : rented.dph_total;
   if (news.maxPricePerHour !== undefined && news.maxPricePerHour !== null && !((paid as number) <= news.maxPricePerHour)) return false;
   return offerMatches(rented, filtersOf(news));
-}
-
-/** Validates a spec; the messages name the input and the problem. */
-export function checkInstanceSpec(spec: unknown): { spec?: InstanceSpec; failures: CheckFailure[] } {
-  return checkSpec(InstanceSpec, spec);
 }
 
 export function criteriaOf(spec: InstanceSpec): OfferCriteria {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Order } from "./filters";
+import { FieldType, Order } from "./filters";
 
 const num = z.number().nullable().optional();
 
@@ -46,6 +46,20 @@ export const Offer = z.looseObject({
   duration: num,
 });
 export type Offer = z.infer<typeof Offer>;
+
+/** Fields an offer search can filter or order on, with their types (for reading filter values given as text); a filter on any other field is ignored, as the service ignores it. */
+export const OFFER_FIELDS: Record<string, FieldType> = {
+  id: "number", ask_contract_id: "number", bundle_id: "number", machine_id: "number", host_id: "number",
+  num_gpus: "number", gpu_ram: "number", gpu_total_ram: "number", gpu_frac: "number", cpu_cores: "number",
+  cpu_cores_effective: "number", cpu_ram: "number", cpu_ghz: "number", disk_space: "number", disk_bw: "number",
+  inet_up: "number", inet_down: "number", reliability: "number", reliability2: "number", dlperf: "number",
+  dlperf_per_dphtotal: "number", score: "number", total_flops: "number", cuda_max_good: "number",
+  compute_cap: "number", pcie_bw: "number", direct_port_count: "number", hosting_type: "number", min_bid: "number",
+  dph_base: "number", dph_total: "number", storage_cost: "number", start_date: "number", end_date: "number",
+  duration: "number",
+  gpu_name: "string", cpu_name: "string", driver_version: "string", geolocation: "location", verification: "string",
+  verified: "boolean", external: "boolean", rentable: "boolean", rented: "boolean", is_bid: "boolean",
+};
 
 export const OfferType = z.enum(["on-demand", "ondemand", "bid", "reserved"]);
 export type OfferType = z.infer<typeof OfferType>;

@@ -64,9 +64,6 @@ export type DeleteTemplateRequest = z.infer<typeof DeleteTemplateRequest>;
 export const TemplateFilters = z.record(z.string(), FieldFilter);
 export type TemplateFilters = z.infer<typeof TemplateFilters>;
 
-/** The query of `GET /api/v0/template/`: `select_filters` is a JSON-encoded TemplateFilters. */
-export const TemplateSearchQuery = z.object({ select_filters: z.string().optional() });
-
 /**
  * A template as the service returns it. The spec lists the content fields, not the answer's record: only `id`
  * and `hash_id` are required (the SDK deletes by `id`, edits and creates instances by `hash_id`); the rest is

@@ -9,8 +9,6 @@ import { User } from "./users";
  * `invalid_tfa_method`, not a validation failure.
  */
 
-/** 2FA codes are 6 digits. */
-export const TFA_CODE_DIGITS = 6;
 /** Method labels are at most 30 characters. */
 export const TFA_LABEL_MAX = 30;
 

@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, Marketplace } from "../../emulator";
-import { instanceView } from "../../emulator/domain/instances";
+import { instanceView } from "../../emulator/http/views/instances";
+import { volumeView } from "../../emulator/http/views/volumes";
 import { createNetworkVolume, createTemplate, searchNetworkVolumeOffers } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
@@ -347,8 +348,8 @@ describe("persistence of market, instances, templates and volumes", () => {
       expect(views(copy)).toEqual(views(source));
       expect(copy.searchOffers({ limit: 1000 })).toEqual(source.searchOffers({ limit: 1000 }));
       expect(copy.templates.search(source.seededUser.id, {})).toEqual(source.templates.search(source.seededUser.id, {}));
-      expect(copy.volumes.list(source.seededUser.id).map((v) => copy.volumes.view(v))).toEqual(
-        source.volumes.list(source.seededUser.id).map((v) => source.volumes.view(v)),
+      expect(copy.volumes.list(source.seededUser.id).map(volumeView)).toEqual(
+        source.volumes.list(source.seededUser.id).map(volumeView),
       );
       expect(copy.volumes.searchNetworkOffers({ limit: 100 })).toEqual(source.volumes.searchNetworkOffers({ limit: 100 }));
       // Identifiers continue where they stopped, and the restored instance still bills.

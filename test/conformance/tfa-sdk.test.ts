@@ -162,6 +162,6 @@ describe("persistence", () => {
     expect(copy.outbox.list()).toEqual([]);
     expect(copy.login(user, { backup_code: backupCodes![0] }, undefined).backupCodesRemaining).toBe(9);
     // The snapshot is a copy: changing the restored part leaves the original alone.
-    expect(tfa.status(user).backup_codes_remaining).toBe(10);
+    expect(tfa.status(user).backupCodesRemaining).toBe(10);
   });
 });

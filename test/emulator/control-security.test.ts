@@ -3,7 +3,7 @@ import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { cliEmulator, killHard } from "../helpers/cli-emulator";
 
 /**
- * The control API answers local tools only (README, "The control API's threat model"), and every edge of the
+ * The control API answers local tools only (docs/control-api.md, "The control API's threat model"), and every edge of the
  * server, the framework's own refusals included, answers with the service's error body. Raw HTTP here: a
  * browser page, a rebinding name and a broken client send what fetch() would not.
  */

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { isAlive } from "../../emulator/store";
+import { isAlive } from "../../emulator/storage/store";
 
 const run = promisify(execFile);
 

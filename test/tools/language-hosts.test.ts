@@ -1,10 +1,9 @@
-import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { ensureToolchain } from "../../cli/toolchain";
 import { Clock } from "../../emulator";
 import { emulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 import { PROJECT } from "../package/own-program";
@@ -58,13 +57,8 @@ describe("plugin packages of a program", () => {
   }, 300_000);
   afterAll(() => program.remove());
 
-  const hosts = {
-    "Pulumi's official Node.js host (the toolchain's)": () => path.join(ensureToolchain().bin, "pulumi-language-nodejs"),
-    "our own fallback host": () => execFileSync("bash", [path.join(REPO_ROOT, "tools", "pulumi-toolchain.sh"), "own-host"], { encoding: "utf8" }).trim(),
-  };
-
-  it.each(Object.keys(hosts))("%s reports the plugin that @pulumi/command declares, over gRPC", async (name) => {
-    const { client, child } = await startHost(hosts[name as keyof typeof hosts]());
+  it("Pulumi's official Node.js host (the toolchain's) reports the plugin that @pulumi/command declares, over gRPC", async () => {
+    const { client, child } = await startHost(path.join(ensureToolchain().bin, "pulumi-language-nodejs"));
     try {
       expect(await requiredPackages(client, program.dir)).toEqual([{ kind: "resource", name: "command", version: "v1.2.1" }]);
     } finally {

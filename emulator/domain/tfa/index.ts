@@ -50,12 +50,21 @@ export {
   TOTP_SECRET_BYTES,
 } from "./constants";
 export { RESERVED_NUMBERS } from "./sms";
+export { maskPhone, seconds } from "./methods";
 export { Outbox } from "./outbox";
 export type { AuthorizationRecord, BackupCodeRecord, ChallengeRecord, MethodRecord, TfaDeps, TfaFaults };
 export type { Channel, MethodType } from "./channels";
 export type { OutboxMessage } from "./outbox";
 
 /** The saved 2FA state (the outbox is never saved). Its shape is the state file's: keep it stable. */
+/** A user's 2FA as `GET /api/v0/tfa/status/` reports it. */
+export interface TfaStatus {
+  enabled: boolean;
+  methods: MethodRecord[];
+  backupCodesRemaining: number;
+  newMethodAuthorized: boolean;
+}
+
 export interface TfaSnapshot {
   nextMethodId: number;
   methods: MethodRecord[];
@@ -100,18 +109,18 @@ export class Tfa implements Persistent<TfaSnapshot> {
 
   // ---- status ----
 
-  status(user: UserRecord) {
+  status(user: UserRecord): TfaStatus {
     return {
-      success: true,
-      tfa_enabled: tfaEnabled(user),
-      methods: this.methodsOf(user).map((m) => this.view(m)),
-      backup_codes_remaining: this.parts.backupCodes.active(user).length,
-      new_method_authorized: this.parts.authorizations.authorized(user),
+      enabled: tfaEnabled(user),
+      methods: this.methodsOf(user).map((m) => this.current(m)),
+      backupCodesRemaining: this.parts.backupCodes.active(user).length,
+      newMethodAuthorized: this.parts.authorizations.authorized(user),
     };
   }
 
-  view(method: MethodRecord) {
-    return this.parts.methods.view(method);
+  /** The method as it stands now (an expired lock lifted). */
+  current(method: MethodRecord): MethodRecord {
+    return this.parts.methods.current(method);
   }
 
   methodsOf(user: UserRecord): MethodRecord[] {

@@ -99,21 +99,10 @@ export class Methods {
     method.totpSecret = null;
   }
 
-  /** A method as the wire shows it: phone masked, TOTP secret never, times in epoch seconds. */
-  view(method: MethodRecord) {
+  /** The method as it stands now: a lock whose time is past is lifted (locks lift when next read; no timer runs). */
+  current(method: MethodRecord): MethodRecord {
     this.liftExpiredLock(method);
-    return {
-      id: method.id,
-      user_id: method.userId,
-      method: method.method,
-      label: method.label,
-      phone_number: method.phoneNumber ? maskPhone(method.phoneNumber) : null,
-      is_primary: method.isPrimary,
-      fail_count: method.failCount,
-      locked_until: seconds(method.lockedUntil),
-      created_at: seconds(method.createdAt),
-      last_used: seconds(method.lastUsed),
-    };
+    return method;
   }
 
   // ---- lockout ----
@@ -156,12 +145,13 @@ export class Methods {
 }
 
 /** Only the last 4 digits show. */
-function maskPhone(phone: string): string {
+export function maskPhone(phone: string): string {
   return "*".repeat(Math.max(0, phone.length - 4)) + phone.slice(-4);
 }
 
-function seconds(ms: number): number;
-function seconds(ms: number | null): number | null;
-function seconds(ms: number | null): number | null {
+/** A time as the wire gives it: epoch seconds. */
+export function seconds(ms: number): number;
+export function seconds(ms: number | null): number | null;
+export function seconds(ms: number | null): number | null {
   return ms === null ? null : Math.floor(ms / SECOND);
 }

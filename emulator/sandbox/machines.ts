@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
-import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "./instances";
+import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 
 /**
  * The emulated machines behind instances of an SSH or Jupyter runtype: a sandbox folder each, the processes

@@ -1,12 +1,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { MarketplaceSnapshot, SnapshotSource } from "./domain/marketplace";
-import { ChangeTracker, Replay } from "./storage/changes";
-import { Sealer, writeDurably } from "./storage/files";
-import { Journal } from "./storage/journal";
-import { acquireDataDirLock, DataDirLock } from "./storage/lock";
+import { MarketplaceSnapshot, SnapshotSource } from "../domain/marketplace";
+import { ChangeTracker, Replay } from "./changes";
+import { Sealer, writeDurably } from "./files";
+import { Journal } from "./journal";
+import { acquireDataDirLock, DataDirLock } from "./lock";
 
-export { DataDirInUse } from "./storage/lock";
+export { DataDirInUse } from "./lock";
 
 const SNAPSHOT = "gpu-rental-state/2";
 /** The journal is folded into the snapshot once it is larger than this and than the snapshot. */
