@@ -32,6 +32,8 @@ describe.each(EXAMPLES)("examples/%s", (example) => {
   const unavailable = PLUGIN_PACKAGES[example] && !ensureToolchain().plugins.some((plugin) => plugin.name === PLUGIN_PACKAGES[example]);
   // Skipped and said so, not passed: the same steps are proven through the workflow library and OpenSSH (test/ssh/).
   if (unavailable) console.warn(`examples/${example} is not deployed: the ${PLUGIN_PACKAGES[example]} provider plugin could not be obtained on this machine.`);
+  // A Python program also gets its virtual environment made and its SDK generated and pip-installed first.
+  const budget = example === "python" ? 600_000 : 300_000;
   (unavailable ? it.skip : it)("installs from the packed package and passes its README's `gpu-rental test`", async () => {
     const program = await UserProgram.fromExample(example);
     try {
@@ -48,5 +50,5 @@ describe.each(EXAMPLES)("examples/%s", (example) => {
     } finally {
       program.remove();
     }
-  }, 300_000);
+  }, budget);
 });
