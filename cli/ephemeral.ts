@@ -26,7 +26,7 @@ export type Automation = typeof automation;
  */
 export async function withEphemeralStack<T>(
   options: EphemeralStackOptions,
-  use: (stack: automation.Stack, auto: Automation) => Promise<T>,
+  use: (stack: automation.Stack, auto: Automation, ws: PulumiWorkspace) => Promise<T>,
 ): Promise<T> {
   const auto = loadAutomation();
   const programDir = path.resolve(options.programDir);
@@ -53,7 +53,7 @@ export async function withEphemeralStack<T>(
       for (const [key, value] of Object.entries(options.secrets ?? {})) {
         await pulumi(ws, ["config", "set", "--secret", key, "--stack", options.stackName], { input: value });
       }
-      return await use(stack, auto);
+      return await use(stack, auto, ws);
     } finally {
       await workspace.removeStack(options.stackName, { force: true }).catch(() => undefined);
     }

@@ -6,6 +6,7 @@ import { runSweep } from "./sweep";
 import { runSpend } from "./spend";
 import { testProgram } from "./program-test";
 import { ensureToolchain } from "./toolchain";
+import { installPlugin } from "./plugin-install";
 
 const USAGE = `Usage: gpu-rental <command> [options]
 
@@ -29,7 +30,8 @@ Commands:
                                  Without it, it answers the live service's deprecation (emulator/INSTANCES.md)
   test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
              second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
-             failure, with a report of each step.
+             failure, with a report of each step. TypeScript, Python and YAML programs alike (for Python and
+             YAML the plugin is installed first, and a Python program's venv and SDK made by pulumi install).
              --stack NAME            stack name (default test-<random>); the stack is removed afterwards
              --config KEY=VALUE      plain stack config (repeatable)
              --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
@@ -56,7 +58,12 @@ Commands:
   spend      What the account is paying for: every instance with label, token, state, age, $/hour now and
              accrued cost (the billing's figures), ended ones with their end, and the totals. Needs a key that may
              read billing. --json; filters --older-than D, --label L, --token-prefix P.
-  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js language host (and the plugins this machine
+  plugin install
+             Install the gpu-rental provider plugin of this package into your Pulumi plugins ($PULUMI_HOME,
+             default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
+             gpu-rental:index:* resources, and \`pulumi package add gpu-rental\` generates their SDK. It keeps
+             working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).
+  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js, Python and YAML language hosts (and the plugins this machine
              cannot download); prints the folders.
 `;
 
@@ -199,6 +206,14 @@ export async function main(argv: string[]): Promise<void> {
       options: { json: { type: "boolean" }, "older-than": { type: "string" }, label: { type: "string" }, "token-prefix": { type: "string" } },
     });
     await runSpend({ olderThan: values["older-than"], label: values.label, tokenPrefix: values["token-prefix"] }, !!values.json);
+    return;
+  }
+  if (command === "plugin") {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length !== 1 || positionals[0] !== "install") throw new UsageError(`plugin takes one subcommand: install.\n\n${USAGE}`);
+    const pulumi = path.join(ensureToolchain().bin, "pulumi");
+    const { name, version, dir } = installPlugin({ pulumi, env: process.env });
+    console.log(`${name} ${version} ${dir}`);
     return;
   }
   if (command === "toolchain") {

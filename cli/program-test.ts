@@ -4,6 +4,8 @@ import type * as automation from "@pulumi/pulumi/automation";
 import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { withEphemeralStack } from "./ephemeral";
 import { parallelismFor } from "./parallelism";
+import { installProgram } from "./program-install";
+import { runtimeOf } from "./python-env";
 import { Steps, StepResult, writeJunit } from "./steps";
 import { freshKey, registerOnSeededAccount } from "./ssh-key";
 
@@ -63,15 +65,18 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     };
     const stackName = options.stackName ?? `test-${crypto.randomBytes(3).toString("hex")}`;
     log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}`);
-    await withEphemeralStack({ programDir: options.programDir, stackName, config: options.config, secrets, env }, async (stack) => {
+    await withEphemeralStack({ programDir: options.programDir, stackName, config: options.config, secrets, env }, async (stack, _auto, ws) => {
       const base = { onOutput: (text: string) => out.write(text), color: "never" as const };
       const output = async () => ({ ...base, parallel: await parallelismFor(stack, options.parallel) });
-      if (await steps.run("up", async () => stack.up(await output()))) {
+      // Python and YAML programs: the plugin and (Python) the generated SDK, as their docs have a user install them.
+      const runtime = runtimeOf(await stack.workspace.projectSettings());
+      const installed = runtime.name === "nodejs" || (await steps.run(`install (${runtime.name})`, () => installProgram(ws, runtime, log)));
+      if (installed && (await steps.run("up", async () => stack.up(await output())))) {
         await steps.run("second up shows no changes", async () => upWithoutChanges(stack, await output()));
         const outputs = await stack.outputs();
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
       } else {
-        steps.skip("second up shows no changes", "the first up failed");
+        steps.skip("second up shows no changes", installed ? "the first up failed" : "the install failed");
       }
       await steps.run("destroy", async () => stack.destroy(await output()));
     });

@@ -49,3 +49,18 @@ function pluginIn(dir: string): LocalPlugin {
   if (!match) throw new Error(`Unexpected plugin folder from the toolchain: ${dir}`);
   return { name: match[1], version: match[2], file: path.join(dir, `pulumi-resource-${match[1]}`) };
 }
+
+let pythonEnv: string | undefined;
+
+/**
+ * The site-packages folder of the cached Python environment holding `pulumi` of the engine's version
+ * (`tools/python-env.sh`: made once from PyPI, then reused); once per process.
+ */
+export function ensurePythonEnv(): string {
+  if (pythonEnv) return pythonEnv;
+  const script = path.join(PACKAGE_ROOT, "tools", "python-env.sh");
+  const result = spawnSync("bash", [script], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`The Python environment for Python programs could not be prepared (${script} exited ${result.status}).`);
+  pythonEnv = result.stdout.trim();
+  return pythonEnv;
+}

@@ -1,28 +1,21 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { PermissionSet } from "../sdk/schemas";
+import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
+import type { ApiKeyArgs, ApiKeyOutputProperties } from "./generated/resources";
 import { SdkProvider } from "./sdk-provider";
-import { CommonArgs, registration, ResourceOptions } from "./resource-options";
+import { registration, ResourceOptions } from "./resource-options";
 
-export interface ApiKeyArgs extends CommonArgs {
-  name?: pulumi.Input<string>;
-  /** `{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access. */
-  permissions?: pulumi.Input<PermissionSet>;
-}
+export type { ApiKeyArgs } from "./generated/resources";
 
-const OUTPUTS = ["keyId", "key", "keyPrefix"] as const;
+const DESCRIPTION = RESOURCE_DESCRIPTIONS.ApiKey;
 
 /**
  * An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`)
- * before the old one is revoked.
+ * before the old one is revoked. Inputs and outputs: sdk/resources/descriptions/api-key.ts (docs/reference.md).
  */
 export class ApiKey extends pulumi.dynamic.Resource {
-  declare readonly keyId: pulumi.Output<number>;
-  /** The key's value, shown by the service once: a secret output. */
-  declare readonly key: pulumi.Output<string>;
-  declare readonly keyPrefix: pulumi.Output<string | null>;
-
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration(OUTPUTS, args, opts, ["key"]);
+    const { props, options } = registration(Object.keys(DESCRIPTION.outputs), args, opts, secretsOf(DESCRIPTION));
     super(new SdkProvider("ApiKey"), name, props, options, "gpu-rental", "ApiKey");
   }
 }
+export interface ApiKey extends ApiKeyOutputProperties {}

@@ -122,6 +122,43 @@ build_command_plugin() {
     -ldflags "-X github.com/pulumi/pulumi-command/provider/pkg/version.Version=v$COMMAND_VERSION"
 }
 
+# --- Python and YAML programs ---------------------------------------------------------------------------------
+# Pulumi's official hosts for them, built from their sources (tools/third-party) and cached like the Node.js one;
+# they go beside `pulumi` in the same bin folder, where the engine looks for `pulumi-language-<runtime>`.
+PYTHON_HOST=pulumi-language-python-v$VERSION
+YAML_HOST=pulumi-language-yaml-v1.37.0-3-gde455163
+
+# The key of a host: its Go sources and build script, plus the scripts that ship beside the binary (Python's).
+host_key() { { key_of "$1"; find "$1" -maxdepth 1 -type f -name 'pulumi-*' -print0 | sort -z | xargs -0 -r cat; } | sha256sum | cut -c1-12; }
+
+# build_language_host <source folder> <out>: the source's own build.sh, timed (it prints nothing while compiling).
+build_language_host() {
+  local from
+  from=$(date +%s)
+  say "$(basename "$1"): compiling (about 30 s once the CLI's modules are cached)"
+  bash "$1/build.sh" "$2" >/dev/null || return 1
+  say "$(basename "$1"): built in $(($(date +%s) - from)) s"
+}
+build_python_host() { build_language_host "$third_party/$PYTHON_HOST" "$1"; }
+build_yaml_host() { build_language_host "$third_party/$YAML_HOST" "$1"; }
+
+# other_language_hosts <bin>: builds (or takes from the cache) each host whose source is here and links its files
+# into <bin>; prints what it placed ("Python and YAML hosts"). A host that fails to build stops the toolchain.
+other_language_hosts() {
+  local bin=$1 placed="" name source builder dir file
+  for name in Python YAML; do
+    if [ $name = Python ]; then source=$PYTHON_HOST builder=build_python_host; else source=$YAML_HOST builder=build_yaml_host; fi
+    [ -d "$third_party/$source" ] || continue
+    dir=$(cached "$(echo "$source" | cut -d- -f1-4)" "$(host_key "$third_party/$source")" $builder) ||
+      die "Pulumi's $name language host did not build (see above)"
+    for file in "$dir"/pulumi-*; do
+      [ "$file" -ef "$bin/$(basename "$file")" ] || ln -f "$file" "$bin/" 2>/dev/null || cp -f "$file" "$bin/"
+    done
+    placed="${placed:+$placed and }$name"
+  done
+  echo "${placed:+$placed hosts}"
+}
+
 cli=$(cached pulumi-cli-v$VERSION "$(key_of "$here/pulumi-cli")" build_cli) || die "the Pulumi CLI did not build (see above)"
 host=$(cached language-nodejs-v$VERSION "$(key_of "$third_party/pulumi-language-nodejs-v$VERSION")" build_official_host) ||
   die "the official Node.js language host did not build (see above)"
@@ -141,6 +178,7 @@ done
 script=$(plugin_script)
 cmp -s "$script" "$bin/pulumi-resource-pulumi-nodejs" || install -m 755 "$script" "$bin/"
 [ "$("$bin/pulumi" version)" = "v$VERSION" ] || die "the built pulumi reports $("$bin/pulumi" version)"
-say "ready in $(($(date +%s) - started)) s: pulumi v$VERSION with the official Node.js host in $bin${plugins:+; plugins in $plugins}"
+langs_ready=$(other_language_hosts "$bin")
+say "ready in $(($(date +%s) - started)) s: pulumi v$VERSION with the official Node.js host${langs_ready:+, $langs_ready} in $bin${plugins:+; plugins in $plugins}"
 echo "$bin"
 echo "$plugins"

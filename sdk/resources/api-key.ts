@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { createApiKeyOnce } from "../workflows/create";
+import { nameWithoutToken as baseName } from "../workflows/tokens";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
 import { GpuRentalError, NotFoundError } from "../errors";
-import { changedKeys, checkInputs, CheckFailure, clientOf, deletedOrGone, requireSpec, sameValue, WithClient } from "./spec";
+import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, sameValue, WithClient } from "./spec";
 
 /**
  * The Pulumi `ApiKey` resource: an API key of the account, optionally scoped. Its value is shown once, at
@@ -80,6 +81,17 @@ export async function adoptApiKey(id: string, input: unknown, options: WithClien
     );
   }
   return { id, outs: { ...spec, ...outputsOf(found, null) } };
+}
+
+/**
+ * An existing key as `pulumi import` takes it: the inputs that declare it as it is (its name without a creation
+ * token, its permissions), and its outputs; its value was shown once, so `key` is null. Null when it is gone.
+ */
+export async function importApiKey(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const found = await clientOf(options).apiKeys.get(Number(id));
+  if (!found) return null;
+  const inputs = definedOnly({ name: baseName(found.name) || undefined, permissions: found.permissions ?? undefined });
+  return { inputs, outs: { ...inputs, ...outputsOf(found, null) } };
 }
 
 /** Revokes the key; one already revoked or gone counts as deleted. */

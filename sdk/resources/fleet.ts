@@ -169,6 +169,13 @@ export async function deleteFleet(id: string, options: FleetOptions = {}, props:
   await destroyAll(clientOf(options), ids, options.log ?? (() => undefined), `GpuFleet ${id}`);
 }
 
+/** A fleet is not imported whole: its members are adopted by index (adoptIds). */
+export async function importFleet(id: string): Promise<never> {
+  throw new GpuRentalError(
+    `A GpuFleet is not imported by id (${id}): declare the fleet with adoptIds: [id of member 0, ...] and run up; its members are taken as they are.`,
+  );
+}
+
 /** A fleet is not adopted whole: its members are (adoptIds). */
 export async function adoptFleet(id: string): Promise<never> {
   throw new GpuRentalError(`GpuFleet cannot adopt ${id} with adoptId: a fleet adopts its members by index, with adoptIds: [id of member 0, ...].`);

@@ -3,7 +3,7 @@ import { rentInstance, RentOptions } from "../workflows/rent";
 import { InstanceFailedError, waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
-import { checkInputs, CheckFailure, clientOf, requireSpec as requireValid, WithClient } from "./spec";
+import { checkInputs, CheckFailure, clientOf, definedOnly, requireSpec as requireValid, WithClient } from "./spec";
 import { describePolicy } from "../workflows/watchdog";
 import { stackSpendCap } from "../connection";
 
@@ -169,6 +169,25 @@ export async function adoptInstance(id: string, input: unknown, options: Resourc
   }
   const olds = { ...spec, ...observedSpec(instance), rentedOfferId: null, rentedOffer: null, instanceApiKey: null, lifetimeInEffect: null };
   return { id, outs: await updateInstanceFromSpec(id, olds, spec, options) };
+}
+
+/**
+ * An existing instance as `pulumi import` takes it: the inputs that declare it as it is (its image, label, state
+ * and disk; defaults left out), and its outputs. Its offer and its instance key are not known. Null when it does
+ * not exist.
+ */
+export async function importInstance(id: string, options: ResourceOptions = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const instance = await clientOf(options).instances.get(Number(id));
+  if (!instance) return null;
+  const observed = observedSpec(instance);
+  const inputs = definedOnly({
+    image: instance.image_uuid ?? undefined,
+    templateHashId: instance.image_uuid ? undefined : (instance.template_hash_id ?? undefined),
+    label: observed.label || undefined,
+    targetState: observed.targetState === DEFAULTS.targetState ? undefined : observed.targetState,
+    disk: instance.disk_space === null || instance.disk_space === undefined || instance.disk_space === DEFAULTS.disk ? undefined : instance.disk_space,
+  });
+  return { inputs, outs: { ...inputs, ...outputsOf(instance, null), rentedOffer: null, instanceApiKey: null } };
 }
 
 /** The inputs that can be read back from an instance record: what a refresh or an adoption compares. */

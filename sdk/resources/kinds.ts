@@ -1,6 +1,7 @@
-import { adoptApiKey, checkApiKeyInputs, createApiKeyFromSpec, deleteApiKeyById, diffApiKeySpec, readApiKeyState } from "./api-key";
+import { adoptApiKey, checkApiKeyInputs, importApiKey, createApiKeyFromSpec, deleteApiKeyById, diffApiKeySpec, readApiKeyState } from "./api-key";
 import {
   adoptInstance,
+  importInstance,
   checkInstanceInputs,
   createInstanceFromSpec,
   destroyInstanceById,
@@ -8,10 +9,11 @@ import {
   readInstanceState,
   updateInstanceFromSpec,
 } from "./instance";
-import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, readFleetState, updateFleetFromSpec } from "./fleet";
+import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, importFleet, readFleetState, updateFleetFromSpec } from "./fleet";
 import { managed } from "./managed";
 import {
   adoptNetworkVolume,
+  importNetworkVolume,
   checkNetworkVolumeInputs,
   createNetworkVolumeFromSpec,
   deleteNetworkVolumeById,
@@ -21,6 +23,7 @@ import {
 } from "./network-volume";
 import {
   adoptTemplate,
+  importTemplate,
   checkTemplateInputs,
   createTemplateFromSpec,
   deleteTemplateById,
@@ -29,7 +32,7 @@ import {
   updateTemplateFromSpec,
 } from "./template";
 
-export type { ResourceFunctions } from "./managed";
+export type { Imported, ResourceFunctions } from "./managed";
 
 /** Every resource kind of the provider package, by its Pulumi type name. */
 export const RESOURCE_FUNCTIONS = {
@@ -39,6 +42,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createInstanceFromSpec,
     adopt: adoptInstance,
     read: readInstanceState,
+    import: importInstance,
     update: updateInstanceFromSpec,
     delete: destroyInstanceById,
   }),
@@ -48,6 +52,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createTemplateFromSpec,
     adopt: adoptTemplate,
     read: readTemplateState,
+    import: importTemplate,
     update: updateTemplateFromSpec,
     delete: deleteTemplateById,
   }),
@@ -57,6 +62,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createNetworkVolumeFromSpec,
     adopt: adoptNetworkVolume,
     read: readNetworkVolumeState,
+    import: importNetworkVolume,
     update: updateNetworkVolumeFromSpec,
     delete: deleteNetworkVolumeById,
   }),
@@ -66,6 +72,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createApiKeyFromSpec,
     adopt: adoptApiKey,
     read: readApiKeyState,
+    import: importApiKey,
     delete: deleteApiKeyById,
   }),
   /** `size` instances of one spec as one resource: see sdk/resources/fleet.ts for its inputs and outputs. */
@@ -75,6 +82,7 @@ export const RESOURCE_FUNCTIONS = {
     create: createFleetFromSpec,
     adopt: adoptFleet,
     read: readFleetState,
+    import: importFleet,
     update: updateFleetFromSpec,
     delete: deleteFleet,
   }),

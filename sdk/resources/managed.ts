@@ -39,6 +39,8 @@ export interface KindFunctions {
   /** Takes an object that exists under management: checks it is the one the spec declares, and makes it so. */
   adopt(id: string, inputs: unknown, options: KindOptions): Promise<{ id: string; outs: object }>;
   read(id: string, props: Props, options: KindOptions): Promise<object | null>;
+  /** An existing object as `pulumi import` takes it: the inputs that declare it as it is, and its outputs. */
+  import(id: string, options: KindOptions): Promise<Imported | null>;
   /** Absent where every change of the kind's own inputs replaces. */
   update?(id: string, olds: Props, news: unknown, options: KindOptions): Promise<object>;
   /** `props`: the state, for a kind whose objects are named there (a fleet's members). */
@@ -55,6 +57,13 @@ export interface ResourceFunctions {
   read(id: string, props: Props): Promise<object | null>;
   update(id: string, olds: Props, news: Props): Promise<object>;
   delete(id: string, props: Props): Promise<void>;
+  /** `pulumi import` by id (of the provider's account): null when there is no such object. */
+  import(id: string): Promise<Imported | null>;
+}
+
+export interface Imported {
+  inputs: Record<string, unknown>;
+  outs: Record<string, unknown>;
 }
 
 /** The inputs every kind takes. */
@@ -97,6 +106,7 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
       return { ...(await fns.update(id, olds, news, { ...clientFor(news), log: progressLog(kind, news) })), ...commonOf(news) };
     },
     delete: (id, props) => fns.delete(id, { ...clientFor(props), log: progressLog(kind, props) }, props),
+    import: (id) => fns.import(id, clientFor({})),
   };
 
   /** The kind's diff, with what every kind shares: the account, and the guard on adopted objects. */

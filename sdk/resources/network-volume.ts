@@ -3,7 +3,7 @@ import { GpuRentalClient } from "../client";
 import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
 import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
 import { createNetworkVolumeOnce } from "../workflows/create";
-import { tokenOfName } from "../workflows/tokens";
+import { nameWithoutToken as baseName } from "../workflows/tokens";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
 
 /**
@@ -133,6 +133,17 @@ export async function adoptNetworkVolume(
   return { id, outs: { ...spec, ...outputsOf(volume) } };
 }
 
+/**
+ * An existing network volume as `pulumi import` takes it: the inputs that declare it as it is (its size, and its
+ * name without a creation token), and its outputs. Null when the account has no such volume.
+ */
+export async function importNetworkVolume(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const volume = await findVolume(clientOf(options), Number(id));
+  if (!volume) return null;
+  const inputs = definedOnly({ size: volume.disk_space ?? undefined, name: baseName(volume.name) || undefined });
+  return { inputs, outs: { ...inputs, ...outputsOf(volume) } };
+}
+
 /** A volume still attached to an instance cannot be deleted; `instances` says which. */
 export class VolumeInUseError extends GpuRentalError {
   override name = "VolumeInUseError";
@@ -178,12 +189,6 @@ async function cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: numb
 
 async function findVolume(client: GpuRentalClient, id: number): Promise<Volume | null> {
   return (await client.volumes.list("network_volume")).find((v) => v.id === id) ?? null;
-}
-
-/** A volume's name without the creation token it carries. */
-function baseName(name: string | null | undefined): string | null | undefined {
-  const token = tokenOfName(name);
-  return token ? name!.slice(0, -(token.length + 1)) || name : name;
 }
 
 function outputsOf(volume: Volume): NetworkVolumeOutputs {

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
-import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient, withDefault } from "./spec";
+import type { GpuRentalClient } from "../client";
+import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, sameValue, WithClient, withDefault } from "./spec";
 
 /**
  * The Pulumi `Template` resource: a stored template of the service. Its numeric `id` is the resource's id (it
@@ -130,16 +131,35 @@ export async function readTemplateState(
  * program declares differently are then edited in place, as an update would.
  */
 export async function adoptTemplate(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
-  const client = clientOf(options);
-  const template = await client.templates.get(Number(id));
-  const me = template && (await client.users.current()).id;
-  if (!template || template.creator_id !== me) {
+  const { template, others } = await ownTemplate(clientOf(options), id);
+  if (!template) {
     throw new NotFoundError(
-      `Template ${id} cannot be adopted: the account has no template with id ${id}${template ? " (it is someone else's public template)" : ""}. ` +
+      `Template ${id} cannot be adopted: the account has no template with id ${id}${others ? " (it is someone else's public template)" : ""}. ` +
         "Check adoptId (the numeric id, not the hash_id), and the account the resource uses.",
     );
   }
   return { id, outs: await updateTemplateFromSpec(id, observedSpec(template), input, options) };
+}
+
+/**
+ * An existing template of the account as `pulumi import` takes it: the inputs that declare it as it is (fields
+ * at their default left out), and its outputs. Null when the account has no such template.
+ */
+export async function importTemplate(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const { template } = await ownTemplate(clientOf(options), id);
+  if (!template) return null;
+  const observed = observedSpec(template);
+  const inputs = Object.fromEntries(
+    Object.entries(observed).filter(([key, value]) => value !== null && (key === "name" || key === "image" || !sameValue(value, DEFAULTS[key as TemplateInput]))),
+  );
+  return { inputs, outs: { ...inputs, ...outputsOf(template) } };
+}
+
+/** The template of that id when it is the account's own (a public one of someone else's is `others`). */
+async function ownTemplate(client: GpuRentalClient, id: string): Promise<{ template: Template | null; others: boolean }> {
+  const template = await client.templates.get(Number(id));
+  const mine = template !== null && template.creator_id === (await client.users.current()).id;
+  return { template: mine ? template : null, others: template !== null && !mine };
 }
 
 /** The inputs as the template has them now. */

@@ -42,6 +42,12 @@ export function tokenOfName(name: string | null | undefined): string | undefined
   return match?.[1];
 }
 
+/** A name without the creation token it carries (the name the user gave). */
+export function nameWithoutToken(name: string | null | undefined): string | null | undefined {
+  const token = tokenOfName(name);
+  return token ? name!.slice(0, -(token.length + 1)) || name : name;
+}
+
 /** The token in an instance's environment, or undefined. */
 export function tokenOfInstance(instance: Instance): string | undefined {
   return instance.extra_env?.find(([name]) => name === TOKEN_ENV)?.[1];

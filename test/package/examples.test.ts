@@ -22,7 +22,7 @@ function testCommandOf(example: string): string {
 }
 
 it("covers every kind of program the project promises", () => {
-  expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "instance-from-image", "interruptible", "network-volume", "post-boot", "template-fleet", "two-accounts"]);
+  expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "instance-from-image", "interruptible", "network-volume", "post-boot", "python", "template-fleet", "two-accounts", "yaml"]);
 });
 
 /**

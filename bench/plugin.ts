@@ -1,0 +1,78 @@
+/**
+ * `pulumi up` of 32 instances through the provider plugin, against the same 32 through the dynamic providers and
+ * against 32 trivial resources (a dynamic provider whose create returns at once), in one run, by the real engine
+ * against a real emulator over HTTP (instances boot at once). Prints each time and the ratios to the trivial
+ * baseline. Every program is JavaScript in a folder outside the repository whose node_modules is the
+ * repository's (so `gpu-rental` is this checkout's dist/, and the plugin is its plugin/ folder).
+ *
+ *   npm run bench:plugin            (BENCH_INSTANCES=32, BENCH_PARALLEL=64)
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
+import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
+import { Clock, startEmulator } from "../emulator";
+
+const COUNT = Number(process.env.BENCH_INSTANCES ?? 32);
+const PARALLEL = String(process.env.BENCH_PARALLEL ?? 64);
+const IMAGE = "nvidia/cuda:12.4.1-runtime-ubuntu22.04";
+
+const PROGRAMS: Record<string, { yaml?: string; index: string }> = {
+  trivial: {
+    index: `const pulumi = require("@pulumi/pulumi");
+const provider = { async create() { return { id: "trivial", outs: {} }; } };
+for (let i = 0; i < ${COUNT}; i++) new pulumi.dynamic.Resource(provider, "t" + i, {});
+`,
+  },
+  dynamic: {
+    index: `const { Instance } = require("gpu-rental/provider");
+for (let i = 0; i < ${COUNT}; i++) new Instance("i" + i, { image: "${IMAGE}", label: "bench-" + i });
+`,
+  },
+  plugin: {
+    yaml: `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${path.join(PACKAGE_ROOT, "plugin")}\n`,
+    index: `const pulumi = require("@pulumi/pulumi");
+for (let i = 0; i < ${COUNT}; i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
+`,
+  },
+};
+
+async function main(): Promise<void> {
+  const toolchain = ensureToolchain();
+  const emulator = await startEmulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 }, offers: Math.max(300, COUNT * 4) });
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-plugin-"));
+  const seconds: Record<string, number> = {};
+  try {
+    for (const [name, program] of Object.entries(PROGRAMS)) {
+      const dir = path.join(root, name);
+      fs.mkdirSync(dir);
+      fs.symlinkSync(path.join(PACKAGE_ROOT, "node_modules"), path.join(dir, "node_modules"));
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: `bench-${name}`, private: true }));
+      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: bench-${name}\nruntime: nodejs\n${program.yaml ?? ""}`);
+      fs.writeFileSync(path.join(dir, "index.js"), program.index);
+      const ws: PulumiWorkspace = { toolchain, projectDir: dir, stateDir: path.join(root, `${name}-state`), env: { GPU_RENTAL_API_URL: emulator.url, GPU_RENTAL_API_KEY: emulator.apiKey } };
+      await must(ws, ["stack", "init", "bench"]);
+      const started = process.hrtime.bigint();
+      await must(ws, ["up", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"]);
+      seconds[name] = Number(process.hrtime.bigint() - started) / 1e9;
+      console.log(`${name.padEnd(8)} up of ${COUNT}: ${seconds[name].toFixed(1)} s`);
+      await must(ws, ["destroy", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"]);
+    }
+    const ratio = (name: string) => (seconds[name] / seconds.trivial).toFixed(2);
+    console.log(`plugin / trivial: ${ratio("plugin")}x (target at most 1.1x); dynamic / trivial: ${ratio("dynamic")}x; plugin / dynamic: ${(seconds.plugin / seconds.dynamic).toFixed(2)}x`);
+  } finally {
+    await emulator.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function must(ws: PulumiWorkspace, args: string[]): Promise<void> {
+  const result = await runPulumi(ws, args);
+  if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,128 @@
+import { spawnSync } from "node:child_process";
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { PACKAGE_ROOT } from "./toolchain";
+
+/** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
+export const PLUGIN_NAME = "gpu-rental";
+
+/** The module of the package whose `main()` serves the plugin (`@pulumi/pulumi`'s `provider.main`); see docs/plugin.md. */
+export const PLUGIN_ENTRY = "gpu-rental/plugin";
+
+export interface PluginInstallOptions {
+  /** The `pulumi` to install with (its PULUMI_HOME, from `env`, receives the plugin). */
+  pulumi: string;
+  env: NodeJS.ProcessEnv;
+  /** Where progress goes; default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface InstalledPlugin {
+  name: string;
+  version: string;
+  /** The plugin's folder in the Pulumi home. */
+  dir: string;
+}
+
+/**
+ * `gpu-rental plugin install`: puts the provider plugin of this installed package into the user's Pulumi plugins,
+ * as `pulumi plugin install resource gpu-rental <version> --file <folder>` does for any Node.js plugin. The folder
+ * is self-contained (preparedPluginFolder): the engine copies it into the Pulumi home, so the installed plugin
+ * depends on nothing of the folder the command ran from, which may be removed.
+ */
+export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const version = packageVersion(PACKAGE_ROOT);
+  const folder = preparedPluginFolder(log);
+  log(`gpu-rental plugin install: pulumi plugin install resource ${PLUGIN_NAME} v${version} --file ${folder}`);
+  const args = ["plugin", "install", "resource", PLUGIN_NAME, `v${version}`, "--file", folder, "--reinstall", "--non-interactive"];
+  const result = spawnSync(options.pulumi, args, { env: options.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.status !== 0) {
+    throw new Error(`pulumi ${args.join(" ")} failed (exit ${result.status}):\n${`${result.stdout}${result.stderr}`.trim()}`);
+  }
+  const dir = path.join(pulumiHome(options.env), "plugins", `resource-${PLUGIN_NAME}-v${version}`);
+  if (!fs.existsSync(path.join(dir, "PulumiPlugin.yaml"))) throw new Error(`pulumi plugin install reported success, but ${dir} holds no plugin`);
+  log(`gpu-rental plugin install: installed in ${dir}`);
+  return { name: PLUGIN_NAME, version, dir };
+}
+
+/**
+ * The plugin folder, made once per package content and kept in the cache (~/.cache/gpu-rental, or
+ * $GPU_RENTAL_CACHE): `PulumiPlugin.yaml` (runtime nodejs), this package packed into it as a tarball, a
+ * package.json that depends on that tarball and on the @pulumi/pulumi in use, and their node_modules. npm's
+ * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder.
+ */
+export function preparedPluginFolder(log: (line: string) => void): string {
+  const cache = process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gpu-rental");
+  fs.mkdirSync(cache, { recursive: true });
+  const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
+  try {
+    const tarball = packInto(stage);
+    const pulumiSdk = pulumiVersion();
+    const key = crypto.createHash("sha256").update(fs.readFileSync(path.join(stage, tarball))).update(pulumiSdk).digest("hex").slice(0, 12);
+    const folder = path.join(cache, `plugin-${PLUGIN_NAME}-v${packageVersion(PACKAGE_ROOT)}-${key}`);
+    if (complete(folder)) return folder;
+    log(`gpu-rental plugin install: preparing the plugin folder (npm installs gpu-rental and @pulumi/pulumi ${pulumiSdk} into it; once per version)`);
+    writePluginFolder(stage, packageVersion(PACKAGE_ROOT), tarball, pulumiSdk);
+    const npm = spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: stage, encoding: "utf8" });
+    if (npm.status !== 0) throw new Error(`npm install of the plugin's dependencies failed (exit ${npm.status}):\n${npm.stderr}`);
+    // Complete, then in place at once; another process that got there first wins (same content).
+    if (!complete(folder)) fs.rmSync(folder, { recursive: true, force: true });
+    try {
+      fs.renameSync(stage, folder);
+    } catch (error) {
+      if (!complete(folder)) throw error;
+    }
+    return folder;
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+const complete = (folder: string) => fs.existsSync(path.join(folder, "node_modules", ".package-lock.json"));
+
+/** The plugin folder's files: the engine runs `main` of its package.json with node. */
+function writePluginFolder(dir: string, version: string, tarball: string, pulumiSdk: string): void {
+  fs.writeFileSync(path.join(dir, "PulumiPlugin.yaml"), `runtime: nodejs\nname: ${PLUGIN_NAME}\nversion: ${version}\n`);
+  const manifest = {
+    name: `pulumi-resource-${PLUGIN_NAME}`,
+    version,
+    private: true,
+    description: "The gpu-rental Pulumi provider plugin, installed by `gpu-rental plugin install`.",
+    main: "index.js",
+    dependencies: { "@pulumi/pulumi": pulumiSdk, "gpu-rental": `file:${tarball}` },
+  };
+  fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, "index.js"), `"use strict";\nrequire(${JSON.stringify(PLUGIN_ENTRY)}).main();\n`);
+  // The plugin's own npm settings: take packages from npm's cache where it has them; no audit or funding notes.
+  fs.writeFileSync(path.join(dir, ".npmrc"), "prefer-offline=true\naudit=false\nfund=false\nupdate-notifier=false\n");
+}
+
+/** `npm pack` of this package (its files as published; no build scripts run) into `dir`; the tarball's name. */
+function packInto(dir: string): string {
+  const result = spawnSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: PACKAGE_ROOT, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`npm pack of ${PACKAGE_ROOT} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout)[0].filename;
+}
+
+/**
+ * The @pulumi/pulumi version beside this package (a peer dependency), pinned so the plugin runs the same one; with
+ * none beside it (`npx gpu-rental` in an empty folder), the version this package is built and tested with.
+ */
+function pulumiVersion(): string {
+  try {
+    return packageVersion(path.dirname(require.resolve("@pulumi/pulumi/package.json", { paths: [process.cwd(), PACKAGE_ROOT] })));
+  } catch {
+    return JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).devDependencies["@pulumi/pulumi"];
+  }
+}
+
+function packageVersion(dir: string): string {
+  return JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version;
+}
+
+function pulumiHome(env: NodeJS.ProcessEnv): string {
+  return env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
+}

@@ -1,0 +1,292 @@
+// Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date).
+import type * as pulumi from "@pulumi/pulumi";
+import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateRuntype, VolumeQuery } from "../../sdk";
+import type { CommonArgs } from "../resource-options";
+
+/** The inputs of an Instance. */
+export interface InstanceArgs extends CommonArgs {
+  /** Rent exactly this offer. Otherwise the cheapest offer matching the criteria is rented. */
+  offerId?: pulumi.Input<number>;
+  /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
+  gpuModel?: pulumi.Input<string>;
+  /** GPUs wanted on the machine (a `num_gpus` filter). */
+  gpuCount?: pulumi.Input<number>;
+  /** Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. Criteria are placement rules: new ones that the rented machine still meets change nothing. */
+  filters?: pulumi.Input<OfferFilters>;
+  /** Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`. */
+  order?: pulumi.Input<[string, "asc" | "desc"][]>;
+  /** The market to rent in. Default: `"on-demand"`. */
+  offerType?: pulumi.Input<OfferType>;
+  /** The most to pay, $/hour: offers above it are not rented. */
+  maxPricePerHour?: pulumi.Input<number>;
+  /** The container image; may be left out when `templateHashId` gives one. */
+  image?: pulumi.Input<string>;
+  /** Create from this template (its `hashId` output): its values are the base, the inputs here win. */
+  templateHashId?: pulumi.Input<string>;
+  /** The instance's label; changed in place. */
+  label?: pulumi.Input<string>;
+  /** Local disk in GB; default 8 (or the template's). */
+  disk?: pulumi.Input<number>;
+  /** Environment variables of the container. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** A script run when the instance starts. */
+  onstart?: pulumi.Input<string>;
+  /** A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer (`offerId`). Changing it replaces the instance. */
+  volume?: pulumi.Input<{ volumeId?: pulumi.Input<number>; offerId?: pulumi.Input<number>; size?: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
+  /** Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs. */
+  runtype?: pulumi.Input<Runtype>;
+  /** `running` or `stopped`; changed in place. Default: `"running"`. */
+  targetState?: pulumi.Input<TargetState>;
+  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. */
+  price?: pulumi.Input<number>;
+  /** Replaces the image's command (runtype `args`). */
+  argsStr?: pulumi.Input<string>;
+  /** Jupyter Lab rather than the classic notebook. */
+  useJupyterLab?: pulumi.Input<boolean>;
+  /** The folder Jupyter opens in. */
+  jupyterDir?: pulumi.Input<string>;
+  /** Sets PYTHONUTF8=1 in the container. */
+  pythonUtf8?: pulumi.Input<boolean>;
+  /** Sets a UTF-8 locale in the container. */
+  langUtf8?: pulumi.Input<boolean>;
+  /** Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret. */
+  imageLogin?: pulumi.Input<string>;
+  /** Fail at once when the instance cannot start right away. */
+  cancelUnavail?: pulumi.Input<boolean>;
+  /** A VM instead of a container. */
+  vm?: pulumi.Input<boolean>;
+  /** When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer. Default: `"fail"`. */
+  onBootFailure?: pulumi.Input<"fail" | "replace">;
+  /** Rentals tried in all with `onBootFailure: replace`. Default: `3`. */
+  maxBootAttempts?: pulumi.Input<number>;
+  /** The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy (`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md. */
+  maxLifetime?: pulumi.Input<string>;
+  /** What the instance does at the end of `maxLifetime`. Default: `"destroy"`. */
+  onLifetimeEnd?: pulumi.Input<"destroy" | "stop">;
+  /** The instance ends itself when every GPU stayed below `idleThreshold` (read with nvidia-smi) for this long. */
+  idleTimeout?: pulumi.Input<string>;
+  /** What the instance does when idle for `idleTimeout`. Default: `"stop"`. */
+  idleAction?: pulumi.Input<"stop" | "destroy">;
+  /** GPU utilisation, percent, below which a GPU counts as idle. Default: `10`. */
+  idleThreshold?: pulumi.Input<number>;
+}
+
+/** The outputs of an Instance, besides its inputs. */
+export interface InstanceOutputProperties {
+  /** The instance's id (also the resource's id). */
+  readonly instanceId: pulumi.Output<number>;
+  /** The instance's status as the service reports it (`running`, `loading`, ...). */
+  readonly status: pulumi.Output<string | null>;
+  /** The host to reach it over SSH. */
+  readonly sshHost: pulumi.Output<string | null>;
+  /** The port to reach it over SSH. */
+  readonly sshPort: pulumi.Output<number | null>;
+  /** The offer rented; null for an adopted or imported instance. */
+  readonly rentedOfferId: pulumi.Output<number | null>;
+  /** The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against. */
+  readonly rentedOffer: pulumi.Output<Record<string, unknown> | null>;
+  /** The machine it runs on. */
+  readonly machineId: pulumi.Output<number | null>;
+  /** Its GPU model. */
+  readonly gpuName: pulumi.Output<string | null>;
+  /** Its GPU count. */
+  readonly numGpus: pulumi.Output<number | null>;
+  /** What it costs, $/hour. */
+  readonly pricePerHour: pulumi.Output<number | null>;
+  /** Where the machine is. */
+  readonly geolocation: pulumi.Output<string | null>;
+  /** The instance's own restricted key (`CONTAINER_API_KEY`); kept secret in state. */
+  readonly instanceApiKey: pulumi.Output<string | null>;
+  /** The lifetime policy the instance's watchdog runs with (null: none). */
+  readonly lifetimeInEffect: pulumi.Output<string | null>;
+}
+
+/** The inputs of a Template. */
+export interface TemplateArgs extends CommonArgs {
+  /** The template's name. */
+  name: pulumi.Input<string>;
+  /** The container image. */
+  image: pulumi.Input<string>;
+  /** Image tag. Default: `"latest"`. */
+  tag?: pulumi.Input<string>;
+  /** A description. */
+  desc?: pulumi.Input<string>;
+  /** A readme (Markdown). */
+  readme?: pulumi.Input<string>;
+  /** Docker flags, e.g. `-e VAR=value -p 8080:8080`. */
+  env?: pulumi.Input<string>;
+  /** A script run when an instance starts. */
+  onstart?: pulumi.Input<string>;
+  /** `ssh`, `jupyter` or `args`. Default: `"args"`. */
+  runtype?: pulumi.Input<TemplateRuntype>;
+  /** Arguments of the image's entrypoint (runtype `args`). */
+  argsStr?: pulumi.Input<string>;
+  /** SSH straight to the machine's port. */
+  sshDirect?: pulumi.Input<boolean>;
+  /** Launch with SSH. */
+  useSsh?: pulumi.Input<boolean>;
+  /** Jupyter straight on the machine's port. */
+  jupDirect?: pulumi.Input<boolean>;
+  /** The folder Jupyter opens in. */
+  jupyterDir?: pulumi.Input<string | null>;
+  /** Jupyter Lab rather than the classic notebook. */
+  useJupyterLab?: pulumi.Input<boolean>;
+  /** The private registry of the image. */
+  dockerLoginRepo?: pulumi.Input<string>;
+  /** The registry's user. */
+  dockerLoginUser?: pulumi.Input<string>;
+  /** The registry's access token: always kept secret, in inputs and outputs. */
+  dockerLoginPass?: pulumi.Input<string>;
+  /** A link shown with the template. */
+  href?: pulumi.Input<string>;
+  /** The image's repository. */
+  repo?: pulumi.Input<string>;
+  /** Default machine search filters, same shape as offer-search filters. */
+  extraFilters?: pulumi.Input<Record<string, unknown>>;
+  /** GB. Default: `8`. */
+  recommendedDiskSpace?: pulumi.Input<number>;
+  /** Visible to its owner only. */
+  private?: pulumi.Input<boolean>;
+}
+
+/** The outputs of a Template, besides its inputs. */
+export interface TemplateOutputProperties {
+  /** The template's numeric id (also the resource's id). */
+  readonly templateId: pulumi.Output<number>;
+  /** The content hash instances are created from (`templateHashId`); it changes on every edit. */
+  readonly hashId: pulumi.Output<string>;
+}
+
+/** The inputs of a NetworkVolume. */
+export interface NetworkVolumeArgs extends CommonArgs {
+  /** Take the space from exactly this network volume offer (`ask_contract_id`). */
+  offerId?: pulumi.Input<number>;
+  /** Otherwise the cheapest offer (by `storage_cost`) with room for `size` matching this network volume offer search, e.g. `{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. */
+  q?: pulumi.Input<VolumeQuery>;
+  /** GB. */
+  size: pulumi.Input<number>;
+  /** The volume's name. */
+  name?: pulumi.Input<string>;
+}
+
+/** The outputs of a NetworkVolume, besides its inputs. */
+export interface NetworkVolumeOutputProperties {
+  /** The volume's id (also the resource's id). */
+  readonly volumeId: pulumi.Output<number>;
+  /** The network volume offer the space was taken from. */
+  readonly askContractId: pulumi.Output<number | null>;
+  /** Its size in GB. */
+  readonly diskSpace: pulumi.Output<number | null>;
+  /** The name the service gave the volume. */
+  readonly volumeName: pulumi.Output<string | null>;
+  /** Where it is. */
+  readonly geolocation: pulumi.Output<string | null>;
+  /** Its status as the service reports it. */
+  readonly status: pulumi.Output<string | null>;
+  /** $/GB/month. */
+  readonly storageCost: pulumi.Output<number | null>;
+  /** $/hour for the whole volume. */
+  readonly storageCostTotal: pulumi.Output<number | null>;
+  /** The instances it is attached to. */
+  readonly instances: pulumi.Output<number[]>;
+}
+
+/** The inputs of an ApiKey. */
+export interface ApiKeyArgs extends CommonArgs {
+  /** The key's name. */
+  name?: pulumi.Input<string>;
+  /** `{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access. */
+  permissions?: pulumi.Input<PermissionSet>;
+}
+
+/** The outputs of an ApiKey, besides its inputs. */
+export interface ApiKeyOutputProperties {
+  /** The key's id (also the resource's id). */
+  readonly keyId: pulumi.Output<number>;
+  /** The key's value, shown by the service once: a secret output (null when adopted or imported). */
+  readonly key: pulumi.Output<string | null>;
+  /** The first characters of the key, as the console shows them. */
+  readonly keyPrefix: pulumi.Output<string | null>;
+}
+
+/** The inputs of a GpuFleet. */
+export interface GpuFleetArgs extends CommonArgs {
+  /** How many members (0 to 1000). Changing it adds members at the end or removes the last ones. */
+  size: pulumi.Input<number>;
+  /** Member `i` is labelled `<labelPrefix>-<i>`. Default: the resource's name. */
+  labelPrefix?: pulumi.Input<string>;
+  /** Running instances to take as members 0, 1, ... when the fleet is created, instead of renting them (how a fleet of the earlier component form moves to this one: docs/fleets.md). Read only at creation. */
+  adoptIds?: pulumi.Input<number[]>;
+  /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
+  gpuModel?: pulumi.Input<string>;
+  /** GPUs wanted on the machine (a `num_gpus` filter). */
+  gpuCount?: pulumi.Input<number>;
+  /** Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. Criteria are placement rules: new ones that the rented machine still meets change nothing. */
+  filters?: pulumi.Input<OfferFilters>;
+  /** Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`. */
+  order?: pulumi.Input<[string, "asc" | "desc"][]>;
+  /** The market to rent in. Default: `"on-demand"`. */
+  offerType?: pulumi.Input<OfferType>;
+  /** The most to pay, $/hour: offers above it are not rented. */
+  maxPricePerHour?: pulumi.Input<number>;
+  /** The container image; may be left out when `templateHashId` gives one. */
+  image?: pulumi.Input<string>;
+  /** Create from this template (its `hashId` output): its values are the base, the inputs here win. */
+  templateHashId?: pulumi.Input<string>;
+  /** Local disk in GB; default 8 (or the template's). */
+  disk?: pulumi.Input<number>;
+  /** Environment variables of the container. */
+  env?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** A script run when the instance starts. */
+  onstart?: pulumi.Input<string>;
+  /** A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer (`offerId`). Changing it replaces the instance. */
+  volume?: pulumi.Input<{ volumeId?: pulumi.Input<number>; offerId?: pulumi.Input<number>; size?: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
+  /** Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs. */
+  runtype?: pulumi.Input<Runtype>;
+  /** `running` or `stopped`; changed in place. Default: `"running"`. */
+  targetState?: pulumi.Input<TargetState>;
+  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. */
+  price?: pulumi.Input<number>;
+  /** Replaces the image's command (runtype `args`). */
+  argsStr?: pulumi.Input<string>;
+  /** Jupyter Lab rather than the classic notebook. */
+  useJupyterLab?: pulumi.Input<boolean>;
+  /** The folder Jupyter opens in. */
+  jupyterDir?: pulumi.Input<string>;
+  /** Sets PYTHONUTF8=1 in the container. */
+  pythonUtf8?: pulumi.Input<boolean>;
+  /** Sets a UTF-8 locale in the container. */
+  langUtf8?: pulumi.Input<boolean>;
+  /** Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret. */
+  imageLogin?: pulumi.Input<string>;
+  /** Fail at once when the instance cannot start right away. */
+  cancelUnavail?: pulumi.Input<boolean>;
+  /** A VM instead of a container. */
+  vm?: pulumi.Input<boolean>;
+  /** When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer. Default: `"fail"`. */
+  onBootFailure?: pulumi.Input<"fail" | "replace">;
+  /** Rentals tried in all with `onBootFailure: replace`. Default: `3`. */
+  maxBootAttempts?: pulumi.Input<number>;
+  /** The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy (`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md. */
+  maxLifetime?: pulumi.Input<string>;
+  /** What the instance does at the end of `maxLifetime`. Default: `"destroy"`. */
+  onLifetimeEnd?: pulumi.Input<"destroy" | "stop">;
+  /** The instance ends itself when every GPU stayed below `idleThreshold` (read with nvidia-smi) for this long. */
+  idleTimeout?: pulumi.Input<string>;
+  /** What the instance does when idle for `idleTimeout`. Default: `"stop"`. */
+  idleAction?: pulumi.Input<"stop" | "destroy">;
+  /** GPU utilisation, percent, below which a GPU counts as idle. Default: `10`. */
+  idleThreshold?: pulumi.Input<number>;
+}
+
+/** The outputs of a GpuFleet, besides its inputs. */
+export interface GpuFleetOutputProperties {
+  /** Each member's state, in index order. */
+  readonly members: pulumi.Output<({ index: number; instanceId: number; label: string; status: string | null; sshHost: string | null; sshPort: number | null; rentedOfferId: number | null; rentedOffer: Record<string, unknown> | null; machineId: number | null; gpuName: string | null; numGpus: number | null; pricePerHour: number | null; geolocation: string | null })[]>;
+  /** The members' instance ids, in index order. */
+  readonly instanceIds: pulumi.Output<number[]>;
+  /** Where to reach each member over SSH, in index order. */
+  readonly sshEndpoints: pulumi.Output<({ instanceId: number; host: string | null; port: number | null })[]>;
+  /** Each member's own restricted key (`CONTAINER_API_KEY`), in index order; null for an adopted member. Kept secret. */
+  readonly instanceApiKeys: pulumi.Output<(string | null)[]>;
+}

@@ -1,0 +1,26 @@
+import { CONFIG_API_KEY, configureConnection } from "../../sdk/connection";
+import { ConfigurationError } from "../../sdk/errors";
+import { isSecret, revealed } from "./secrets";
+
+/**
+ * The provider's settings, from the default provider's stack config (`gpu-rental:apiUrl`, `gpu-rental:apiKey`)
+ * or an explicit provider's inputs; what is not set comes from GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY when a
+ * resource needs it. Each provider is a process of its own, so the settings are this process's connection.
+ *
+ * A key that reaches the provider in plaintext would be written to state and config files in the clear: it is
+ * refused, naming the command that stores it encrypted.
+ */
+export function configureProvider(args: Record<string, unknown>): void {
+  if (args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey)) {
+    throw new ConfigurationError(
+      `The gpu-rental API key is given in plaintext, and would be stored so. Store it encrypted: \`pulumi config set --secret ${CONFIG_API_KEY} <api key>\` ` +
+        "(for an explicit provider, pass the key as a secret, e.g. `pulumi.secret(...)` or `config.require_secret(...)`).",
+    );
+  }
+  const { apiUrl, apiKey } = revealed(args);
+  configureConnection({ apiUrl: stringOrUndefined(apiUrl), apiKey: stringOrUndefined(apiKey) });
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}

@@ -1,0 +1,63 @@
+import type { PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+import { PROVIDER_CONFIG } from "./schema";
+
+/** docs/reference.md: every resource's inputs and outputs, made from the resource descriptions. */
+export function referenceMarkdown(descriptions: Record<string, ResourceDescription>): string {
+  return [
+    "<!-- Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
+    "# Resource reference",
+    "",
+    "The resources of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
+    "(`gpu-rental/provider`, or the plugin's generated SDK), Python (`pulumi_gpu_rental`, names in snake_case), YAML",
+    "(`type: gpu-rental:index:<Resource>`), Go and .NET. Secrets are encrypted in state and masked in output.",
+    "See [plugin.md](plugin.md) for the provider plugin.",
+    "",
+    "## Provider configuration",
+    "",
+    "Stack config `gpu-rental:<name>`, or the inputs of an explicit provider (`gpu_rental.Provider(...)`).",
+    "",
+    table(PROVIDER_CONFIG, new Set()),
+    ...Object.values(descriptions).flatMap((d) => [
+      `## ${d.name}`,
+      "",
+      `Type \`gpu-rental:index:${d.name}\`. ${d.description}`,
+      "",
+      "### Inputs",
+      "",
+      table(d.inputs, new Set(d.requiredInputs ?? [])),
+      "### Outputs",
+      "",
+      "Every input, and:",
+      "",
+      table(d.outputs, new Set()),
+    ]),
+  ].join("\n");
+}
+
+function table(props: Readonly<Record<string, PropertyDescription>>, required: Set<string>): string {
+  const rows = Object.entries(props).map(([name, p]) => {
+    const notes = [required.has(name) && "required", p.secret && "secret", p.default !== undefined && `default \`${JSON.stringify(p.default)}\``].filter(Boolean);
+    return `| \`${name}\` | ${typeName(p)} | ${notes.join(", ")} | ${p.description.replace(/\|/g, "\\|")}${enumText(p)} |`;
+  });
+  return ["| Name | Type | | Description |", "| --- | --- | --- | --- |", ...rows, ""].join("\n");
+}
+
+function typeName(t: PropertyType): string {
+  switch (t.type) {
+    case "string":
+      return t.enum ? `enum ${t.enum.name}` : "string";
+    case "array":
+      return `list of ${typeName(t.items)}`;
+    case "map":
+      return `map of ${typeName(t.values)}`;
+    case "object":
+      return `object ${t.object.name} (${Object.keys(t.object.properties).map((k) => `\`${k}\``).join(", ")})`;
+    default:
+      return t.type;
+  }
+}
+
+function enumText(p: PropertyType): string {
+  if (p.type !== "string" || !p.enum) return "";
+  return ` One of: ${p.enum.values.map((v) => `\`${v.value}\` (${v.description.replace(/\.$/, "")})`).join("; ")}.`;
+}

@@ -1,0 +1,115 @@
+import { CONFIG_API_KEY, CONFIG_API_URL, ENV_API_KEY, ENV_API_URL } from "../../sdk/connection";
+import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
+import type { EnumDescription, ObjectDescription, PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+
+/**
+ * The Pulumi package schema of the `gpu-rental` provider plugin, made from the resource descriptions
+ * (sdk/resources/descriptions): what `pulumi package add` and `gen-sdk` generate every language's SDK from.
+ */
+
+export const PACKAGE = "gpu-rental";
+
+type Json = Record<string, unknown>;
+
+/** The provider's own settings: stack config `gpu-rental:<name>`, or the inputs of an explicit provider. */
+export const PROVIDER_CONFIG: Record<string, PropertyDescription> = {
+  apiUrl: {
+    type: "string",
+    description: `The service's URL. Default: stack config \`${CONFIG_API_URL}\`, else the environment variable ${ENV_API_URL}.`,
+  },
+  apiKey: {
+    type: "string",
+    secret: true,
+    description:
+      `The account's API key: a secret, never stored or shown in plaintext. Default: stack config \`${CONFIG_API_KEY}\` ` +
+      `(set it with \`pulumi config set --secret ${CONFIG_API_KEY} <key>\`), else the environment variable ${ENV_API_KEY}.`,
+  },
+};
+
+export function packageSchema(version: string, descriptions: Record<string, ResourceDescription> = RESOURCE_DESCRIPTIONS): Json {
+  const types: Record<string, Json> = {};
+  const properties = (props: Readonly<Record<string, PropertyDescription>>) =>
+    Object.fromEntries(Object.entries(props).map(([name, p]) => [name, propertySchema(p, types)]));
+  const resources = Object.fromEntries(
+    Object.values(descriptions).map((d) => [
+      `${PACKAGE}:index:${d.name}`,
+      {
+        description: d.description,
+        inputProperties: properties(d.inputs),
+        requiredInputs: d.requiredInputs ?? [],
+        properties: properties({ ...d.inputs, ...d.outputs }),
+        required: [...(d.requiredInputs ?? []), ...(d.requiredOutputs ?? [])],
+      },
+    ]),
+  );
+  return {
+    name: PACKAGE,
+    displayName: "GPU rental",
+    version,
+    description: "Rent GPU machines as code: instances, templates, network volumes and API keys of the GPU marketplace.",
+    keywords: ["pulumi", "gpu", "kind/native"],
+    license: "Apache-2.0",
+    publisher: "gpu-rental",
+    repository: "https://github.com/gpu-rental/gpu-rental",
+    config: { variables: properties(PROVIDER_CONFIG) },
+    provider: {
+      description: "An account of the service. The default provider reads stack config `gpu-rental:apiUrl` and `gpu-rental:apiKey`; an explicit one gives a program several accounts.",
+      inputProperties: properties(PROVIDER_CONFIG),
+    },
+    resources,
+    types,
+    language: {
+      python: { packageName: "pulumi_gpu_rental", requires: { pulumi: ">=3.0.0,<4.0.0" }, pyproject: { enabled: true }, respectSchemaVersion: true },
+      nodejs: { packageName: "@gpu-rental/pulumi", dependencies: { "@pulumi/pulumi": "^3.0.0" }, respectSchemaVersion: true },
+      go: { importBasePath: "github.com/gpu-rental/gpu-rental/sdk/go/gpurental", generateResourceContainerTypes: true, respectSchemaVersion: true },
+      csharp: { rootNamespace: "GpuRental", packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
+    },
+  };
+}
+
+function propertySchema(p: PropertyDescription, types: Record<string, Json>): Json {
+  return {
+    ...typeSchema(p, types),
+    description: p.description,
+    ...(p.secret && { secret: true }),
+    ...(p.default !== undefined && { default: p.default }),
+  };
+}
+
+function typeSchema(t: PropertyType, types: Record<string, Json>): Json {
+  switch (t.type) {
+    case "string":
+      return t.enum ? { $ref: refTo(t.enum, types) } : { type: "string" };
+    case "any":
+      return { $ref: "pulumi.json#/Any" };
+    case "array":
+      return { type: "array", items: typeSchema(t.items, types) };
+    case "map":
+      return { type: "object", additionalProperties: typeSchema(t.values, types) };
+    case "object":
+      return { $ref: refTo(t.object, types) };
+    default:
+      return { type: t.type };
+  }
+}
+
+/** Declares a named enum or object type once, and refers to it. */
+function refTo(named: EnumDescription | ObjectDescription, types: Record<string, Json>): string {
+  const token = `${PACKAGE}:index:${named.name}`;
+  if (!types[token]) {
+    types[token] = "values" in named
+      ? { type: "string", description: named.description, enum: named.values.map((v) => ({ name: enumName(v.value), value: v.value, description: v.description })) }
+      : {
+          type: "object",
+          description: named.description,
+          properties: Object.fromEntries(Object.entries(named.properties).map(([name, p]) => [name, propertySchema(p, types)])),
+          required: named.required ?? [],
+        };
+  }
+  return `#/types/${token}`;
+}
+
+/** `on-demand` → `OnDemand`, `ssh_direct` → `SshDirect`: a name every language accepts. */
+function enumName(value: string): string {
+  return value.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+}

@@ -1,0 +1,59 @@
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { runPulumi } from "../../cli/pulumi";
+import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
+
+/**
+ * The SDK packages a release publishes, generated from the plugin's schema by `pulumi package gen-sdk` (the
+ * plugin folder is run, and asked for its schema), and the Python wheel built from the Python SDK.
+ *
+ *   npm run sdks [-- OUT_DIR]        (default ./sdks: OUT_DIR/python, OUT_DIR/go, OUT_DIR/dotnet, OUT_DIR/wheels)
+ */
+export const SDK_LANGUAGES = ["python", "go", "dotnet"] as const;
+export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
+
+/** Generates one language's SDK into `outDir/<language>`; the CLI's own words when it cannot. */
+export async function generateSdk(language: SdkLanguage, outDir: string, pluginDir = path.join(PACKAGE_ROOT, "plugin")): Promise<void> {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-gen-sdk-"));
+  try {
+    const ws = { toolchain: ensureToolchain(), projectDir: PACKAGE_ROOT, stateDir };
+    const result = await runPulumi(ws, ["package", "gen-sdk", pluginDir, "--language", language, "--out", outDir]);
+    const written = fs.existsSync(path.join(outDir, language)) && fs.readdirSync(path.join(outDir, language)).length > 0;
+    if (result.code !== 0 || !written) throw new Error(`pulumi package gen-sdk --language ${language} failed:\n${result.stdout}\n${result.stderr}`.trimEnd());
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Builds the wheel of a generated Python SDK into `wheelsDir` (pip fetches setuptools for the build); its path. */
+export function buildWheel(pythonSdkDir: string, wheelsDir: string, python = process.env.PYTHON ?? "python3"): string {
+  fs.mkdirSync(wheelsDir, { recursive: true });
+  const result = spawnSync(python, ["-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", wheelsDir, pythonSdkDir], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`pip wheel ${pythonSdkDir} failed:\n${result.stdout}\n${result.stderr}`);
+  const wheel = fs.readdirSync(wheelsDir).find((f) => f.startsWith("pulumi_gpu_rental-") && f.endsWith(".whl"));
+  if (!wheel) throw new Error(`pip wheel made no pulumi_gpu_rental wheel in ${wheelsDir}`);
+  return path.join(wheelsDir, wheel);
+}
+
+if (require.main === module) {
+  (async () => {
+    const outDir = path.resolve(process.argv[2] ?? path.join(PACKAGE_ROOT, "sdks"));
+    let failed = 0;
+    for (const language of SDK_LANGUAGES) {
+      try {
+        await generateSdk(language, outDir);
+        console.log(`${language}: ${path.join(outDir, language)}`);
+      } catch (error) {
+        failed++;
+        console.error(`${language}: ${(error as Error).message}`);
+      }
+    }
+    if (fs.existsSync(path.join(outDir, "python"))) console.log(`wheel: ${buildWheel(path.join(outDir, "python"), path.join(outDir, "wheels"))}`);
+    process.exit(failed ? 1 : 0);
+  })().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

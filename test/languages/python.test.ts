@@ -1,0 +1,94 @@
+import { Clock, holdingsOf } from "../../emulator";
+import { emulator, TestEmulator } from "../helpers/emulator";
+import { DocMachine, scriptOf } from "./doc-program";
+
+/**
+ * A Python program set up literally as docs/python.md says (the package from the local registry, the plugin by
+ * `npx gpu-rental plugin install`, `pulumi==3.248.0` in its virtual environment, the SDK by `pulumi package add`),
+ * then driven by the real engine against a real emulator: a Template, an Instance from it with a NetworkVolume
+ * attached, an ApiKey, and an Instance of a second account through an explicit provider; an `up` that must change
+ * nothing, a label change made in place, refresh, `pulumi import` of an instance made elsewhere (the printed code
+ * pasted in, then no changes), destroy, nothing left in either account, and no key in plaintext.
+ */
+describe("a Python program, as docs/python.md sets it up", () => {
+  let emu: TestEmulator;
+  let machine: DocMachine;
+  let team: { id: number; key: string };
+  const dir = "gpu-python";
+  const seeded = () => emu.marketplace.seededUser.id;
+
+  beforeAll(async () => {
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
+    const user = emu.marketplace.accounts.addUser({ email: "team@accounts.gpu-rental.test" });
+    team = { id: user.id, key: emu.marketplace.accounts.issueKey(user.id, { name: "team" }).key };
+    machine = await DocMachine.start("python-docs");
+    // The docs' emulator address and keys stand for this test's emulator and its two accounts.
+    const script = scriptOf("python.md", ["Set up", "Deploy"])
+      .replaceAll("http://127.0.0.1:8765", emu.url)
+      .replaceAll("local-dev-key-1", emu.apiKey)
+      .replaceAll("team-dev-key-1", team.key);
+    expect(script).toMatch(/pulumi package add gpu-rental/);
+    const output = await machine.ok(script);
+    expect(output).toMatch(/\+ 7 created/);
+  }, 600_000);
+  afterAll(async () => {
+    await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);
+    await machine?.close();
+    await emu?.close();
+  });
+
+  it("created each resource under its own account, the volume attached to the instance made from the template", () => {
+    const mine = holdingsOf(emu.marketplace, seeded());
+    expect(mine.templates).toHaveLength(1);
+    expect(mine.volumes).toHaveLength(1);
+    expect(mine.instances).toHaveLength(1);
+    expect(mine.apiKeys).toHaveLength(2); // the seeded key and the program's
+    const trainer = emu.marketplace.instances.all().find((i) => i.id === mine.instances[0])!;
+    expect(trainer.volume).toEqual({ id: mine.volumes[0], mount_path: "/datasets" });
+    expect(trainer.label).toBe("trainer");
+
+    const theirs = holdingsOf(emu.marketplace, team.id);
+    expect(theirs.instances).toHaveLength(1);
+    expect(theirs).toMatchObject({ templates: [], volumes: [] });
+    expect(emu.marketplace.instances.all().find((i) => i.id === theirs.instances[0])!.label).toBe("team-trainer");
+  });
+
+  it("keeps both accounts' keys and the key the program made out of state and output", async () => {
+    const made = await machine.secretOutput("ci_key", dir);
+    expect(made).toMatch(/^\S{16,}$/);
+    const state = machine.stateText(dir);
+    expect(state).toMatch(/secure|ciphertext/);
+    for (const secret of [emu.apiKey, team.key, made]) {
+      expect(state).not.toContain(secret);
+      expect(machine.transcript.join("\n")).not.toContain(secret);
+    }
+  });
+
+  it("changes nothing on a second up, changes the label in place, refreshes, adopts by import, then destroys everything", async () => {
+    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/7 unchanged/);
+
+    const [trainerId] = holdingsOf(emu.marketplace, seeded()).instances;
+    const update = await machine.ok("pulumi config set label renamed && pulumi up --yes", dir);
+    expect(update).toMatch(/~ 1 updated/);
+    expect(update).not.toMatch(/replaced/);
+    expect(holdingsOf(emu.marketplace, seeded()).instances).toEqual([trainerId]);
+    expect(emu.marketplace.instances.all().find((i) => i.id === trainerId)!.label).toBe("renamed");
+
+    await machine.ok("pulumi refresh --yes", dir);
+    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/7 unchanged/);
+
+    // Made by hand (a script, the console): the service knows it, no stack does. The docs' import, with its id.
+    const client = emu.client();
+    const [offer] = await client.offers.search({ filters: { rentable: { eq: true } }, limit: 1 });
+    const made = await client.instances.create(offer.id, { image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "made-by-hand" });
+    const adopt = scriptOf("python.md", ["Adopt what was made elsewhere"]).replaceAll("4242", String(made.new_contract));
+    const adopted = await machine.ok(adopt, dir);
+    expect(adopted).toMatch(/= 1 imported/);
+    expect(adopted).toMatch(/8 unchanged/);
+    expect(await machine.ok("cat __main__.py", dir)).toMatch(/adopted = gpu_rental\.Instance\("adopted"/);
+
+    expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 8 deleted/);
+    expect(holdingsOf(emu.marketplace, seeded())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+    expect(holdingsOf(emu.marketplace, team.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+  }, 600_000);
+});

@@ -1,0 +1,44 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ApiKeySpec, InstanceSpec, NetworkVolumeSpec, RESOURCE_FUNCTIONS, TemplateSpec } from "../../sdk";
+import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
+import { generatedFiles } from "../../provider/schema/generate";
+import { packageSchema } from "../../provider/schema/schema";
+import { REPO_ROOT } from "../helpers/provider-host";
+
+// One description per kind: the schema, the TypeScript argument types and the reference page come from it.
+describe("the resource descriptions", () => {
+  it("made the generated files as they are committed (run `npm run gen:resources` after changing a description)", () => {
+    for (const [file, text] of Object.entries(generatedFiles())) {
+      expect({ file, text: fs.readFileSync(path.join(REPO_ROOT, file), "utf8") }).toEqual({ file, text });
+    }
+  });
+
+  it("describe exactly the inputs each kind's lifecycle validates, for every kind of the lifecycle", () => {
+    expect(Object.keys(RESOURCE_DESCRIPTIONS).sort()).toEqual(Object.keys(RESOURCE_FUNCTIONS).sort());
+    const specs = { Instance: InstanceSpec, Template: TemplateSpec, NetworkVolume: NetworkVolumeSpec, ApiKey: ApiKeySpec };
+    for (const [kind, spec] of Object.entries(specs)) {
+      const described = Object.keys(RESOURCE_DESCRIPTIONS[kind as keyof typeof specs].inputs).sort();
+      expect({ kind, inputs: described }).toEqual({ kind, inputs: [...Object.keys((spec as any).shape), "adoptId"].sort() });
+    }
+  });
+
+  it("give a schema with the secrets marked, enums and objects declared once, and the Python package name", () => {
+    const schema = packageSchema("1.2.3") as any;
+    expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
+    expect(Object.keys(schema.resources).sort()).toEqual(["gpu-rental:index:ApiKey", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:Template"]);
+    const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>
+      Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
+    );
+    expect(secrets.sort()).toEqual(["ApiKey.key", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"]);
+    expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
+    expect(schema.config.variables.apiKey.secret).toBe(true);
+    const instance = schema.resources["gpu-rental:index:Instance"];
+    expect(instance.inputProperties.targetState).toMatchObject({ $ref: "#/types/gpu-rental:index:TargetState", default: "running" });
+    expect(schema.types["gpu-rental:index:Runtype"].enum.map((e: any) => e.value)).toContain("ssh_direct");
+    expect(schema.types["gpu-rental:index:InstanceVolume"].required).toEqual(["mountPath"]);
+    // Every reference points at a declared type.
+    const refs = [...JSON.stringify(schema).matchAll(/"#\/types\/([^"]+)"/g)].map((m) => m[1]);
+    for (const ref of refs) expect(schema.types).toHaveProperty([ref]);
+  });
+});
