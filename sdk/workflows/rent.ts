@@ -1,28 +1,17 @@
-import { GpuRentalClient, OfferQuery } from "../client";
+import { GpuRentalClient } from "../client";
 import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
-import type { OfferFilters } from "../offer-filters";
-import { CreateInstanceRequest, Offer, OfferType, Order } from "../schemas";
+import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
+import { OfferCriteria, offerQuery } from "./criteria";
+
+export { DEFAULT_ORDER, offerQuery } from "./criteria";
+export type { OfferCriteria } from "./criteria";
 
 /** What to rent: one offer by id, or the best offers matching a search. */
-export interface OfferCriteria {
-  /** Rent exactly this offer; no search, no fallback to another offer. */
-  offerId?: number;
-  /** Field filters, as `POST /api/v0/bundles/` takes them (`{"gpu_name": {"eq": "RTX 4090"}}`). */
-  filters?: OfferFilters;
-  /** Preference order of candidates. Default: cheapest first, `[["dph_total", "asc"]]`. */
-  order?: Order;
-  /** Market: `on-demand` (default), `bid` (interruptible) or `reserved`. */
-  type?: OfferType;
-  /** Upper bound on `dph_total` ($/hour). */
-  maxPricePerHour?: number;
-  /** Candidates fetched per search. Default 20. */
-  candidatesPerSearch?: number;
-}
 
 export interface RentOptions extends CreationOptions {
   /**
@@ -88,22 +77,6 @@ export class RentFailedError extends GpuRentalError {
   }
 }
 
-export const DEFAULT_ORDER: Order = [["dph_total", "asc"]];
-
-/** The offer search a set of criteria stands for, leaving out offers already tried or claimed. */
-export function offerQuery(criteria: OfferCriteria, exclude: Iterable<number> = []): OfferQuery {
-  const filters: OfferFilters = { rentable: { eq: true }, ...criteria.filters };
-  if (criteria.offerId !== undefined) filters.id = { eq: criteria.offerId };
-  if (criteria.maxPricePerHour !== undefined) filters.dph_total = { ...filters.dph_total, lte: criteria.maxPricePerHour };
-  const excluded = [...exclude];
-  if (excluded.length) filters.id = { ...filters.id, notin: excluded };
-  return {
-    filters,
-    order: criteria.order ?? DEFAULT_ORDER,
-    type: criteria.type ?? "on-demand",
-    limit: criteria.offerId !== undefined ? 1 : (criteria.candidatesPerSearch ?? 20),
-  };
-}
 
 /**
  * Rents an instance, within a time budget. Searches, then accepts candidates in order: an offer another tenant

@@ -3,7 +3,7 @@ import { GpuRentalError } from "../errors";
 import type { Instance } from "../schemas";
 import { durationSeconds } from "./watchdog";
 import { hasPrefix, tokenOfInstance } from "./tokens";
-import { offerQuery, OfferCriteria } from "./rent";
+import { offerQuery, OfferCriteria } from "./criteria";
 
 /**
  * What the account is paying for: every instance, what it costs per hour now, and what it has cost so far (the
