@@ -3,6 +3,7 @@ import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
 import { FAILED_STATUSES, Instance } from "../schemas";
 import { rentFleet } from "../workflows/fleet";
+import type { InstanceOutputs } from "./instance";
 import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
 import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf } from "./instance-spec";
 import { stackSpendCap } from "../connection";
@@ -33,23 +34,10 @@ export * from "./fleet-spec";
  * touched. Delete destroys every member, retrying, and names what remains if any does.
  */
 
-export interface FleetMember {
+/** A member: what an Instance reports of itself (its key aside, kept apart as a secret; `status` is `gone` once it no longer exists), plus its place and label. */
+export interface FleetMember extends Omit<InstanceOutputs, "instanceApiKey" | "lifetimeInEffect"> {
   index: number;
-  instanceId: number;
   label: string;
-  /** The instance's `actual_status`; `gone` once it no longer exists (seen by refresh). */
-  status: string | null;
-  sshHost: string | null;
-  sshPort: number | null;
-  /** The offer rented; null for an adopted member. */
-  rentedOfferId: number | null;
-  /** The offer as it was when rented: what new criteria are checked against. */
-  rentedOffer: Record<string, unknown> | null;
-  machineId: number | null;
-  gpuName: string | null;
-  numGpus: number | null;
-  pricePerHour: number | null;
-  geolocation: string | null;
 }
 
 export interface FleetOutputs {
