@@ -1,14 +1,13 @@
 import { createRequire } from "node:module";
-import { sameValue } from "../../sdk/resources/spec";
-import { revealed } from "./secrets";
 
 /**
  * Two gaps of @pulumi/pulumi 3.248.0's provider server (`pulumi.provider.main`), closed for this plugin only:
  * - `pulumi import` sends a ReadRequest without properties, and the server calls `.toJavaScript()` on them (a
  *   crash): a missing properties struct is read as an empty one.
  * - The server answers Configure without looking at it: the provider's settings (stack config, or an explicit
- *   provider's inputs) never reach the provider. `onConfigure` receives them, secrets still marked. DiffConfig
- *   is answered too (below).
+ *   provider's inputs) never reach the provider. `onConfigure` receives them, secrets still marked. (DiffConfig
+ *   stays unimplemented on purpose: the engine then never replaces a provider for new settings, and its own diff
+ *   sees a key that stopped being a secret, so Configure gets it and refuses it.)
  * Both patch the copy of @pulumi/pulumi (and of gRPC) that the server itself uses.
  */
 export function patchProviderServer(onConfigure: (args: Record<string, unknown>) => void): void {
@@ -26,14 +25,6 @@ export function patchProviderServer(onConfigure: (args: Record<string, unknown>)
   const addService = grpc.Server.prototype.addService;
   grpc.Server.prototype.addService = function (this: unknown, service: unknown, implementation: Record<string, unknown>) {
     if (service === provrpc.ResourceProviderService) {
-      // Without DiffConfig the engine diffs provider settings its own way: a new key or URL is an in-place change
-      // of the provider, never a replacement of it (which would ripple into its resources).
-      implementation.diffConfig = (call: any, callback: (error?: unknown, response?: unknown) => void) => {
-        const response = new provproto.DiffResponse();
-        const changed = !sameValue(revealed(call.request.getOlds()?.toJavaScript() ?? {}), revealed(call.request.getNews()?.toJavaScript() ?? {}));
-        response.setChanges(changed ? provproto.DiffResponse.DiffChanges.DIFF_SOME : provproto.DiffResponse.DiffChanges.DIFF_NONE);
-        callback(undefined, response);
-      };
       implementation.configure = (call: any, callback: (error?: unknown, response?: unknown) => void) => {
         try {
           onConfigure(call.request.getArgs()?.toJavaScript() ?? {});

@@ -1,5 +1,5 @@
-import * as path from "node:fs";
-import * as nodePath from "node:path";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { pulumi } from "../../cli/pulumi";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
@@ -7,8 +7,8 @@ import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "../package/own-program";
 
 /** The plugin folder the packed package ships, inside a program that installed it. */
 export function pluginDir(program: UserProgram): string {
-  const dir = nodePath.join(program.dir, "node_modules", "gpu-rental", "plugin");
-  if (!path.existsSync(nodePath.join(dir, "PulumiPlugin.yaml"))) throw new Error(`the packed package has no plugin folder at ${dir}`);
+  const dir = path.join(program.dir, "node_modules", "gpu-rental", "plugin");
+  if (!fs.existsSync(path.join(dir, "PulumiPlugin.yaml"))) throw new Error(`the packed package has no plugin folder at ${dir}`);
   return dir;
 }
 
@@ -21,6 +21,10 @@ export async function typescriptPluginProgram(name: string, index: string): Prom
   const files = { "Pulumi.yaml": PROJECT(name, true), "index.ts": index, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
   const program = await UserProgram.create(name, files, ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
   const stack = new TestStack(`${name}-add`, {}, program.dir);
-  await pulumi(stack.ws, ["package", "add", pluginDir(program)]);
+  try {
+    await pulumi(stack.ws, ["package", "add", pluginDir(program)]);
+  } finally {
+    fs.rmSync(stack.ws.stateDir, { recursive: true, force: true });
+  }
   return program;
 }
