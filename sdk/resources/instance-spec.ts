@@ -108,6 +108,10 @@ export const DEFAULTS = {
   order: DEFAULT_ORDER,
   onBootFailure: "fail",
   maxBootAttempts: 3,
+  // The watchdog's own defaults (sdk/workflows/watchdog.ts): a generated SDK that fills them in changes nothing.
+  onLifetimeEnd: "destroy",
+  idleAction: "stop",
+  idleThreshold: 10,
 } satisfies Partial<Record<SpecKey, unknown>>;
 
 export interface SpecDiff {

@@ -1,6 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ApiKeySpec, InstanceSpec, NetworkVolumeSpec, RESOURCE_FUNCTIONS, TemplateSpec } from "../../sdk";
+import {
+  ApiKeySpec, diffApiKeySpec, diffFleetSpec, diffInstanceSpec, diffNetworkVolumeSpec, diffTemplateSpec, InstanceSpec, NetworkVolumeSpec,
+  RESOURCE_FUNCTIONS, TemplateSpec,
+} from "../../sdk";
 import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
 import { generatedFiles } from "../../provider/schema/generate";
 import { packageSchema } from "../../provider/schema/schema";
@@ -23,14 +26,29 @@ describe("the resource descriptions", () => {
     }
   });
 
+  // Generated SDKs (Python's) fill in a declared default the program left out: the lifecycle must see no change.
+  it("declare only defaults the lifecycle itself applies: a default filled in is no change", () => {
+    const diffs = { Instance: diffInstanceSpec, Template: diffTemplateSpec, NetworkVolume: diffNetworkVolumeSpec, ApiKey: diffApiKeySpec, GpuFleet: diffFleetSpec };
+    for (const [kind, diff] of Object.entries(diffs)) {
+      for (const [input, p] of Object.entries(RESOURCE_DESCRIPTIONS[kind as keyof typeof diffs].inputs)) {
+        if (p.default === undefined) continue;
+        expect({ kind, input, changes: diff({}, { [input]: p.default }).changes }).toEqual({ kind, input, changes: false });
+      }
+    }
+  });
+
   it("give a schema with the secrets marked, enums and objects declared once, and the Python package name", () => {
     const schema = packageSchema("1.2.3") as any;
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
-    expect(Object.keys(schema.resources).sort()).toEqual(["gpu-rental:index:ApiKey", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:Template"]);
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      ["gpu-rental:index:ApiKey", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:Template"],
+    );
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );
-    expect(secrets.sort()).toEqual(["ApiKey.key", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"]);
+    expect(secrets.sort()).toEqual(
+      ["ApiKey.key", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"],
+    );
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);
     const instance = schema.resources["gpu-rental:index:Instance"];
