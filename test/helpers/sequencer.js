@@ -8,14 +8,20 @@ const path = require("node:path");
  * root; files not listed follow in jest's own order.
  */
 const LONGEST_FIRST = [
-  "test/package/examples.test.ts",
   "test/compat/schemathesis.test.ts",
+  "test/package/examples.test.ts",
+  "test/languages/python.test.ts",
+  "test/plugin/typescript.test.ts",
   "test/package/ci.test.ts",
   "test/package/unstable.test.ts",
   "test/package/readme.test.ts",
   "test/package/linked.test.ts",
   "test/e2e/pulumi.test.ts",
   "test/package/gpu-fleet.test.ts",
+  "test/compat/vastai.test.ts",
+  "test/languages/yaml.test.ts",
+  "test/e2e/spend-guard.test.ts",
+  "test/emulator/lock.test.ts",
   "test/package/contents.test.ts",
   "test/package/many-instances.test.ts",
   "test/package/accounts.test.ts",
