@@ -20,6 +20,18 @@ exports.stops = stops.instanceId;
 exports.lifetime = ends.lifetimeInEffect;
 `;
 
+/** A JavaScript program of its own (inside the repository's ignored .gpu-rental/), on a stack against `emu`. */
+async function programStack(name: string, index: string, emu: TestEmulator): Promise<{ stack: TestStack; projectDir: string }> {
+  const parent = path.join(REPO_ROOT, ".gpu-rental");
+  fs.mkdirSync(parent, { recursive: true });
+  const projectDir = fs.mkdtempSync(path.join(parent, `e2e-${name}-`));
+  fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), `name: gpu-rental-e2e-${name}\nruntime: nodejs\nmain: index.js\n`);
+  fs.writeFileSync(path.join(projectDir, "index.js"), index);
+  const stack = new TestStack(`${name}-${process.pid}`, {}, projectDir);
+  await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+  return { stack, projectDir };
+}
+
 /**
  * Acceptance of maxLifetime through the real engine: `pulumi up` returns (program, provider host and engine
  * exit), then the instances end themselves with only the emulator left; refresh sees it.
@@ -37,13 +49,7 @@ describe("maxLifetime through pulumi up", () => {
       lifecycle: { provisioningMs: 0, loadingMs: 0 },
       ssh: { sandboxes: path.join(work.dir, "machines"), hostKeyFile: path.join(work.dir, "host", "key") },
     });
-    const parent = path.join(REPO_ROOT, ".gpu-rental");
-    fs.mkdirSync(parent, { recursive: true });
-    projectDir = fs.mkdtempSync(path.join(parent, "e2e-lifetime-"));
-    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: gpu-rental-e2e-lifetime\nruntime: nodejs\nmain: index.js\n");
-    fs.writeFileSync(path.join(projectDir, "index.js"), PROGRAM);
-    stack = new TestStack(`lifetime-${process.pid}`, {}, projectDir);
-    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+    ({ stack, projectDir } = await programStack("lifetime", PROGRAM, emu));
   }, 120_000);
 
   afterAll(async () => {
@@ -107,14 +113,8 @@ describe("gpu-rental:maxHourlySpend through pulumi up", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 } });
-    const parent = path.join(REPO_ROOT, ".gpu-rental");
-    fs.mkdirSync(parent, { recursive: true });
-    projectDir = fs.mkdtempSync(path.join(parent, "e2e-cap-"));
-    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: gpu-rental-e2e-cap\nruntime: nodejs\nmain: index.js\n");
-    fs.writeFileSync(path.join(projectDir, "index.js"),
-      'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n');
-    stack = new TestStack(`cap-${process.pid}`, {}, projectDir);
-    await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+    const capped = 'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n';
+    ({ stack, projectDir } = await programStack("cap", capped, emu));
   }, 120_000);
 
   afterAll(async () => {

@@ -4,6 +4,8 @@ import { Clock, startEmulator, EmulatorOptions, RunningEmulator } from "../../em
 export interface TestEmulator extends RunningEmulator {
   /** A client of the seeded user, with quick retries. */
   client(options?: ClientOptions): GpuRentalClient;
+  /** Another account (a user of its own) and a key of it: for programs that manage several accounts. */
+  account(email: string): { id: number; key: string };
 }
 
 /**
@@ -16,6 +18,10 @@ export async function emulator(options: EmulatorOptions = {}): Promise<TestEmula
     ...running,
     client: (clientOptions = {}) =>
       new GpuRentalClient({ apiUrl: running.url, apiKey: running.apiKey, minRetryDelayMs: 5, maxRetryDelayMs: 20, ...clientOptions }),
+    account: (email) => {
+      const { id } = running.marketplace.accounts.addUser({ email });
+      return { id, key: running.marketplace.accounts.issueKey(id, { name: "team" }).key };
+    },
   };
 }
 

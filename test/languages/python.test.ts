@@ -20,8 +20,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    const user = emu.marketplace.accounts.addUser({ email: "team@accounts.gpu-rental.test" });
-    team = { id: user.id, key: emu.marketplace.accounts.issueKey(user.id, { name: "team" }).key };
+    team = emu.account("team@accounts.gpu-rental.test");
     machine = await DocMachine.start("python-docs");
     // The docs' emulator address and keys stand for this test's emulator and its two accounts.
     const script = scriptOf("python.md", ["Set up", "Deploy"])

@@ -15,9 +15,7 @@ describe("two accounts in one program", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    const team = emu.marketplace.accounts.addUser({ email: "team@accounts.test" });
-    teamUserId = team.id;
-    teamKey = emu.marketplace.accounts.issueKey(team.id, { name: "team" }).key;
+    ({ id: teamUserId, key: teamKey } = emu.account("team@accounts.test"));
     program = await UserProgram.fromExample("two-accounts");
   }, 300_000);
   afterAll(async () => {

@@ -34,9 +34,7 @@ describe("the plugin in a TypeScript program (generated SDK)", () => {
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    const team = emu.marketplace.accounts.addUser({ email: "team@plugin.test" });
-    teamUserId = team.id;
-    teamKey = emu.marketplace.accounts.issueKey(team.id, { name: "team" }).key;
+    ({ id: teamUserId, key: teamKey } = emu.account("team@plugin.test"));
     program = await typescriptPluginProgram("plugin-ts", PROGRAM);
   }, 400_000);
   afterAll(async () => {
