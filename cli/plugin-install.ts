@@ -3,6 +3,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { userCacheDir } from "../emulator";
 import { PACKAGE_ROOT } from "./toolchain";
 
 /** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
@@ -55,7 +56,7 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
  * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder.
  */
 export function preparedPluginFolder(log: (line: string) => void): string {
-  const cache = process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gpu-rental");
+  const cache = userCacheDir();
   fs.mkdirSync(cache, { recursive: true });
   const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
   try {

@@ -35,8 +35,9 @@ export interface RunningSsh {
   close(): void;
 }
 
-/** The cache folder of the user's gpu-rental files (the toolchain's, too). */
-export const userCacheDir = () => path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), ".cache"), "gpu-rental");
+/** The cache folder of the user's gpu-rental files: $GPU_RENTAL_CACHE, else the XDG cache, as the toolchain's. */
+export const userCacheDir = () =>
+  process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gpu-rental");
 
 /**
  * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/sandbox/machines.ts)

@@ -1,10 +1,10 @@
 import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { isAlive } from "../../emulator/storage/store";
+import { userCacheDir } from "../../emulator";
 
 const run = promisify(execFile);
 
@@ -36,7 +36,7 @@ export interface Venv {
   bin(name: string): string;
 }
 
-const CACHE = process.env.GPU_RENTAL_CACHE ?? path.join(os.homedir(), ".cache", "gpu-rental");
+const CACHE = userCacheDir();
 const COMPLETE = ".gpu-rental-complete";
 const WAIT_MS = 15 * 60_000;
 
