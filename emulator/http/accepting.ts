@@ -140,6 +140,14 @@ export function optionalField<S extends z.ZodType>(schema: S) {
 }
 
 /**
+ * Whether a JSON text is empty: nothing but JSON's own white space (space, tab, line feed, carriage return).
+ * Other characters String.trim drops (a form feed, a no-break space) are not JSON, so a text of them is malformed.
+ */
+export function isBlankJson(text: string): boolean {
+  return /^[ \t\n\r]*$/.test(text);
+}
+
+/**
  * A query parameter that carries JSON (`select_filters={"name":{"eq":"x"}}`, `order_by=[...]`): the text is
  * decoded, then held to `schema`. The OpenAPI document shows such a parameter with its JSON schema (`content`).
  * An empty text is `empty`.
@@ -148,7 +156,7 @@ export function jsonEncoded<S extends z.ZodType>(schema: S, empty?: z.input<S>) 
   const encoded = z
     .string()
     .transform((text, ctx) => {
-      if (text.trim() === "" && empty !== undefined) return empty;
+      if (isBlankJson(text) && empty !== undefined) return empty;
       try {
         return JSON.parse(text) as unknown;
       } catch (error) {

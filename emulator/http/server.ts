@@ -14,6 +14,7 @@ import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
 import { registerSshKeys } from "./ssh-keys";
 import { STATUS, unmatched } from "./routes";
+import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
 
 export interface ServerOptions {
@@ -63,7 +64,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   // Clients send `{}` or nothing on bodiless calls; malformed JSON is the client's error, never a 500.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, text, done) => {
-    if (typeof text !== "string" || text.trim() === "") return done(null, {});
+    if (typeof text !== "string" || isBlankJson(text)) return done(null, {});
     try {
       done(null, JSON.parse(text));
     } catch (error) {
