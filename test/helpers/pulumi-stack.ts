@@ -12,6 +12,8 @@ import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 export const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };
 export const TYPE_CHECK = { PULUMI_NODEJS_TRANSPILE_ONLY: "false" };
 
+const SKIPS_PREVIEW = ["up", "refresh", "destroy"];
+
 /**
  * A stack of the root Pulumi project (Pulumi.yaml at the repository root), or of the project in `projectDir`,
  * run by the real `pulumi` CLI in a private home and file backend, configured against an emulator.
@@ -34,8 +36,14 @@ export class TestStack {
     };
   }
 
+  /**
+   * Runs the CLI on this stack. `up`, `refresh` and `destroy` run as CI runs them (pulumi/actions, through the
+   * Automation API): without the preview that `--yes` alone runs first, which would run the program twice. A
+   * test about that preview passes `--skip-preview=false`.
+   */
   async run(...args: string[]): Promise<PulumiResult> {
-    const result = await runPulumi(this.ws, [...args, "--stack", this.name]);
+    const skip = SKIPS_PREVIEW.includes(args[0]) && !args.some((arg) => arg.startsWith("--skip-preview"));
+    const result = await runPulumi(this.ws, [...args, ...(skip ? ["--skip-preview"] : []), "--stack", this.name]);
     this.transcript.push(result.stdout, result.stderr);
     return result;
   }
