@@ -18,8 +18,15 @@ const SEND_MS = 10_000;
  */
 export async function warnEngine(messages: readonly string[], urn = "", args: string[] = process.argv.slice(2)): Promise<void> {
   if (!messages.length) return;
-  const address = engineAddress(args);
-  if (!address) return void process.stderr.write(messages.map((m) => `warning: ${m}\n`).join(""));
+  try {
+    await send(messages, urn, engineAddress(args));
+  } catch (error) {
+    process.stderr.write(`warning (not sent to the engine: ${(error as Error).message}): ${messages.join("\n")}\n`);
+  }
+}
+
+async function send(messages: readonly string[], urn: string, address: string | undefined): Promise<void> {
+  if (!address) throw new Error("the process was not given the engine's address");
   const engine = engineApi();
   const client = new engine.EngineClient(address, engine.insecure());
   try {
@@ -29,8 +36,6 @@ export async function warnEngine(messages: readonly string[], urn = "", args: st
         client.log(request, new engine.Metadata(), { deadline: Date.now() + SEND_MS }, (error) => (error ? reject(error) : resolve())),
       );
     }
-  } catch (error) {
-    process.stderr.write(`warning (not sent to the engine: ${(error as Error).message}): ${messages.join("\n")}\n`);
   } finally {
     client.close();
   }
