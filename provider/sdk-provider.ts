@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceFunctions, ResourceKind } from "../sdk";
 
 type Sdk = typeof import("../sdk");
+type EngineLog = typeof import("./engine-log");
 
 /**
  * The dynamic provider of one resource kind. Pulumi serializes it into each resource's `__provider` input and
@@ -11,8 +12,8 @@ type Sdk = typeof import("../sdk");
  *
  * Serialization keeps only what the methods refer to, and a module they refer to is written as a `require` of
  * its package path, which fails when the package sits in a program's node_modules and its `exports` hide that
- * file. So nothing here refers to another module: the SDK is found at run time by `loadSdk`, declared below in
- * this same file, and only types are imported.
+ * file. So nothing here refers to another module: the SDK (and the engine log) is found at run time by
+ * `fromProgram`, declared below in this same file, and only types are imported.
  */
 export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   constructor(readonly kind: ResourceKind) {}
@@ -21,9 +22,14 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
     loadSdk().configureFromStackConfig(req.config);
   }
 
+  /** Also warns, as the engine's own warning, what preview can tell of a creation (a spend cap that will refuse it). */
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult> {
     const sdk = loadSdk();
-    return sdk.RESOURCE_FUNCTIONS[this.kind].check(news, sdk.UNKNOWN);
+    const fns = sdk.RESOURCE_FUNCTIONS[this.kind];
+    const warnings = await fns.warnings(olds, news, sdk.UNKNOWN);
+    // The dynamic provider host gives `check` no URN: the warning names the resource itself.
+    if (warnings.length) await fromProgram<EngineLog>("gpu-rental/provider/engine-log").warnEngine(warnings);
+    return fns.check(news, sdk.UNKNOWN);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
@@ -54,12 +60,16 @@ function functionsOf(kind: ResourceKind): ResourceFunctions {
   return loadSdk().RESOURCE_FUNCTIONS[kind];
 }
 
+function loadSdk(): Sdk {
+  return fromProgram<Sdk>("gpu-rental/sdk");
+}
+
 /**
- * The SDK, resolved from the program's folder (the provider host's working directory) the way the program
- * itself resolves `gpu-rental`: installed, linked or in a workspace. A plain `require` would resolve from
+ * A module of gpu-rental, resolved from the program's folder (the provider host's working directory) the way the
+ * program itself resolves `gpu-rental`: installed, linked or in a workspace. A plain `require` would resolve from
  * Pulumi's own module instead, which finds the SDK only when both sit in the same node_modules.
  */
-function loadSdk(): Sdk {
+function fromProgram<T>(id: string): T {
   const { createRequire } = require("node:module");
-  return createRequire(require("node:path").join(process.cwd(), "pulumi-program.js"))("gpu-rental/sdk");
+  return createRequire(require("node:path").join(process.cwd(), "pulumi-program.js"))(id);
 }

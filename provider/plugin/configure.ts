@@ -1,11 +1,11 @@
-import { CONFIG_API_KEY, configureConnection } from "../../sdk/connection";
+import { CONFIG_API_KEY, configureFromStackConfig } from "../../sdk/connection";
 import { ConfigurationError } from "../../sdk/errors";
 import { isSecret, revealed } from "./secrets";
 
 /**
- * The provider's settings, from the default provider's stack config (`gpu-rental:apiUrl`, `gpu-rental:apiKey`)
- * or an explicit provider's inputs; what is not set comes from GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY when a
- * resource needs it. Each provider is a process of its own, so the settings are this process's connection.
+ * The provider's settings, from the default provider's stack config (`gpu-rental:apiUrl`, `gpu-rental:apiKey`,
+ * `gpu-rental:maxHourlySpend`) or an explicit provider's inputs; what is not set comes from GPU_RENTAL_API_URL /
+ * GPU_RENTAL_API_KEY when a resource needs it. Each provider is a process of its own, so the settings are this process's connection.
  *
  * A key that reaches the provider in plaintext would be written to state and config files in the clear: it is
  * refused, naming the command that stores it encrypted.
@@ -17,10 +17,14 @@ export function configureProvider(args: Record<string, unknown>): void {
         "(for an explicit provider, pass the key as a secret, e.g. `pulumi.secret(...)` or `config.require_secret(...)`).",
     );
   }
-  const { apiUrl, apiKey } = revealed(args);
-  configureConnection({ apiUrl: stringOrUndefined(apiUrl), apiKey: stringOrUndefined(apiKey) });
+  const settings = revealed(args);
+  // The settings are stack config `gpu-rental:<name>` (or an explicit provider's inputs), maxHourlySpend among them.
+  configureFromStackConfig({ get: (key) => (key.startsWith(NAMESPACE) ? textOf(settings[key.slice(NAMESPACE.length)]) : undefined) });
 }
 
-function stringOrUndefined(value: unknown): string | undefined {
+const NAMESPACE = "gpu-rental:";
+
+function textOf(value: unknown): string | undefined {
+  if (typeof value === "number") return String(value);
   return typeof value === "string" && value !== "" ? value : undefined;
 }

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError } from "../../sdk/errors";
 import { RESOURCE_FUNCTIONS, ResourceKind, UNKNOWN } from "../../sdk/resources/kinds";
 import { RESOURCE_DESCRIPTIONS, secretsOf } from "../../sdk/resources/descriptions";
+import { warnEngine } from "../engine-log";
 import { packageSchema } from "../schema/schema";
 import { revealed, withSecrets } from "./secrets";
 
@@ -19,11 +20,14 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     return JSON.stringify(packageSchema(this.version));
   }
 
-  async check(urn: string, _olds: Props, news: Props): Promise<pulumi.provider.CheckResult> {
+  async check(urn: string, olds: Props, news: Props): Promise<pulumi.provider.CheckResult> {
     const kind = kindOf(urn);
     // A fleet's members are labelled after the resource's name unless the program says otherwise.
     if (kind === "GpuFleet" && news.labelPrefix === undefined) news = { ...news, labelPrefix: urn.split("::").pop() };
-    const result = RESOURCE_FUNCTIONS[kind].check(revealed(news), UNKNOWN);
+    const fns = RESOURCE_FUNCTIONS[kind];
+    const result = fns.check(revealed(news), UNKNOWN);
+    // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
+    await warnEngine(await fns.warnings(revealed(olds), revealed(news), UNKNOWN), urn);
     // The inputs as given (secrets the program marked stay secret), with the kind's own secrets marked too.
     return { inputs: secret(kind, news), failures: result.failures };
   }

@@ -5,12 +5,13 @@ import { FAILED_STATUSES, Instance } from "../schemas";
 import { rentFleet } from "../workflows/fleet";
 import type { InstanceOutputs } from "./instance";
 import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
-import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf } from "./instance-spec";
 import { stackSpendCap } from "../connection";
+import { capWarnings } from "../workflows/spend";
 import { adoptInstance } from "./instance";
 import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec, targetOf } from "./fleet-spec";
 import type { DiffOptions, KindOptions } from "./managed";
-import { clientOf, deletedOrGone } from "./spec";
+import { clientOf, deletedOrGone, knownValues, WithClient } from "./spec";
 
 export * from "./fleet-spec";
 
@@ -65,6 +66,18 @@ export async function createFleetFromSpec(input: unknown, options: FleetOptions 
   const indices = range(adopted.length, spec.size);
   const rented = await rentMembers(client, spec, indices, options);
   return { id: `fleet-${randomBytes(6).toString("hex")}`, outs: outputsOf(spec, [...adopted, ...rented]) };
+}
+
+/**
+ * What `pulumi preview` can say of the rental of a fleet whose check passed: that the stack's maxHourlySpend will
+ * refuse its members (those not adopted), together. Nothing while its size or its search is not known yet.
+ */
+export async function fleetWarnings(news: Record<string, unknown>, unknown?: unknown, options: WithClient = {}): Promise<string[]> {
+  const search = knownSearch(news, unknown);
+  const own = knownValues(news, ["size", "adoptIds"], unknown);
+  if (!search || typeof own?.size !== "number") return [];
+  const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
+  return capWarnings(clientOf(options), criteriaOf(search), stackSpendCap(), renting);
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */

@@ -4,7 +4,7 @@ import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, FieldFilter, Order, Runtype, TargetState } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria } from "../workflows/rent";
 import { LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem } from "../workflows/watchdog";
-import { sameValue, withDefault as defaultOf } from "./spec";
+import { knownValues, sameValue, withDefault as defaultOf } from "./spec";
 
 /**
  * The desired state of one rented instance, as the Pulumi `Instance` resource declares it, and how two of them
@@ -90,6 +90,9 @@ type SpecKey = (typeof SPEC_KEYS)[number];
 export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
 /** Inputs that say which offer to rent: placement rules, recorded in place while the rented machine satisfies them. */
 const CRITERIA_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour"] as const;
+/** Inputs that decide the offer search (the criteria, and the runtype, which may ask for a direct port). */
+export const SEARCH_KEYS = [...CRITERIA_KEYS, "runtype"] as const;
+export type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
 /**
  * Inputs that only steer the creation: recorded in place, nothing sent. The lifetime policy is among them: the
  * watchdog on a running instance keeps the policy it was started with (`lifetimeInEffect`); a new one applies to
@@ -168,7 +171,12 @@ export function lifetimeOf(spec: InstanceSpec): LifetimePolicy | undefined {
   return maxLifetime === undefined && idleTimeout === undefined ? undefined : { maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold };
 }
 
-export function criteriaOf(spec: InstanceSpec): OfferCriteria {
+/** The search inputs of a spec (one whose check passed), or undefined while one is not known yet (preview). */
+export function knownSearch(news: Readonly<Record<string, unknown>>, unknown?: unknown): InstanceSearch | undefined {
+  return knownValues(news, SEARCH_KEYS, unknown) as InstanceSearch | undefined;
+}
+
+export function criteriaOf(spec: InstanceSearch): OfferCriteria {
   return {
     offerId: spec.offerId,
     filters: spec.offerId !== undefined ? undefined : filtersOf(spec),

@@ -2,10 +2,11 @@ import { Instance } from "../schemas";
 import { rentInstance, RentOptions } from "../workflows/rent";
 import { InstanceFailedError, waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
-import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, knownSearch, SPEC_KEYS } from "./instance-spec";
 import { checkInputs, CheckFailure, clientOf, definedOnly, requireSpec as requireValid, WithClient } from "./spec";
 import { describePolicy } from "../workflows/watchdog";
 import { stackSpendCap } from "../connection";
+import { capWarnings } from "../workflows/spend";
 
 export * from "./instance-spec";
 
@@ -78,6 +79,15 @@ export async function createInstanceFromSpec(
       failedOffers.push(rented.offer.id);
     }
   }
+}
+
+/**
+ * What `pulumi preview` can say of the rental of inputs whose check passed: that the stack's maxHourlySpend will
+ * refuse it. Nothing while an input that decides the search is not known yet.
+ */
+export async function instanceWarnings(news: Record<string, unknown>, unknown?: unknown, options: WithClient = {}): Promise<string[]> {
+  const search = knownSearch(news, unknown);
+  return search ? capWarnings(clientOf(options), criteriaOf(search), stackSpendCap()) : [];
 }
 
 /** Destroys an instance that did not boot; if that fails too, the error says which instance is left running. */

@@ -4,12 +4,13 @@ import {
   importInstance,
   checkInstanceInputs,
   createInstanceFromSpec,
+  instanceWarnings,
   destroyInstanceById,
   diffInstanceSpec,
   readInstanceState,
   updateInstanceFromSpec,
 } from "./instance";
-import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, importFleet, readFleetState, updateFleetFromSpec } from "./fleet";
+import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, fleetWarnings, importFleet, readFleetState, updateFleetFromSpec } from "./fleet";
 import { managed } from "./managed";
 import {
   adoptNetworkVolume,
@@ -45,6 +46,7 @@ export const RESOURCE_FUNCTIONS = {
     import: importInstance,
     update: updateInstanceFromSpec,
     delete: destroyInstanceById,
+    warnings: instanceWarnings,
   }),
   Template: managed("Template", {
     check: checkTemplateInputs,
@@ -85,6 +87,7 @@ export const RESOURCE_FUNCTIONS = {
     import: importFleet,
     update: updateFleetFromSpec,
     delete: deleteFleet,
+    warnings: fleetWarnings,
   }),
 };
 

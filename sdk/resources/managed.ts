@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GpuRentalClient } from "../client";
+import { ClientOptions, GpuRentalClient } from "../client";
 import { AccountRef, resolveConnection } from "../connection";
 import { GpuRentalError } from "../errors";
 import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./spec";
@@ -45,6 +45,8 @@ export interface KindFunctions {
   update?(id: string, olds: Props, news: unknown, options: KindOptions): Promise<object>;
   /** `props`: the state, for a kind whose objects are named there (a fleet's members). */
   delete(id: string, options: KindOptions, props: Props): Promise<void>;
+  /** What `pulumi preview` can tell of the creation of inputs whose check passed (a kind that rents: a spend cap that will refuse it). */
+  warnings?(news: Record<string, unknown>, unknown: unknown, options: WithClient): Promise<string[]>;
 }
 
 /** The functions the Pulumi provider calls, one per provider method. */
@@ -59,6 +61,12 @@ export interface ResourceFunctions {
   delete(id: string, props: Props): Promise<void>;
   /** `pulumi import` by id (of the provider's account): null when there is no such object. */
   import(id: string): Promise<Imported | null>;
+  /**
+   * Warnings for the engine (the shells send them from `check`): what can be known now of a resource about to be
+   * created (`olds` empty). None when that cannot be known (inputs not known yet, a service that does not answer):
+   * never an error, `create` checks again.
+   */
+  warnings(olds: Props, news: Record<string, unknown>, unknown?: unknown): Promise<string[]>;
 }
 
 export interface Imported {
@@ -75,12 +83,13 @@ export const CommonInputs = z.object({
 
 /** A kind's functions with the account and adoption handled around them. */
 export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
+  const check: ResourceFunctions["check"] = (news, unknown) => {
+    const own = fns.check(news, unknown);
+    const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
+    return { inputs: own.inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
+  };
   return {
-    check(news, unknown) {
-      const own = fns.check(news, unknown);
-      const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
-      return { inputs: own.inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
-    },
+    check,
     diff(id, olds, news, unknown) {
       // The objects live in the account of the state (another account replaces them anyway).
       const own = fns.diff(olds, news, unknown, { client: () => clientFor(olds).client! });
@@ -107,6 +116,17 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
     },
     delete: (id, props) => fns.delete(id, { ...clientFor(props), log: progressLog(kind, props) }, props),
     import: (id) => fns.import(id, clientFor({})),
+    async warnings(olds, news, unknown) {
+      // Only a creation: changes of an existing resource are its diff's, and an adoption rents nothing.
+      if (!fns.warnings || Object.keys(olds).length || (news.adoptId !== undefined && news.adoptId !== null)) return [];
+      try {
+        if (check(news, unknown).failures.length) return [];
+        const lines = await fns.warnings(news, unknown, clientFor(news, PREVIEW_CALLS));
+        return lines.map((line) => `${nameOf(kind, news, unknown)}: ${line}`);
+      } catch {
+        return [];
+      }
+    },
   };
 
   /** The kind's diff, with what every kind shares: the account, and the guard on adopted objects. */
@@ -125,25 +145,32 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
 
 const clients = new Map<string, GpuRentalClient>();
 
+/** A preview's look at the service is brief: a service that does not answer soon leaves the check to `create`. */
+const PREVIEW_CALLS: ClientOptions = { retries: 1, timeoutMs: 5_000, callDeadlineMs: 5_000 };
+
 /**
  * The client of the account a resource names (the provider's default account when it names none): one per
- * account and process, so that every resource of a program shares its request gate (a 429's Retry-After holds
- * all of them back).
+ * account, call options and process, so that every resource of a program shares its request gate (a 429's
+ * Retry-After holds all of them back).
  */
-function clientFor(props: Props): WithClient {
+function clientFor(props: Props, options: ClientOptions = {}): WithClient {
   const account = props.account ? AccountRef.parse(props.account) : undefined;
   const connection = resolveConnection({}, account);
-  const key = `${connection.apiUrl}\n${connection.apiKey}`;
+  const key = `${connection.apiUrl}\n${connection.apiKey}\n${JSON.stringify(options)}`;
   let client = clients.get(key);
-  if (!client) clients.set(key, (client = new GpuRentalClient(connection)));
+  if (!client) clients.set(key, (client = new GpuRentalClient({ ...options, ...connection })));
   return { client };
 }
 
 /** Progress of a create or update, on the provider's stderr: the engine shows it with the resource's output. */
 function progressLog(kind: string, props: Props): (line: string) => void {
-  const named = [props.label, props.name, props.labelPrefix].find((v) => typeof v === "string" && v);
-  const which = named ? ` ${named}` : "";
-  return (line) => process.stderr.write(`gpu-rental ${kind}${which}: ${line}\n`);
+  return (line) => process.stderr.write(`${nameOf(kind, props)}: ${line}\n`);
+}
+
+/** The resource as its lines name it: its kind, and its label or name when it has one (known already). */
+function nameOf(kind: string, props: Props, unknown?: unknown): string {
+  const named = [props.label, props.name, props.labelPrefix].find((v) => typeof v === "string" && v && v !== unknown);
+  return `gpu-rental ${kind}${named ? ` ${named}` : ""}`;
 }
 
 function commonOf(props: Props): Record<string, unknown> {

@@ -61,6 +61,15 @@ export function checkInputs<S extends z.ZodType>(
   return { inputs: news, failures: hasUnknown ? failures.filter((f) => f.property in spec) : failures };
 }
 
+/**
+ * The values of `keys` (missing and null ones left out), or undefined when one of them is not known yet (preview),
+ * even deep inside.
+ */
+export function knownValues(news: Readonly<Record<string, unknown>>, keys: readonly string[], unknown?: unknown): Record<string, unknown> | undefined {
+  const values = Object.fromEntries(keys.filter((k) => news[k] !== undefined && news[k] !== null).map((k) => [k, news[k]]));
+  return unknown !== undefined && Object.values(values).some((v) => holds(v, unknown)) ? undefined : values;
+}
+
 /** Equal as JSON, whatever the key order. */
 export function sameValue(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);

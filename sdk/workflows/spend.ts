@@ -130,24 +130,30 @@ export async function hourlySpend(client: GpuRentalClient): Promise<{ counted: S
   return { counted, total: round(counted.reduce((sum, line) => sum + line.pricePerHour, 0)) };
 }
 
+/** What a refusal's message says became of the rental: refused now, or (a preview's warning) refused by `up`. */
+const NOTHING_RENTED = "Nothing was rented.";
+const UP_WILL_REFUSE = "`pulumi up` will refuse it: nothing will be rented.";
+
 /**
  * The most the next `count` rentals may cost per hour each under `cap`, or a SpendCapError naming what counts
  * when not even the cheapest fits (`cheapest`, $/hour, when known).
  */
-export async function spendHeadroom(client: GpuRentalClient, cap: number, count = 1): Promise<{ perRental: number; counted: SpendLine[]; total: number }> {
+export async function spendHeadroom(
+  client: GpuRentalClient, cap: number, count = 1, outcome = NOTHING_RENTED,
+): Promise<{ perRental: number; counted: SpendLine[]; total: number }> {
   const { counted, total } = await hourlySpend(client);
   const perRental = round((cap - total) / count);
-  if (perRental <= 0) throw capError(cap, counted, total, count);
+  if (perRental <= 0) throw capError(cap, counted, total, count, undefined, outcome);
   return { perRental, counted, total };
 }
 
-export function capError(cap: number, counted: SpendLine[], total: number, count: number, cheapest?: number): SpendCapError {
+export function capError(cap: number, counted: SpendLine[], total: number, count: number, cheapest?: number, outcome = NOTHING_RENTED): SpendCapError {
   const list = counted.map((line) => `${line.id}${line.label ? ` "${line.label}"` : ""} ${line.state} $${line.pricePerHour}/h`).join(", ");
   const what = count > 1 ? `${count} instances` : "this instance";
   const need = cheapest !== undefined ? ` (the cheapest matching offer is $${cheapest}/h${count > 1 ? " each" : ""})` : "";
   return new SpendCapError(
     `Renting ${what} would take the account over maxHourlySpend $${cap}/h: it pays $${total}/h now${list ? ` for ${list}` : ""}, ` +
-      `leaving $${round(Math.max(0, cap - total))}/h${need}. Nothing was rented. Stop or destroy instances (gpu-rental spend lists them), or raise the cap.`,
+      `leaving $${round(Math.max(0, cap - total))}/h${need}. ${outcome} Stop or destroy instances (gpu-rental spend lists them), or raise the cap.`,
     counted.map(({ id, label, pricePerHour }) => ({ id, label, pricePerHour })),
     cap,
   );
@@ -159,15 +165,32 @@ export function capError(cap: number, counted: SpendLine[], total: number, count
  * when the market has `count` matching offers but not under that share. The price counted is the offer's
  * `dph_total` (compute and its default disk).
  */
-export async function criteriaUnderCap(client: GpuRentalClient, criteria: OfferCriteria, cap: number, count = 1): Promise<OfferCriteria> {
-  const { perRental, counted, total } = await spendHeadroom(client, cap, count);
+export async function criteriaUnderCap(
+  client: GpuRentalClient, criteria: OfferCriteria, cap: number, count = 1, outcome = NOTHING_RENTED,
+): Promise<OfferCriteria> {
+  const { perRental, counted, total } = await spendHeadroom(client, cap, count, outcome);
   const limited = { ...criteria, maxPricePerHour: Math.min(criteria.maxPricePerHour ?? Infinity, perRental) };
   const under = await client.offers.search({ ...offerQuery(limited), limit: count });
   if (under.length >= count) return limited;
   const any = await client.offers.search({ ...offerQuery(criteria), limit: count });
   // Too few offers at any price is not the cap's doing: the rental says so itself.
   if (any.length < count) return limited;
-  throw capError(cap, counted, total, count, any[0].dph_total);
+  throw capError(cap, counted, total, count, any[0].dph_total, outcome);
+}
+
+/**
+ * For `pulumi preview`: the warning that `up` will refuse `count` rentals of `criteria` under `cap`, from the same
+ * decision `up` makes (criteriaUnderCap, against what the account pays and the market now). None without a cap.
+ */
+export async function capWarnings(client: GpuRentalClient, criteria: OfferCriteria, cap: number | undefined, count = 1): Promise<string[]> {
+  if (cap === undefined || count < 1) return [];
+  try {
+    await criteriaUnderCap(client, criteria, cap, count, UP_WILL_REFUSE);
+    return [];
+  } catch (error) {
+    if (error instanceof SpendCapError) return [error.message];
+    throw error;
+  }
 }
 
 const capQueues = new Map<string, Promise<unknown>>();

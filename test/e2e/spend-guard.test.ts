@@ -21,12 +21,16 @@ exports.lifetime = ends.lifetimeInEffect;
 `;
 
 /** A JavaScript program of its own (inside the repository's ignored .gpu-rental/), on a stack against `emu`. */
-async function programStack(name: string, index: string, emu: TestEmulator): Promise<{ stack: TestStack; projectDir: string }> {
+function programStack(name: string, index: string, emu: TestEmulator): Promise<{ stack: TestStack; projectDir: string }> {
+  return projectStack(name, { "Pulumi.yaml": `name: gpu-rental-e2e-${name}\nruntime: nodejs\nmain: index.js\n`, "index.js": index }, emu);
+}
+
+/** A project of these files (inside the repository's ignored .gpu-rental/), on a stack against `emu`. */
+async function projectStack(name: string, files: Record<string, string>, emu: TestEmulator): Promise<{ stack: TestStack; projectDir: string }> {
   const parent = path.join(REPO_ROOT, ".gpu-rental");
   fs.mkdirSync(parent, { recursive: true });
   const projectDir = fs.mkdtempSync(path.join(parent, `e2e-${name}-`));
-  fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), `name: gpu-rental-e2e-${name}\nruntime: nodejs\nmain: index.js\n`);
-  fs.writeFileSync(path.join(projectDir, "index.js"), index);
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(projectDir, file), text);
   const stack = new TestStack(`${name}-${process.pid}`, {}, projectDir);
   await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
   return { stack, projectDir };
@@ -105,36 +109,74 @@ describe("maxLifetime through pulumi up", () => {
   }, 400_000);
 });
 
-/** The stack's gpu-rental:maxHourlySpend through the real engine: refused with nothing rented, then deployed under it. */
+/** The same instance in a YAML program, on the provider plugin of this repository (plugin/, on its dist/). */
+const PLUGIN_PROGRAM = `name: gpu-rental-e2e-cap-plugin
+runtime: yaml
+plugins:
+  providers:
+    - name: gpu-rental
+      path: ${path.join(REPO_ROOT, "plugin")}
+resources:
+  capped:
+    type: gpu-rental:index:Instance
+    properties: { image: "ubuntu:22.04", runtype: args }
+`;
+
+/**
+ * The stack's gpu-rental:maxHourlySpend through the real engine: preview warns (and succeeds), up refuses with
+ * nothing rented, then under a higher cap up deploys with no warning.
+ */
 describe("gpu-rental:maxHourlySpend through pulumi up", () => {
   let emu: TestEmulator;
   let stack: TestStack;
   let projectDir: string;
+  let plugin: { stack: TestStack; projectDir: string };
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 } });
     const capped = 'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n';
     ({ stack, projectDir } = await programStack("cap", capped, emu));
+    plugin = await projectStack("cap-plugin", { "Pulumi.yaml": PLUGIN_PROGRAM }, emu);
   }, 120_000);
 
   afterAll(async () => {
     await stack?.dispose();
+    await plugin?.stack.remove();
     await emu?.close();
-    fs.rmSync(projectDir, { recursive: true, force: true });
+    for (const dir of [projectDir, plugin?.projectDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  it("refuses the rental that would cross the cap, naming what counts, nothing rented; under the cap it deploys", async () => {
+  it("preview warns of the rental that would cross the cap (both shells); up refuses it, naming what counts, nothing rented; under the cap it deploys", async () => {
     const client = emu.client();
     const other = await client.instances.create((await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 }))[0].id, { image: "x", label: "other-stack" });
     const [cheapest] = (await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 })).map((o) => o.dph_total);
     const paying = (await client.instances.get(other.new_contract))!.dph_total!;
-    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest / 2));
+    const cap = String(paying + cheapest / 2);
+    await stack.ok("config", "set", "gpu-rental:maxHourlySpend", cap);
+    await plugin.stack.ok("config", "set", "gpu-rental:maxHourlySpend", cap);
+    const warning = `warning: gpu-rental Instance: Renting this instance would take the account over maxHourlySpend \\$${escaped(cap)}/h: ` +
+      `it pays [^\\n]* for ${other.new_contract} "other-stack" running [^\\n]*\`pulumi up\` will refuse it`;
+    const previewed = await stack.run("preview");
+    expect(previewed.code).toBe(0);
+    // The dynamic provider's check has no URN: the warning is the stack's.
+    expect(previewed.stdout).toMatch(new RegExp(`pulumi:pulumi:Stack \\([^)]*\\):\\s+${warning}`));
+    const pluginPreviewed = await plugin.stack.run("preview");
+    expect(pluginPreviewed.code).toBe(0);
+    expect(pluginPreviewed.stdout).toMatch(new RegExp(`gpu-rental:index:Instance \\(capped\\):\\s+${warning}`));
+    expect(emu.marketplace.instances.all()).toHaveLength(1);
+
     const refused = await stack.run("up", "--yes");
     expect(refused.code).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toMatch(new RegExp(`over maxHourlySpend[\\s\\S]*${other.new_contract} "other-stack" running`));
+    expect(refused.stdout + refused.stderr).toMatch(new RegExp(`over maxHourlySpend[\\s\\S]*${other.new_contract} "other-stack" running[^\\n]*Nothing was rented`));
     expect(emu.marketplace.instances.all()).toHaveLength(1);
     await stack.ok("config", "set", "gpu-rental:maxHourlySpend", String(paying + cheapest * 2));
-    await stack.ok("up", "--yes");
+    const deployed = await stack.run("up", "--yes");
+    expect(deployed.code).toBe(0);
+    expect(deployed.stdout + deployed.stderr).not.toMatch(/maxHourlySpend/);
     expect(emu.marketplace.instances.all()).toHaveLength(2);
   }, 300_000);
 });
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,5 +1,7 @@
+import * as net from "node:net";
 import {
-  configureFromStackConfig, createFleetFromSpec, createInstanceFromSpec, GpuRentalClient, rentFleet, rentInstance, spendReport, SpendCapError, sweep,
+  configureFromStackConfig, createFleetFromSpec, createInstanceFromSpec, GpuRentalClient, RESOURCE_FUNCTIONS, rentFleet, rentInstance, spendReport,
+  SpendCapError, sweep, UNKNOWN,
 } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
@@ -138,3 +140,105 @@ describe("spend guard: caps and the spend report", () => {
     expect((await client.instances.list()).map((i) => i.id)).toEqual([young.instanceId]);
   });
 });
+
+/**
+ * What `pulumi preview` warns of the stack's maxHourlySpend (RESOURCE_FUNCTIONS[kind].warnings, which both shells
+ * send from `check`), against the emulator over HTTP: the refusal `up` will meet, in its words, or nothing when
+ * that cannot be known.
+ */
+describe("spend guard: preview's warning of the stack's cap", () => {
+  let emu: TestEmulator;
+  let client: GpuRentalClient;
+  let stack: Record<string, string>;
+  beforeEach(async () => {
+    emu = await emulator({ lifecycle: { provisioningMs: 0, loadingMs: 0 } });
+    client = emu.client();
+    stack = { "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey };
+    configureFromStackConfig({ get: (key) => stack[key] });
+  });
+  afterEach(async () => {
+    configureFromStackConfig({ get: () => undefined });
+    await emu?.close();
+  });
+
+  const { Instance, GpuFleet } = RESOURCE_FUNCTIONS;
+  const SPEC = { image: "ubuntu:22.04", runtype: "args" };
+  const cheapest = async (n = 1) => (await client.offers.search({ order: [["dph_total", "asc"]], limit: n })).map((o) => o.dph_total);
+  /** The refusal of `up`, as preview words it. */
+  const asWarning = (refusal: string) => refusal.replace("Nothing was rented.", "`pulumi up` will refuse it: nothing will be rented.");
+
+  it("a new Instance the cap will refuse: up's refusal, naming what counts, the cap and the cheapest price; under the cap none", async () => {
+    const other = await rentInstance(client, {}, { ...REQUEST, label: "other-stack" });
+    const paying = (await client.instances.get(other.instanceId))!.dph_total!;
+    const [next] = await cheapest();
+    const cap = Number((paying + next / 2).toFixed(4));
+    stack["gpu-rental:maxHourlySpend"] = String(cap);
+
+    const warnings = await Instance.warnings({}, SPEC, UNKNOWN);
+    const refused = await createInstanceFromSpec(SPEC, { client }).catch((e) => e);
+    expect(refused).toBeInstanceOf(SpendCapError);
+    expect(warnings).toEqual([`gpu-rental Instance: ${asWarning(refused.message)}`]);
+    expect(warnings[0]).toContain(`over maxHourlySpend $${cap}/h`);
+    expect(warnings[0]).toContain(`${other.instanceId} "other-stack" running $${paying}/h`);
+    expect(warnings[0]).toContain(`the cheapest matching offer is $${next}/h`);
+    // The dynamic provider's warning has no URN: a label names the resource.
+    expect(await Instance.warnings({}, { ...SPEC, label: "trainer" }, UNKNOWN)).toEqual([expect.stringMatching(/^gpu-rental Instance trainer: Renting this instance/)]);
+    // An unknown input that does not decide the search changes nothing.
+    expect(await Instance.warnings({}, { ...SPEC, env: UNKNOWN }, UNKNOWN)).toEqual(warnings);
+
+    stack["gpu-rental:maxHourlySpend"] = String(paying + next * 2);
+    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    expect((await client.instances.list()).map((i) => i.id)).toEqual([other.instanceId]);
+  });
+
+  it("nothing when it cannot be known or rents nothing: a search input unknown, an existing resource, an adoption, a bad cap, no service", async () => {
+    stack["gpu-rental:maxHourlySpend"] = "0.0001";
+    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toHaveLength(1);
+    const unknowns = [{ gpuModel: UNKNOWN }, { filters: { gpu_ram: { gte: UNKNOWN } } }, { offerType: UNKNOWN }, { account: UNKNOWN }, { adoptId: UNKNOWN }];
+    for (const unknown of unknowns) expect(await Instance.warnings({}, { ...SPEC, ...unknown }, UNKNOWN)).toEqual([]);
+    // Its old inputs: the resource exists, and its diff decides what changes.
+    expect(await Instance.warnings(SPEC, SPEC, UNKNOWN)).toEqual([]);
+    expect(await Instance.warnings({}, { ...SPEC, adoptId: 4000001 }, UNKNOWN)).toEqual([]);
+    // Inputs that fail their check: the preview fails on them anyway.
+    expect(await Instance.warnings({}, { ...SPEC, disk: -5 }, UNKNOWN)).toEqual([]);
+    // A cap that is not a number of $/hour, and a service that does not answer: create says why, not preview.
+    stack["gpu-rental:maxHourlySpend"] = "lots";
+    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    stack["gpu-rental:maxHourlySpend"] = "0.0001";
+    stack["gpu-rental:apiUrl"] = `http://127.0.0.1:${await closedPort()}`;
+    configureFromStackConfig({ get: (key) => stack[key] });
+    const started = Date.now();
+    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("a new GpuFleet the cap will refuse whole: up's refusal; none under the cap, for a size not known yet, or with every member adopted", async () => {
+    const [a, b, c] = await cheapest(3);
+    const fleet = { ...SPEC, size: 3, labelPrefix: "capped" };
+    stack["gpu-rental:maxHourlySpend"] = String((a + b + c) * 2);
+    expect(await GpuFleet.warnings({}, fleet, UNKNOWN)).toEqual([]);
+
+    stack["gpu-rental:maxHourlySpend"] = String(a + b + c * 0.5);
+    const warnings = await GpuFleet.warnings({}, fleet, UNKNOWN);
+    expect(warnings).toEqual([expect.stringMatching(/^gpu-rental GpuFleet capped: Renting 3 instances would take the account over maxHourlySpend/)]);
+    const refused = await createFleetFromSpec(fleet, { client }).catch((e) => e);
+    expect(asWarning(refused.message)).toContain(warnings[0].replace("gpu-rental GpuFleet capped: ", ""));
+    expect(await GpuFleet.warnings({}, { ...fleet, size: UNKNOWN }, UNKNOWN)).toEqual([]);
+    expect(await GpuFleet.warnings({}, { ...fleet, adoptIds: UNKNOWN }, UNKNOWN)).toEqual([]);
+    const own = await rentInstance(client, {}, REQUEST);
+    stack["gpu-rental:maxHourlySpend"] = "0.0001";
+    expect(await GpuFleet.warnings({}, { ...fleet, size: 2, adoptIds: [own.instanceId] }, UNKNOWN)).toEqual([expect.stringContaining("Renting this instance")]);
+    expect(await GpuFleet.warnings({}, { ...fleet, size: 1, adoptIds: [own.instanceId] }, UNKNOWN)).toEqual([]);
+    expect(await GpuFleet.warnings({}, { ...fleet, size: 0 }, UNKNOWN)).toEqual([]);
+  });
+});
+
+/** A local port nothing listens on (one just freed). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

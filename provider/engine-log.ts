@@ -1,0 +1,65 @@
+import { createRequire } from "node:module";
+import type { ChannelCredentials } from "@grpc/grpc-js";
+import type { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
+
+/**
+ * Warnings to the engine as its own diagnostics (`warning:` in the CLI), from a provider process of either shell:
+ * a dynamic provider's `pulumi.log` reaches no engine (pulumi/pulumi#6065), so this is a client of the engine's
+ * own, at the address the engine started the process with. One client per call, closed after it: nothing of it
+ * keeps the process alive.
+ */
+
+/** How long a warning may take to reach the engine: a check never waits on it for longer. */
+const SEND_MS = 10_000;
+
+/**
+ * Sends each message as a warning, of the resource `urn` when the shell knows it (else the engine shows it as the
+ * stack's). A warning that cannot be sent is written to stderr instead: never a failed check.
+ */
+export async function warnEngine(messages: readonly string[], urn = "", args: string[] = process.argv.slice(2)): Promise<void> {
+  if (!messages.length) return;
+  try {
+    await send(messages, urn, engineAddress(args));
+  } catch (error) {
+    process.stderr.write(`warning (not sent to the engine: ${(error as Error).message}): ${messages.join("\n")}\n`);
+  }
+}
+
+async function send(messages: readonly string[], urn: string, address: string | undefined): Promise<void> {
+  if (!address) throw new Error("the process was not given the engine's address");
+  const engine = engineApi();
+  const client = new engine.EngineClient(address, engine.insecure());
+  try {
+    for (const message of messages) {
+      const request = new engine.LogRequest().setSeverity(engine.WARNING).setMessage(message).setUrn(urn);
+      await new Promise<void>((resolve, reject) =>
+        client.log(request, new engine.Metadata(), { deadline: Date.now() + SEND_MS }, (error) => (error ? reject(error) : resolve())),
+      );
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** The engine's address among a provider process's arguments, read as @pulumi/pulumi's provider server reads it. */
+export function engineAddress(args: string[]): string | undefined {
+  return fromPulumi("./provider/internals").parseArgs(args)?.engineAddress;
+}
+
+/** The engine's generated gRPC client and messages, and the gRPC they were generated for (@pulumi/pulumi's own). */
+function engineApi() {
+  const grpc = fromPulumi("@grpc/grpc-js");
+  const { LogRequest, LogSeverity } = fromPulumi("./proto/engine_pb");
+  return {
+    EngineClient: fromPulumi("./proto/engine_grpc_pb").EngineClient as typeof EngineClient,
+    LogRequest: LogRequest as typeof import("@pulumi/pulumi/proto/engine_pb").LogRequest,
+    WARNING: LogSeverity.WARNING as import("@pulumi/pulumi/proto/engine_pb").LogSeverity,
+    Metadata: grpc.Metadata as typeof import("@grpc/grpc-js").Metadata,
+    insecure: (): ChannelCredentials => grpc.credentials.createInsecure(),
+  };
+}
+
+/** A module of the @pulumi/pulumi this package finds (the program's, or the plugin's). */
+function fromPulumi(id: string): any {
+  return createRequire(require.resolve("@pulumi/pulumi"))(id);
+}
