@@ -57,7 +57,9 @@ export class TestStack {
 
   async init(config: Record<string, string>, secrets: Record<string, string>): Promise<void> {
     await pulumi(this.ws, ["stack", "init", this.name]);
-    for (const [key, value] of Object.entries(config)) await this.ok("config", "set", key, value);
+    // One CLI run for all plain settings; each secret on stdin (never on a command line).
+    const plain = Object.entries(config).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
+    if (plain.length) await this.ok("config", "set-all", ...plain);
     for (const [key, value] of Object.entries(secrets)) {
       const result = await runPulumi(this.ws, ["config", "set", "--secret", key, "--stack", this.name], { input: value });
       if (result.code !== 0) throw new Error(result.stderr);

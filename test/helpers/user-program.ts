@@ -35,6 +35,13 @@ export function sharedOnce(key: string, make: (dir: string) => Promise<void>): P
   return made;
 }
 
+/**
+ * Programs are installed without dependencies' install scripts, as npm 11 may install them: the package must not
+ * need one (ssh2's native crypto, the one script in its tree, is optional). It also saves compiling that C++ in
+ * every install. The README, Python and YAML tests install as their docs say, with npm's defaults (scripts run).
+ */
+const NO_SCRIPTS = ["--ignore-scripts"];
+
 const madeHere = new Map<string, Promise<string>>();
 
 /** What of a package.json `npm install` reads (besides workspaces, which are installed in place). */
@@ -86,7 +93,7 @@ export class UserProgram {
     program.write({ "package.json": JSON.stringify({ name, version: "1.0.0", private: true }, null, 2), ...files });
     const args = packages.map((p) => (p === "gpu-rental" ? tarball() : p));
     // A workspace (package.json files of its own) is installed in place; a plain program gets the run's shared install.
-    if (ownManifests) await program.npm("install", ...args);
+    if (ownManifests) await program.npm("install", ...args, ...NO_SCRIPTS);
     else await program.installShared(args);
     return program;
   }
@@ -109,7 +116,7 @@ export class UserProgram {
     const declared = Object.fromEntries(DEPENDENCY_FIELDS.filter((field) => manifest[field]).map((field) => [field, manifest[field]]));
     const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared, args }), async (dir) => {
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...declared }, null, 2));
-      await new UserProgram(dir).npm("install", ...args);
+      await new UserProgram(dir).npm("install", ...args, ...NO_SCRIPTS);
     });
     for (const file of ["package.json", "package-lock.json"]) fs.rmSync(path.join(this.dir, file), { force: true });
     await linkCopy(installed, this.dir);
