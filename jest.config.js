@@ -4,12 +4,12 @@ module.exports = {
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.test.json" }] },
-  // The Pulumi end-to-end tests drive real engine processes: give them room, and keep workers few on 2 cores.
+  // The Pulumi end-to-end tests drive real engine processes: give them room.
   testTimeout: 120_000,
   // The package is packed once per run; the tests that install it elsewhere read GPU_RENTAL_TARBALL.
   globalSetup: "<rootDir>/test/helpers/global-setup.js",
   globalTeardown: "<rootDir>/test/helpers/global-teardown.js",
-  maxWorkers: 2,
+  maxWorkers: 3,
   // Engine runs that a file starts side by side (it.concurrent): several at once overlap their waiting.
   maxConcurrency: 2,
   // The longest files first, also on a fresh clone (jest's own order would start them last).

@@ -6,7 +6,7 @@ import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 
 /**
  * The engine runs TypeScript programs without type-checking them (ts-node's transpile-only, which @pulumi/pulumi
- * reads from PULUMI_NODEJS_TRANSPILE_ONLY): the examples are type-checked by `pretest`, and a test about the
+ * reads from PULUMI_NODEJS_TRANSPILE_ONLY): the examples are type-checked by test/package/examples-types.test.ts, and a test about the
  * types a user's program sees (own-program-ts, linked) asks for the check with `TYPE_CHECK` in its env.
  */
 export const TRANSPILE_ONLY = { PULUMI_NODEJS_TRANSPILE_ONLY: "true" };

@@ -38,7 +38,7 @@ describe.each(EXAMPLES)("examples/%s", (example) => {
   (unavailable ? it.skip : it.concurrent)("installs from the packed package and passes its README's `gpu-rental test`", async () => {
     const program = await UserProgram.fromExample(example);
     try {
-      // Not type-checked again by the engine: `pretest` type-checks every example (tsconfig.examples.json).
+      // Not type-checked again by the engine: examples-types.test.ts type-checks every example.
       const env = { ...process.env, ...TRANSPILE_ONLY, PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}` };
       const { stdout } = await run("bash", ["-c", testCommandOf(example)], { cwd: program.dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
         throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);

@@ -8,7 +8,7 @@ const run = promisify(execFile);
 
 /**
  * The environment a runner gives the steps after `pulumi/actions`: the Pulumi CLI on PATH. (The engine does not
- * type-check the example again: `pretest` type-checks every example.)
+ * type-check the example again: test/package/examples-types.test.ts type-checks every example.)
  */
 export function runnerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...process.env, ...TRANSPILE_ONLY, CI: "true", PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`, ...extra };
