@@ -9,6 +9,7 @@ module.exports = {
   // The package is packed once per run; the tests that install it elsewhere read GPU_RENTAL_TARBALL.
   globalSetup: "<rootDir>/test/helpers/global-setup.js",
   globalTeardown: "<rootDir>/test/helpers/global-teardown.js",
+  // Three workers on 2 cores: engine runs wait much (process starts, polls); 736 s against 797 s with two.
   maxWorkers: 3,
   // Engine runs that a file starts side by side (it.concurrent): several at once overlap their waiting.
   maxConcurrency: 2,
