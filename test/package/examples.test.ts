@@ -21,6 +21,18 @@ function testCommandOf(example: string): string {
   return line;
 }
 
+/**
+ * examples/ci's README line is its workflow's emulator job (plus a JUnit report), which test/package/ci.test.ts
+ * runs exactly as written in a copy of the example: deployed there, not twice.
+ */
+const RUN_BY_CI_TEST = "ci";
+
+it("examples/ci's README line is the command its workflow runs (deployed by ci.test.ts)", () => {
+  const workflow = fs.readFileSync(path.join(REPO_ROOT, "examples", "ci", ".github", "workflows", "gpu-infrastructure.yml"), "utf8");
+  const run = /run: (npx gpu-rental test .*)/.exec(workflow)?.[1];
+  expect(run?.replace(/ --junit \S+/, "")).toBe(testCommandOf(RUN_BY_CI_TEST));
+});
+
 it("covers every kind of program the project promises", () => {
   expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "instance-from-image", "interruptible", "network-volume", "post-boot", "python", "template-fleet", "two-accounts", "yaml"]);
 });
@@ -31,7 +43,7 @@ it("covers every kind of program the project promises", () => {
  * examples are independent (each its own folder, stack and emulator) and run side by side, as many at once as
  * jest's maxConcurrency allows: much of an engine run is waiting (polls, process starts), not computing.
  */
-describe.each(EXAMPLES)("examples/%s", (example) => {
+describe.each(EXAMPLES.filter((example) => example !== RUN_BY_CI_TEST))("examples/%s", (example) => {
   const unavailable = PLUGIN_PACKAGES[example] && !ensureToolchain().plugins.some((plugin) => plugin.name === PLUGIN_PACKAGES[example]);
   // Skipped and said so, not passed: the same steps are proven through the workflow library and OpenSSH (test/ssh/).
   if (unavailable) console.warn(`examples/${example} is not deployed: the ${PLUGIN_PACKAGES[example]} provider plugin could not be obtained on this machine.`);
