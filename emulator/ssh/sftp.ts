@@ -9,6 +9,8 @@ const ENTRIES_PER_READ = 100;
 
 interface OpenFile {
   fd: number;
+  /** Writes not finished yet: FSETSTAT and CLOSE wait for them (scp sends both without waiting for every WRITE's status). */
+  writing: Set<Promise<void>>;
 }
 interface OpenDir {
   dir: string;
@@ -42,7 +44,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     fs.open(at(filename), openFlags(flags), attrs.mode ?? 0o644, (error, fd) => {
       if (error) return failed(sftp, id, error);
       const handle = newHandle();
-      files.set(handle.toString("hex"), { fd });
+      files.set(handle.toString("hex"), { fd, writing: new Set() });
       sftp.handle(id, handle);
     });
   });
@@ -60,7 +62,11 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
 
   sftp.on("WRITE", (id, handle, offset, data) => {
     const file = fileOf(id, handle);
-    if (file) fs.write(file.fd, data, 0, data.length, offset, (error) => done(id)(error));
+    if (!file) return;
+    // A copy: `data` is a view into ssh2's incoming buffer, and the write finishes after this handler returns.
+    const write = new Promise<void>((resolve) => writeAll(file.fd, Buffer.from(data), offset, (error) => (done(id)(error), resolve())));
+    file.writing.add(write);
+    void write.then(() => file.writing.delete(write));
   });
 
   sftp.on("FSTAT", (id, handle) => {
@@ -70,7 +76,8 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
 
   sftp.on("FSETSTAT", (id, handle, attrs) => {
     const file = fileOf(id, handle);
-    if (file) setAttributes(attrs, { chmod: (m) => fs.fchmodSync(file.fd, m), truncate: (s) => fs.ftruncateSync(file.fd, s), utimes: (a, m) => fs.futimesSync(file.fd, a, m) }, done(id));
+    // scp sends its FSETSTAT (the size) right after its last WRITEs: it applies once they have landed.
+    if (file) void Promise.all(file.writing).then(() => setAttributes(attrs, { chmod: (m) => fs.fchmodSync(file.fd, m), truncate: (s) => fs.ftruncateSync(file.fd, s), utimes: (a, m) => fs.futimesSync(file.fd, a, m) }, done(id)));
   });
 
   sftp.on("SETSTAT", (id, p, attrs) => {
@@ -83,7 +90,9 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     const file = files.get(key);
     if (file) {
       files.delete(key);
-      return fs.close(file.fd, done(id));
+      // Closing before the last WRITEs land would lose them (scp was seen to leave a short file).
+      void Promise.all(file.writing).then(() => fs.close(file.fd, done(id)));
+      return;
     }
     if (dirs.delete(key)) return sftp.status(id, STATUS_CODE.OK);
     sftp.status(id, STATUS_CODE.FAILURE, "no such handle");
@@ -140,7 +149,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   });
 
   const closeAll = () => {
-    for (const file of files.values()) fs.close(file.fd, () => undefined);
+    for (const file of files.values()) void Promise.all(file.writing).then(() => fs.close(file.fd, () => undefined));
     files.clear();
     dirs.clear();
   };
@@ -150,6 +159,14 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     closeAll();
     exitZero(sftp);
     sftp.end();
+  });
+}
+
+/** Writes all of `data` at `offset`, however many calls that takes (a write may take fewer bytes than given). */
+function writeAll(fd: number, data: Buffer, offset: number, callback: (error: NodeJS.ErrnoException | null) => void): void {
+  fs.write(fd, data, 0, data.length, offset, (error, written) => {
+    if (error || written === data.length) return callback(error);
+    writeAll(fd, data.subarray(written), offset + written, callback);
   });
 }
 
