@@ -10,6 +10,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { PACKAGE_PLUGIN_DIR } from "../cli/plugin-install";
 import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
 import { Clock, startEmulator } from "../emulator";
@@ -33,7 +34,7 @@ for (let i = 0; i < ${COUNT}; i++) new Instance("i" + i, { image: "${IMAGE}", la
 `,
   },
   plugin: {
-    yaml: `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${path.join(PACKAGE_ROOT, "plugin")}\n`,
+    yaml: `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${PACKAGE_PLUGIN_DIR}\n`,
     index: `const pulumi = require("@pulumi/pulumi");
 for (let i = 0; i < ${COUNT}; i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
 `,

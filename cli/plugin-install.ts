@@ -9,6 +9,16 @@ import { PACKAGE_ROOT } from "./toolchain";
 /** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
 export const PLUGIN_NAME = "gpu-rental";
 
+/**
+ * The plugin's executable, as the engine looks for it in a plugin folder: a shim that runs node on the folder's
+ * index.js (plugin/ of the package has one, and every folder this command prepares a copy). The engine runs it
+ * directly, not through the Node.js language host, so the plugin starts sooner (docs/plugin.md, Benchmark).
+ */
+export const PLUGIN_EXECUTABLE = `pulumi-resource-${PLUGIN_NAME}`;
+
+/** The package's own plugin folder: what `plugins: providers: path:` of a Pulumi.yaml can name. */
+export const PACKAGE_PLUGIN_DIR = path.join(PACKAGE_ROOT, "plugin");
+
 /** The module of the package whose `main()` serves the plugin (`@pulumi/pulumi`'s `provider.main`); see docs/plugin.md. */
 export const PLUGIN_ENTRY = "gpu-rental/plugin";
 
@@ -44,14 +54,14 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
     throw new Error(`pulumi ${args.join(" ")} failed (exit ${result.status}):\n${`${result.stdout}${result.stderr}`.trim()}`);
   }
   const dir = path.join(pulumiHome(options.env), "plugins", `resource-${PLUGIN_NAME}-v${version}`);
-  if (!fs.existsSync(path.join(dir, "PulumiPlugin.yaml"))) throw new Error(`pulumi plugin install reported success, but ${dir} holds no plugin`);
+  if (!fs.existsSync(path.join(dir, PLUGIN_EXECUTABLE))) throw new Error(`pulumi plugin install reported success, but ${dir} holds no plugin`);
   log(`gpu-rental plugin install: installed in ${dir}`);
   return { name: PLUGIN_NAME, version, dir };
 }
 
 /**
  * The plugin folder, made once per package content and kept in the cache (~/.cache/gpu-rental, or
- * $GPU_RENTAL_CACHE): `PulumiPlugin.yaml` (runtime nodejs), this package packed into it as a tarball, a
+ * $GPU_RENTAL_CACHE): the plugin executable (a shim that runs node on index.js), this package packed into it as a tarball, a
  * package.json that depends on that tarball and on the @pulumi/pulumi in use, and their node_modules. npm's
  * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder.
  */
@@ -86,9 +96,10 @@ export function preparedPluginFolder(log: (line: string) => void): string {
 
 const complete = (folder: string) => fs.existsSync(path.join(folder, "node_modules", ".package-lock.json"));
 
-/** The plugin folder's files: the engine runs `main` of its package.json with node. */
+/** The plugin folder's files: the engine runs its executable, the package's own shim, which runs node on index.js. */
 function writePluginFolder(dir: string, version: string, tarball: string, pulumiSdk: string): void {
-  fs.writeFileSync(path.join(dir, "PulumiPlugin.yaml"), `runtime: nodejs\nname: ${PLUGIN_NAME}\nversion: ${version}\n`);
+  for (const shim of [PLUGIN_EXECUTABLE, `${PLUGIN_EXECUTABLE}.cmd`]) fs.copyFileSync(path.join(PACKAGE_PLUGIN_DIR, shim), path.join(dir, shim));
+  fs.chmodSync(path.join(dir, PLUGIN_EXECUTABLE), 0o755);
   const manifest = {
     name: `pulumi-resource-${PLUGIN_NAME}`,
     version,

@@ -2,12 +2,13 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { runPulumi } from "../../cli/pulumi";
 import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 
 /**
  * The SDK packages a release publishes, generated from the plugin's schema by `pulumi package gen-sdk` (the
- * plugin folder is run, and asked for its schema), and the Python wheel built from the Python SDK.
+ * plugin's executable is run, and asked for its schema), and the Python wheel built from the Python SDK.
  *
  *   npm run sdks [-- OUT_DIR]        (default ./sdks: OUT_DIR/python, OUT_DIR/go, OUT_DIR/dotnet, OUT_DIR/wheels)
  */
@@ -15,11 +16,11 @@ export const SDK_LANGUAGES = ["python", "go", "dotnet"] as const;
 export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
 
 /** Generates one language's SDK into `outDir/<language>`; the CLI's own words when it cannot. */
-export async function generateSdk(language: SdkLanguage, outDir: string, pluginDir = path.join(PACKAGE_ROOT, "plugin")): Promise<void> {
+export async function generateSdk(language: SdkLanguage, outDir: string, plugin = path.join(PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE)): Promise<void> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-gen-sdk-"));
   try {
     const ws = { toolchain: ensureToolchain(), projectDir: PACKAGE_ROOT, stateDir };
-    const result = await runPulumi(ws, ["package", "gen-sdk", pluginDir, "--language", language, "--out", outDir]);
+    const result = await runPulumi(ws, ["package", "gen-sdk", plugin, "--language", language, "--out", outDir]);
     const written = fs.existsSync(path.join(outDir, language)) && fs.readdirSync(path.join(outDir, language)).length > 0;
     if (result.code !== 0 || !written) throw new Error(`pulumi package gen-sdk --language ${language} failed:\n${result.stdout}\n${result.stderr}`.trimEnd());
   } finally {

@@ -34,7 +34,7 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
   expect(files).toEqual(expect.arrayContaining(["bin/gpu-rental.js", "tools/pulumi-toolchain.sh", "README.md", "LICENSE", "package.json"]));
   expect(files).toContain("tools/third-party/pulumi-language-nodejs-v3.248.0/main.go");
   // The provider plugin's folder (docs/plugin.md): what the engine runs for programs of every language.
-  expect(files).toEqual(expect.arrayContaining(["plugin/PulumiPlugin.yaml", "plugin/package.json", "plugin/index.js"]));
+  expect(files).toEqual(expect.arrayContaining(["plugin/pulumi-resource-gpu-rental", "plugin/pulumi-resource-gpu-rental.cmd", "plugin/package.json", "plugin/index.js"]));
   // Nothing else: no sources, tests, source maps, examples or local state.
   const unexpected = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|bin\/.+|tools\/.+|plugin\/[^/]+|README\.md|LICENSE|package\.json)$/.test(f));
   expect(unexpected).toEqual([]);
