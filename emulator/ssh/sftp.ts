@@ -77,7 +77,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   sftp.on("FSETSTAT", (id, handle, attrs) => {
     const file = fileOf(id, handle);
     // scp sends its FSETSTAT (the size) right after its last WRITEs: it applies once they have landed.
-    if (file) void Promise.all(file.writing).then(() => setAttributes(attrs, { chmod: (m) => fs.fchmodSync(file.fd, m), truncate: (s) => fs.ftruncateSync(file.fd, s), utimes: (a, m) => fs.futimesSync(file.fd, a, m) }, done(id)));
+    if (file) afterWrites(file, () => setAttributes(attrs, { chmod: (m) => fs.fchmodSync(file.fd, m), truncate: (s) => fs.ftruncateSync(file.fd, s), utimes: (a, m) => fs.futimesSync(file.fd, a, m) }, done(id)));
   });
 
   sftp.on("SETSTAT", (id, p, attrs) => {
@@ -91,7 +91,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     if (file) {
       files.delete(key);
       // Closing before the last WRITEs land would lose them (scp was seen to leave a short file).
-      void Promise.all(file.writing).then(() => fs.close(file.fd, done(id)));
+      afterWrites(file, () => fs.close(file.fd, done(id)));
       return;
     }
     if (dirs.delete(key)) return sftp.status(id, STATUS_CODE.OK);
@@ -149,7 +149,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   });
 
   const closeAll = () => {
-    for (const file of files.values()) void Promise.all(file.writing).then(() => fs.close(file.fd, () => undefined));
+    for (const file of files.values()) afterWrites(file, () => fs.close(file.fd, () => undefined));
     files.clear();
     dirs.clear();
   };
@@ -160,6 +160,12 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     exitZero(sftp);
     sftp.end();
   });
+}
+
+/** Runs `then` once the file's writes in flight have landed (at once when there are none). */
+function afterWrites(file: OpenFile, then: () => void): void {
+  if (!file.writing.size) return then();
+  void Promise.all(file.writing).then(then);
 }
 
 /** Writes all of `data` at `offset`, however many calls that takes (a write may take fewer bytes than given). */

@@ -10,7 +10,6 @@ const path = require("node:path");
 const LONGEST_FIRST = [
   "test/compat/schemathesis.test.ts",
   "test/package/examples.test.ts",
-  "test/package/examples-types.test.ts",
   "test/languages/python.test.ts",
   "test/plugin/typescript.test.ts",
   "test/package/ci.test.ts",
