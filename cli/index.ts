@@ -217,7 +217,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === "toolchain") {
-    const { bin, plugins } = ensureToolchain();
+    const { bin, plugins } = ensureToolchain({ inherit: false });
     console.log(bin);
     for (const plugin of plugins) console.log(`${plugin.name} ${plugin.version} ${plugin.file}`);
     return;

@@ -30,17 +30,38 @@ export interface Toolchain {
 let prepared: Toolchain | undefined;
 
 /**
- * Runs `tools/pulumi-toolchain.sh` once per process (it prints its progress on stderr): a `pulumi` of the
- * user's own on PATH, or one built and cached from Go modules, with Pulumi's official Node.js language host.
+ * The toolchain a parent process prepared, handed down in the environment: the script hashes every source it
+ * builds from (some 0.4 s of CPU), which a `gpu-rental test` started by a `gpu-rental` or a test run need not
+ * do again. Trusted only while its files are there.
  */
-export function ensureToolchain(): Toolchain {
+const INHERITED = "GPU_RENTAL_TOOLCHAIN";
+
+/**
+ * Runs `tools/pulumi-toolchain.sh` once per process tree (it prints its progress on stderr): a `pulumi` of the
+ * user's own on PATH, or one built and cached from Go modules, with Pulumi's official Node.js language host.
+ * `inherit: false` runs the script even so (`gpu-rental toolchain`: a user asking to find or build it).
+ */
+export function ensureToolchain(options: { inherit?: boolean } = {}): Toolchain {
+  if (prepared) return prepared;
+  prepared = options.inherit === false ? undefined : inherited();
   if (prepared) return prepared;
   const script = path.join(PACKAGE_ROOT, "tools", "pulumi-toolchain.sh");
   const result = spawnSync("bash", [script], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}).`);
   const [bin, pluginDir] = result.stdout.split("\n");
   prepared = { bin, plugins: pluginDir ? [pluginIn(pluginDir)] : [] };
+  process.env[INHERITED] = JSON.stringify(prepared);
   return prepared;
+}
+
+function inherited(): Toolchain | undefined {
+  try {
+    const toolchain = JSON.parse(process.env[INHERITED] ?? "") as Toolchain;
+    const files = [path.join(toolchain.bin, "pulumi"), ...toolchain.plugins.map((plugin) => plugin.file)];
+    return files.every((file) => fs.existsSync(file)) ? toolchain : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The plugin in a cache folder named `<name>-v<version>-<key>` holding `pulumi-resource-<name>`. */
