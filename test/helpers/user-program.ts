@@ -86,15 +86,19 @@ export async function linkCopy(from: string, to: string): Promise<void> {
 export class UserProgram {
   private constructor(readonly dir: string) {}
 
-  /** A new program from `files`, with `packages` installed (`gpu-rental` stands for the packed tarball). */
-  static async create(name: string, files: Record<string, string>, packages: string[]): Promise<UserProgram> {
+  /**
+   * A new program from `files`, with `packages` installed as its dependencies and `devPackages` as its
+   * devDependencies (`name@range`; `gpu-rental` stands for the packed tarball, a `.tgz` path for a gpu-rental
+   * tarball of another release).
+   */
+  static async create(name: string, files: Record<string, string>, packages: string[], devPackages: string[] = []): Promise<UserProgram> {
     const program = new UserProgram(fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`)));
     const ownManifests = Object.keys(files).some((file) => path.basename(file) === "package.json");
     program.write({ "package.json": JSON.stringify({ name, version: "1.0.0", private: true }, null, 2), ...files });
     const args = packages.map((p) => (p === "gpu-rental" ? tarball() : p));
     // A workspace (package.json files of its own) is installed in place; a plain program gets the run's shared install.
     if (ownManifests) await program.npm("install", ...args, ...NO_SCRIPTS);
-    else await program.installShared(args);
+    else await program.installShared({ dependencies: rangesOf(packages), devDependencies: rangesOf(devPackages) });
     return program;
   }
 
@@ -102,32 +106,39 @@ export class UserProgram {
   static async fromExample(name: string): Promise<UserProgram> {
     const program = new UserProgram(fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-example-${name}-`)));
     fs.cpSync(path.join(REPO_ROOT, "examples", name), program.dir, { recursive: true });
-    await program.installShared([tarball()]);
+    await program.installShared({});
     return program;
   }
 
   /**
-   * What `npm install <args>` makes in this folder (package.json, package-lock.json, node_modules), installed
-   * once per run for each set of dependencies the program declares and `args`, and copied here: its own
-   * package.json with the dependencies npm saved, and the lock files with its own name.
+   * What `npm install` makes in this folder (package.json, package-lock.json, node_modules) when its package.json
+   * declares what it does plus `added`, `gpu-rental` being the packed tarball (as `npm install <tarball>` would
+   * save it). Installed once per run for each set of declarations, whichever program asks (an example declaring
+   * them, a test adding them), and copied here with the files that name the program made its own.
    */
-  private async installShared(args: string[]): Promise<void> {
+  private async installShared(added: Partial<Record<string, Record<string, string>>>): Promise<void> {
     const manifest = JSON.parse(fs.readFileSync(path.join(this.dir, "package.json"), "utf8"));
-    const declared = Object.fromEntries(DEPENDENCY_FIELDS.filter((field) => manifest[field]).map((field) => [field, manifest[field]]));
-    const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared, args }), async (dir) => {
-      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...declared }, null, 2));
-      await new UserProgram(dir).npm("install", ...args, ...NO_SCRIPTS);
+    const declared = declarations(manifest, added);
+    const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared }), async (dir) => {
+      const relative = withFileSpecs(declared, (file) => `file:${path.relative(dir, file)}`);
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...relative }, null, 2));
+      await new UserProgram(dir).npm("install", ...NO_SCRIPTS);
     });
     for (const file of ["package.json", "package-lock.json"]) fs.rmSync(path.join(this.dir, file), { force: true });
     await linkCopy(installed, this.dir);
     // The files that name the program are its own copies (not links), with npm's relative `file:` paths (to the
-    // tarball) made from here; npm's hidden lock file is rewritten last, so that it is newer than the folders it
+    // tarballs) made from here; npm's hidden lock file is rewritten last, so that it is newer than the folders it
     // describes, as after an install.
-    const fileSpec = (from: string) => JSON.stringify(`file:${path.relative(from, tarball())}`);
+    const tarballs = Object.values(declared).flatMap((ranges) => Object.values(ranges)).filter(isFileRange);
     const rewrite = (file: string, change: (json: any) => any) => {
       const full = path.join(this.dir, file);
       if (!fs.existsSync(full)) return;
-      const json = change(JSON.parse(fs.readFileSync(full, "utf8").split(fileSpec(installed)).join(fileSpec(this.dir))));
+      let text = fs.readFileSync(full, "utf8");
+      for (const spec of tarballs) {
+        const from = (dir: string) => JSON.stringify(`file:${path.relative(dir, spec.slice("file:".length))}`);
+        text = text.split(from(installed)).join(from(this.dir));
+      }
+      const json = change(JSON.parse(text));
       fs.rmSync(full);
       fs.writeFileSync(full, `${JSON.stringify(json, null, 2)}\n`);
     };
@@ -180,4 +191,46 @@ export class UserProgram {
   remove(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `name@range` as npm's command line takes it, as package.json declares it; `gpu-rental` and `.tgz` paths are gpu-rental tarballs. */
+function rangesOf(packages: string[]): Record<string, string> {
+  return Object.fromEntries(
+    packages.map((arg) => {
+      if (arg === "gpu-rental") return ["gpu-rental", `file:${tarball()}`];
+      if (arg.endsWith(".tgz")) return ["gpu-rental", `file:${path.resolve(arg)}`];
+      const at = arg.lastIndexOf("@");
+      if (at <= 0) throw new Error(`${arg}: give a range (name@range), as a program's package.json would`);
+      return [arg.slice(0, at), arg.slice(at + 1)];
+    }),
+  );
+}
+
+/**
+ * A program's dependency declarations with `added` merged in, and gpu-rental (declared by an example as a
+ * registry range) the packed tarball, by absolute path: the same declarations give the same install.
+ */
+function declarations(manifest: Record<string, any>, added: Partial<Record<string, Record<string, string>>>): Record<string, Record<string, string>> {
+  const declared: Record<string, Record<string, string>> = {};
+  for (const field of DEPENDENCY_FIELDS) {
+    const ranges: Record<string, string> = { ...manifest[field], ...added[field] };
+    if (typeof ranges["gpu-rental"] === "string" && !ranges["gpu-rental"].startsWith("file:")) ranges["gpu-rental"] = `file:${tarball()}`;
+    // Sorted, as npm writes them: the same declarations in another order are the same install.
+    if (Object.keys(ranges).length) declared[field] = Object.fromEntries(Object.entries(ranges).sort(([a], [b]) => a.localeCompare(b)));
+  }
+  return declared;
+}
+
+/** `declared` with each `file:` range rewritten by `spec` (the absolute tarball path given). */
+function withFileSpecs(declared: Record<string, Record<string, string>>, spec: (file: string) => string): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(declared).map(([field, ranges]) => [
+      field,
+      Object.fromEntries(Object.entries(ranges).map(([name, range]) => [name, isFileRange(range) ? spec(range.slice("file:".length)) : range])),
+    ]),
+  );
+}
+
+function isFileRange(range: unknown): range is string {
+  return typeof range === "string" && range.startsWith("file:");
 }

@@ -3,7 +3,7 @@ import { emulator, TestEmulator } from "../helpers/emulator";
 import { packedRelease } from "../helpers/last-release";
 import { TestStack } from "../helpers/pulumi-stack";
 import { tarball, UserProgram } from "../helpers/user-program";
-import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+import { PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";
 
 /**
  * A GpuFleet in a user's program, through the real engine: first in the component form of the last release
@@ -36,7 +36,7 @@ describeWithRelease("GpuFleet through the real engine, from the packed package",
     emu = await emulator({ clock: new Clock("running"), offers: 1000, lifecycle: { provisioningMs: 50, loadingMs: 100 } });
     const files = { "Pulumi.yaml": PROJECT("fleet", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
     const old = (release as { tarball: string }).tarball;
-    program = await UserProgram.create("fleet", files, [old, "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+    program = await UserProgram.create("fleet", files, [old, "@pulumi/pulumi@3.248.0"], TYPESCRIPT_PROGRAM.dev);
     stack = new TestStack(`fleet-${process.pid}`, {}, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url, size: "3" }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);

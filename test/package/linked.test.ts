@@ -5,7 +5,7 @@ import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack, TYPE_CHECK } from "../helpers/pulumi-stack";
 import { tarball, UserProgram } from "../helpers/user-program";
-import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+import { PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";
 
 const PROGRAM = `import { Instance } from "gpu-rental/provider";
 
@@ -40,7 +40,7 @@ afterAll(() => emu.close());
 const files = { "Pulumi.yaml": PROJECT("linked", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
 
 it("works when the package is linked into a program from a checkout (npm link)", async () => {
-  const program = await UserProgram.create("npm-link", files, ["@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+  const program = await UserProgram.create("npm-link", files, ["@pulumi/pulumi@3.248.0"], TYPESCRIPT_PROGRAM.dev);
   try {
     // npm link also links the checkout globally: into a prefix of the test's own, not the machine's. Without
     // its scripts: the checkout's `prepare` would rebuild dist/ (emptying it first) under the tests that run

@@ -13,5 +13,5 @@ exports.hashId = base.hashId;
 `;
 
 describe("a JavaScript program with @pulumi/pulumi 3.200.0 (the oldest supported) and the packed package", () => {
-  ownProgramScenario("own-js", { "Pulumi.yaml": PROJECT("own-js", false), "index.js": PROGRAM }, ["gpu-rental", "@pulumi/pulumi@3.200.0"]);
+  ownProgramScenario("own-js", { "Pulumi.yaml": PROJECT("own-js", false), "index.js": PROGRAM }, { packages: ["gpu-rental", "@pulumi/pulumi@3.200.0"] });
 });

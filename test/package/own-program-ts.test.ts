@@ -1,5 +1,5 @@
 import { TYPE_CHECK } from "../helpers/pulumi-stack";
-import { ownProgramScenario, PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "./own-program";
+import { ownProgramScenario, PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";
 
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import { Instance, Template } from "gpu-rental/provider";
@@ -17,7 +17,7 @@ describe("a TypeScript program with @pulumi/pulumi 3.248.0 and the packed packag
   ownProgramScenario(
     "own-ts",
     { "Pulumi.yaml": PROJECT("own-ts", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG },
-    ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"],
+    TYPESCRIPT_PROGRAM,
     TYPE_CHECK,
   );
 });

@@ -22,7 +22,7 @@ export const PULUMI_TEMPLATE_TSCONFIG = JSON.stringify(
  * a Template and an Instance, and run the real engine through up, a second up, an in-place update, refresh and
  * destroy, with the key as a secret in stack config. `env` goes to the engine (e.g. TYPE_CHECK).
  */
-export function ownProgramScenario(name: string, files: Record<string, string>, packages: string[], env: Record<string, string> = {}): void {
+export function ownProgramScenario(name: string, files: Record<string, string>, install: Install, env: Record<string, string> = {}): void {
   let emu: TestEmulator;
   let program: UserProgram;
   let stack: TestStack;
@@ -30,7 +30,7 @@ export function ownProgramScenario(name: string, files: Record<string, string>, 
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    program = await UserProgram.create(name, files, packages);
+    program = await UserProgram.create(name, files, install.packages, install.dev);
     stack = new TestStack(`own-${process.pid}`, env, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url, label: "first" }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);
@@ -85,6 +85,15 @@ export function ownProgramScenario(name: string, files: Record<string, string>, 
   });
 }
 
+/** What a program installs: its dependencies and devDependencies (`name@range`; `gpu-rental` is the packed package). */
+export interface Install {
+  packages: string[];
+  dev?: string[];
+}
+
+/** A TypeScript program's packages, declared as the TypeScript examples (and `pulumi new typescript`) declare them. */
+export const TYPESCRIPT_PROGRAM: Install = { packages: ["gpu-rental", "@pulumi/pulumi@3.248.0"], dev: ["typescript@~5.9.3", "@types/node@^20.19.43"] };
+
 export const PROJECT = (name: string, typescript: boolean) => `name: ${name}
 runtime:
   name: nodejs
@@ -95,7 +104,7 @@ runtime:
 /** A TypeScript program of a user's, `index.ts` as given, with @pulumi/pulumi 3.248.0 and the packed package. */
 export function typescriptProgram(name: string, index: string): Promise<UserProgram> {
   const files = { "Pulumi.yaml": PROJECT(name, true), "index.ts": index, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
-  return UserProgram.create(name, files, ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+  return UserProgram.create(name, files, TYPESCRIPT_PROGRAM.packages, TYPESCRIPT_PROGRAM.dev);
 }
 
 /**

@@ -4,7 +4,7 @@ import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { pulumi } from "../../cli/pulumi";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
-import { PROJECT, PULUMI_TEMPLATE_TSCONFIG } from "../package/own-program";
+import { PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "../package/own-program";
 
 /** The plugin folder the packed package ships, inside a program that installed it. */
 export function pluginDir(program: UserProgram): string {
@@ -28,7 +28,7 @@ export function pluginExecutable(program: UserProgram): string {
  */
 export async function typescriptPluginProgram(name: string, index: string): Promise<UserProgram> {
   const files = { "Pulumi.yaml": PROJECT(name, true), "index.ts": index, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
-  const program = await UserProgram.create(name, files, ["gpu-rental", "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
+  const program = await UserProgram.create(name, files, TYPESCRIPT_PROGRAM.packages, TYPESCRIPT_PROGRAM.dev);
   const stack = new TestStack(`${name}-add`, {}, program.dir);
   try {
     await pulumi(stack.ws, ["package", "add", pluginExecutable(program)]);

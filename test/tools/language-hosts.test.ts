@@ -6,7 +6,7 @@ import { Clock } from "../../emulator";
 import { emulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
-import { PROJECT } from "../package/own-program";
+import { PROJECT, TYPESCRIPT_PROGRAM } from "../package/own-program";
 
 const languageGrpc = require("@pulumi/pulumi/proto/language_grpc_pb");
 const languagePb = require("@pulumi/pulumi/proto/language_pb");
@@ -53,7 +53,9 @@ exports.announced = announce.stdout;
 describe("plugin packages of a program", () => {
   let program: UserProgram;
   beforeAll(async () => {
-    program = await UserProgram.create("plugins", { "Pulumi.yaml": PROJECT("plugins", false), "index.js": PROGRAM }, ["gpu-rental", "@pulumi/pulumi@3.248.0", "@pulumi/command@1.2.1"]);
+    // Declared as examples/post-boot declares its packages: one install serves both.
+    const packages = ["gpu-rental", "@pulumi/pulumi@3.248.0", "@pulumi/command@1.2.1"];
+    program = await UserProgram.create("plugins", { "Pulumi.yaml": PROJECT("plugins", false), "index.js": PROGRAM }, packages, TYPESCRIPT_PROGRAM.dev);
   }, 300_000);
   afterAll(() => program.remove());
 
