@@ -35,6 +35,17 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
     await emu?.close();
   });
 
+  it("the console script bin/vastai, run as a process, prints what `run` gives (its fork server)", async () => {
+    const calls: [string[], { stdin?: string; key?: string }][] = [
+      [["--raw", "search", "offers", "num_gpus=1", "--limit", "3"], {}],
+      [["show", "instances"], {}],
+      [["destroy", "instance", "999"], { stdin: "n\n" }], // a prompt answered on stdin
+      [["--raw", "show", "user"], { key: "not-a-known-key" }], // a failure
+      [["no-such-command"], {}], // argparse's usage, exit 2
+    ];
+    for (const [args, options] of calls) expect(await cli.runProcess(args, options)).toEqual(await cli.run(args, options));
+  });
+
   describe("offers", () => {
     it("search offers 'num_gpus=1 reliability>0.95' --raw: the client's default filters and score order", async () => {
       const offers = await cli.raw(["search", "offers", "num_gpus=1 reliability>0.95", "--limit", "10"]);

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { ChildProcess, execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -13,32 +13,33 @@ export interface CliResult {
   stderr: string;
 }
 
+type CliOptions = { stdin?: string; key?: string };
+
+const TIMEOUT_MS = 60_000;
+
 /**
  * Runs the `vastai` command against an emulator as a user would, with `--url` and `--api-key`, in a home of
  * its own (its key files, role and caches go there, never into the user's), with no update check.
+ *
+ * `run` goes through a fork server (vastai-forkserver.py), as ~90 calls each starting Python afresh cost ~60 s
+ * of CPU, 85% of it importing aiohttp, requests, pkg_resources and the like before the client does anything.
+ * Each call is still a fresh process running the console script's own entry point (`bin/vastai`'s `from
+ * vastai.cli.main import main; sys.exit(main())`, vastai imported anew) with the same argv, environment and
+ * stdio as the executable gets: only the interpreter and the third-party libraries are loaded before the fork.
+ * `runProcess` runs the executable itself, as before; a test checks that both print the same.
  */
 export class VastaiCli {
   private readonly home = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-vastai-"));
+  private readonly env: Record<string, string>;
+  private server?: ForkServer;
 
   private constructor(
+    private readonly python: string,
     private readonly program: string,
     private readonly url: string,
     private readonly key: string,
-  ) {}
-
-  static async install(python: Python, url: string, key: string): Promise<VastaiCli> {
-    const env = await venv("vastai", python, VASTAI_REQUIREMENTS);
-    return new VastaiCli(env.bin("vastai"), url, key);
-  }
-
-  /** The file the client keeps a 2FA session key in (`vastai tfa login` writes it). */
-  get tfaKeyFile(): string {
-    return path.join(this.home, ".config", "vastai", "vast_tfa_key");
-  }
-
-  /** `vastai <args> --url <emulator> --api-key <key>`; `stdin` answers the client's prompts. */
-  run(args: string[], options: { stdin?: string; key?: string } = {}): Promise<CliResult> {
-    const env = {
+  ) {
+    this.env = {
       PATH: process.env.PATH ?? "",
       HOME: this.home,
       XDG_CONFIG_HOME: path.join(this.home, ".config"),
@@ -52,10 +53,31 @@ export class VastaiCli {
       LANG: "C.UTF-8",
       PYTHONIOENCODING: "utf-8",
     };
-    // Global options first: `--args` takes the rest of the command line.
-    const argv = ["--url", this.url, "--api-key", options.key ?? this.key, ...args];
+  }
+
+  static async install(python: Python, url: string, key: string): Promise<VastaiCli> {
+    const env = await venv("vastai", python, VASTAI_REQUIREMENTS);
+    return new VastaiCli(env.bin("python"), env.bin("vastai"), url, key);
+  }
+
+  /** The file the client keeps a 2FA session key in (`vastai tfa login` writes it). */
+  get tfaKeyFile(): string {
+    return path.join(this.home, ".config", "vastai", "vast_tfa_key");
+  }
+
+  /** `vastai <args> --url <emulator> --api-key <key>`; `stdin` answers the client's prompts. */
+  run(args: string[], options: CliOptions = {}): Promise<CliResult> {
+    // No fork on Windows: the executable there.
+    if (process.platform === "win32") return this.runProcess(args, options);
+    // Started with the calls' environment: modules that read it on import (xdg's folders) see theirs.
+    this.server ??= new ForkServer(this.python, this.program, this.env);
+    return this.server.call(this.argv(args, options), this.env, options.stdin ?? "");
+  }
+
+  /** `run` by the console script `bin/vastai` run as a process of its own. */
+  runProcess(args: string[], options: CliOptions = {}): Promise<CliResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.program, argv, { env, timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      const child = execFile(this.program, this.argv(args, options), { env: this.env, timeout: TIMEOUT_MS, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
         const code = error ? ((error as { code?: number }).code ?? null) : 0;
         resolve({ code: typeof code === "number" ? code : null, stdout, stderr });
       });
@@ -63,8 +85,13 @@ export class VastaiCli {
     });
   }
 
+  private argv(args: string[], options: CliOptions): string[] {
+    // Global options first: `--args` takes the rest of the command line.
+    return ["--url", this.url, "--api-key", options.key ?? this.key, ...args];
+  }
+
   /** `run` with `--raw`, its output read as JSON; a command that printed no JSON fails with what it said. */
-  async raw<T = any>(args: string[], options: { stdin?: string; key?: string } = {}): Promise<T> {
+  async raw<T = any>(args: string[], options: CliOptions = {}): Promise<T> {
     const result = await this.run(["--raw", ...args], options);
     try {
       return JSON.parse(result.stdout) as T;
@@ -74,7 +101,7 @@ export class VastaiCli {
   }
 
   /** `run`, failing with what the client said unless it exited 0 and printed nothing to stderr but warnings. */
-  async ok(args: string[], options: { stdin?: string; key?: string } = {}): Promise<string> {
+  async ok(args: string[], options: CliOptions = {}): Promise<string> {
     const result = await this.run(args, options);
     if (result.code !== 0 || /Traceback|Failed with error|Error:/.test(result.stdout + result.stderr)) {
       throw new Error(`vastai ${args.join(" ")} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
@@ -83,6 +110,54 @@ export class VastaiCli {
   }
 
   close(): void {
+    this.server?.close();
     fs.rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/** The Node side of vastai-forkserver.py: a JSON line per call on its stdin, its reply line by id on its stdout. */
+class ForkServer {
+  private readonly child: ChildProcess;
+  private readonly waiting = new Map<number, { resolve: (result: CliResult) => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+  private failure?: Error;
+
+  constructor(python: string, script: string, env: Record<string, string>) {
+    // stdio "pipe", as execFile gives the executable: the child keeps the sys.stdin/stdout/stderr made for them.
+    this.child = spawn(python, [path.join(__dirname, "vastai-forkserver.py"), script], { env, stdio: "pipe" });
+    let lines = "";
+    let stderr = "";
+    this.child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      lines += chunk;
+      for (let end = lines.indexOf("\n"); end >= 0; end = lines.indexOf("\n")) {
+        const { id, code, stdout, stderr } = JSON.parse(lines.slice(0, end));
+        lines = lines.slice(end + 1);
+        this.waiting.get(id)?.resolve({ code, stdout, stderr });
+        this.waiting.delete(id);
+      }
+    });
+    this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const fail = (why: string) => {
+      this.failure ??= new Error(`the vastai fork server ${why}${stderr ? `:\n${stderr}` : ""}`);
+      for (const { reject } of this.waiting.values()) reject(this.failure);
+      this.waiting.clear();
+    };
+    this.child.on("error", (error) => fail(`failed to start (${error.message})`));
+    this.child.stdin!.on("error", () => undefined); // a server gone: "close" says why
+    this.child.on("close", (code, signal) => fail(`exited (${signal ?? code})`));
+  }
+
+  call(argv: string[], env: Record<string, string>, stdin: string): Promise<CliResult> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.child.stdin!.write(`${JSON.stringify({ id, argv, env, cwd: process.cwd(), stdin, timeout: TIMEOUT_MS })}\n`);
+    });
+  }
+
+  /** Ends its stdin: it exits once the calls running are answered. */
+  close(): void {
+    this.child.stdin!.end();
   }
 }
