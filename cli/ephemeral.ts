@@ -116,10 +116,10 @@ export class EphemeralStack {
     await pulumi(this.workspace, args, { onOutput: this.options.onOutput, env });
   }
 
+  /** A state that cannot be read counts as a fresh one, as before: the operation then reports what is wrong. */
   private async parallelism(requested?: number): Promise<number> {
     if (requested) return requested;
-    const state = await this.read().catch(() => FRESH_STACK);
-    return parallelismFor(state.resourceCount, requested);
+    return parallelismFor((await this.read().catch(() => FRESH_STACK)).resourceCount);
   }
 
   /** A stack never updated holds nothing: no CLI run to learn that. */

@@ -7,7 +7,7 @@
  */
 export const FRESH_STACK_PARALLEL = 64;
 
-/** `requested` when given (`--parallel`), else every resource the stack holds, at least FRESH_STACK_PARALLEL. */
-export function parallelismFor(resourceCount: number, requested?: number): number {
-  return requested || Math.max(FRESH_STACK_PARALLEL, resourceCount);
+/** Unless `--parallel` says otherwise: every resource the stack holds, at least FRESH_STACK_PARALLEL. */
+export function parallelismFor(resourceCount: number): number {
+  return Math.max(FRESH_STACK_PARALLEL, resourceCount);
 }
