@@ -2,7 +2,6 @@ import * as crypto from "node:crypto";
 import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
-import { parallelismFor } from "./parallelism";
 import { exec } from "../sdk";
 import { demoKey, registerOnSeededAccount, sshCommandLine, UserKey } from "./ssh-key";
 
@@ -37,11 +36,12 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
     const key = demoKey();
     registerOnSeededAccount(emulator, key);
     step(`Preparing the Pulumi toolchain and stack ${stackName} (a private local backend)`);
-    await withEphemeralStack({ programDir: options.programDir, stackName, env }, async (stack) => {
-      const output = { onOutput: (text: string) => process.stdout.write(text), color: "auto" as const };
+    const onOutput = (text: string) => process.stdout.write(text);
+    await withEphemeralStack({ programDir: options.programDir, stackName, env, onOutput, color: "auto" }, async (stack) => {
+      const parallel = options.parallel;
       try {
         step("pulumi up");
-        await stack.up({ ...output, parallel: await parallelismFor(stack, options.parallel) });
+        await stack.up({ parallel });
         step("Result");
         const outputs = await stack.outputs();
         for (const [name, { value, secret }] of Object.entries(outputs)) {
@@ -57,7 +57,7 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         }
       } finally {
         step("pulumi destroy");
-        await stack.destroy({ ...output, parallel: await parallelismFor(stack, options.parallel) });
+        await stack.destroy({ parallel });
       }
     });
   } finally {

@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type * as automation from "@pulumi/pulumi/automation";
-import { pulumi, pulumiEnv, PulumiWorkspace } from "./pulumi";
+import { parallelismFor } from "./parallelism";
+import { pulumi, PulumiWorkspace } from "./pulumi";
+import { FRESH_STACK, StackOutputs, StackState, stackStateOf } from "./stack-state";
 import { ensureToolchain } from "./toolchain";
 
 export interface EphemeralStackOptions {
@@ -15,20 +16,34 @@ export interface EphemeralStackOptions {
   secrets?: Record<string, string>;
   /** Environment of the engine, the program and the provider host. */
   env?: Record<string, string>;
+  /** Gets the progress of `up` and `destroy` as Pulumi prints it; default: none. */
+  onOutput?: (text: string) => void;
+  /** Pulumi's `--color` for `up` and `destroy`; default never. */
+  color?: "never" | "auto" | "always";
 }
 
-export type Automation = typeof automation;
+/** The engine event that a step is about to run, as `--event-log` writes it (the fields read here). */
+export interface EngineEvent {
+  resourcePreEvent?: {
+    metadata: { op: string; urn: string; diffs?: string[]; old?: { inputs?: Record<string, unknown> }; new?: { inputs?: Record<string, unknown> } };
+  };
+}
+
+export interface UpOptions {
+  /** `--parallel`; default one slot per resource of the stack (cli/parallelism.ts). */
+  parallel?: number;
+  /** `--expect-no-changes`: the up fails when it changed anything. */
+  expectNoChanges?: boolean;
+  /** Gets the engine's events after the up, whatever its outcome (from its `--event-log`). */
+  onEvent?: (event: EngineEvent) => void;
+}
 
 /**
  * Runs `use` with a new stack of the program on a private local backend (its own Pulumi home, file backend and
- * passphrase in a temporary folder), driven through Pulumi's Automation API, then removes the stack, its config
- * file and the folder, whatever happened. Nothing of it outlives the call.
+ * passphrase in a temporary folder), driven by runs of the Pulumi CLI, then removes its config file and the
+ * folder, whatever happened. Nothing of it outlives the call.
  */
-export async function withEphemeralStack<T>(
-  options: EphemeralStackOptions,
-  use: (stack: automation.Stack, auto: Automation, ws: PulumiWorkspace) => Promise<T>,
-): Promise<T> {
-  const auto = loadAutomation();
+export async function withEphemeralStack<T>(options: EphemeralStackOptions, use: (stack: EphemeralStack) => Promise<T>): Promise<T> {
   const programDir = path.resolve(options.programDir);
   if (!fs.existsSync(path.join(programDir, "Pulumi.yaml"))) throw new Error(`${programDir} holds no Pulumi.yaml: give the folder of a Pulumi project.`);
   const configFile = path.join(programDir, `Pulumi.${options.stackName}.yaml`);
@@ -37,37 +52,92 @@ export async function withEphemeralStack<T>(
   const toolchain = ensureToolchain();
   const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir: fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-stack-")), env: options.env };
   try {
-    const env = pulumiEnv(ws);
-    const workspace = await auto.LocalWorkspace.create({
-      workDir: programDir,
-      pulumiHome: env.PULUMI_HOME,
-      envVars: env,
-      // A folder named bin is the CLI's own layout (root/bin/pulumi); anything else is found on the PATH above.
-      pulumiCommand: await auto.PulumiCommand.get({ root: path.basename(toolchain.bin) === "bin" ? path.dirname(toolchain.bin) : undefined, skipVersionCheck: true }),
-    });
-    const stack = await auto.Stack.create(options.stackName, workspace);
-    try {
-      if (options.config && Object.keys(options.config).length) {
-        await stack.setAllConfig(Object.fromEntries(Object.entries(options.config).map(([key, value]) => [key, { value }])));
-      }
-      for (const [key, value] of Object.entries(options.secrets ?? {})) {
-        await pulumi(ws, ["config", "set", "--secret", key, "--stack", options.stackName], { input: value });
-      }
-      return await use(stack, auto, ws);
-    } finally {
-      await workspace.removeStack(options.stackName, { force: true }).catch(() => undefined);
-    }
+    await pulumi(ws, ["stack", "init", options.stackName]);
+    await configure(ws, options);
+    return await use(new EphemeralStack(ws, options));
   } finally {
+    // The backend, and with it the stack, lives in the folder: removing that removes the stack (no `stack rm` run).
     fs.rmSync(configFile, { force: true });
     fs.rmSync(ws.stateDir, { recursive: true, force: true });
   }
 }
 
-/** Pulumi's Automation API from the @pulumi/pulumi the program uses (a peer dependency of gpu-rental). */
-function loadAutomation(): Automation {
-  try {
-    return require("@pulumi/pulumi/automation");
-  } catch (error) {
-    throw new Error(`@pulumi/pulumi is not installed beside gpu-rental (it is a peer dependency): run \`npm install @pulumi/pulumi\`. (${(error as Error).message})`);
+/** Plain config in one `config set-all`; each secret on stdin, so that it never shows in a process's argv. */
+async function configure(ws: PulumiWorkspace, options: EphemeralStackOptions): Promise<void> {
+  const plain = Object.entries(options.config ?? {}).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
+  if (plain.length) await pulumi(ws, ["config", "set-all", "--stack", options.stackName, ...plain]);
+  for (const [key, value] of Object.entries(options.secrets ?? {})) {
+    await pulumi(ws, ["config", "set", "--secret", key, "--stack", options.stackName], { input: value });
   }
+}
+
+/** The stack of withEphemeralStack: `up`, `destroy` and what its state holds. */
+export class EphemeralStack {
+  /** The state, read once after the first up (a second up of a stable program changes neither outputs nor count). */
+  private state?: Promise<StackState>;
+  private updated = false;
+  private runs = 0;
+
+  constructor(
+    readonly workspace: PulumiWorkspace,
+    private readonly options: EphemeralStackOptions,
+  ) {}
+
+  get name(): string {
+    return this.options.stackName;
+  }
+
+  async up(options: UpOptions = {}): Promise<void> {
+    const flags = ["--parallel", String(await this.parallelism(options.parallel))];
+    if (options.expectNoChanges) flags.unshift("--expect-no-changes");
+    const eventLog = options.onEvent && path.join(this.workspace.stateDir, `events-${++this.runs}.jsonl`);
+    if (eventLog) flags.push("--event-log", eventLog);
+    this.updated = true;
+    try {
+      // The flag is one of the CLI's debug commands and flags (as the Automation API runs it, too).
+      await this.run("up", flags, eventLog ? { PULUMI_DEBUG_COMMANDS: "true" } : undefined);
+    } finally {
+      if (eventLog) readEvents(eventLog).forEach((event) => options.onEvent!(event));
+    }
+  }
+
+  async destroy(options: { parallel?: number } = {}): Promise<void> {
+    await this.run("destroy", ["--parallel", String(await this.parallelism(options.parallel))]);
+  }
+
+  /** The stack's outputs after its first up: values decoded, secrets marked. */
+  async outputs(): Promise<StackOutputs> {
+    return (await this.read()).outputs;
+  }
+
+  /** As the Automation API ran them: no preview, no prompt, the progress streamed to the caller. */
+  private async run(command: "up" | "destroy", flags: string[], env?: Record<string, string>): Promise<void> {
+    const args = [command, "--yes", "--skip-preview", ...flags, "--color", this.options.color ?? "never", "--stack", this.name];
+    await pulumi(this.workspace, args, { onOutput: this.options.onOutput, env });
+  }
+
+  /** A state that cannot be read counts as a fresh one, as before: the operation then reports what is wrong. */
+  private async parallelism(requested?: number): Promise<number> {
+    if (requested) return requested;
+    return parallelismFor((await this.read().catch(() => FRESH_STACK)).resourceCount);
+  }
+
+  /** A stack never updated holds nothing: no CLI run to learn that. */
+  private read(): Promise<StackState> {
+    if (!this.updated) return Promise.resolve(FRESH_STACK);
+    this.state ??= pulumi(this.workspace, ["stack", "export", "--show-secrets", "--stack", this.name]).then(stackStateOf);
+    return this.state;
+  }
+}
+
+/** The events of an `--event-log` file, one JSON object a line (a line cut short by a crash is skipped). */
+function readEvents(file: string): EngineEvent[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, "utf8").split("\n").flatMap((line) => {
+    try {
+      return line.trim() ? [JSON.parse(line) as EngineEvent] : [];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -1,5 +1,3 @@
-import type * as automation from "@pulumi/pulumi/automation";
-
 /**
  * Resource operations the engine runs at once. Its default is 4 x the machine's cores (8 on a 2-core runner),
  * and an `Instance` holds its slot for its whole boot, so a program of more instances than that boots in waves.
@@ -9,10 +7,7 @@ import type * as automation from "@pulumi/pulumi/automation";
  */
 export const FRESH_STACK_PARALLEL = 64;
 
-/** `requested` when given (`--parallel`), else every resource the stack holds, at least FRESH_STACK_PARALLEL. */
-export async function parallelismFor(stack: automation.Stack, requested?: number): Promise<number> {
-  if (requested) return requested;
-  const state = await stack.exportStack().catch(() => undefined);
-  const resources: unknown[] = state?.deployment?.resources ?? [];
-  return Math.max(FRESH_STACK_PARALLEL, resources.length);
+/** Unless `--parallel` says otherwise: every resource the stack holds, at least FRESH_STACK_PARALLEL. */
+export function parallelismFor(resourceCount: number): number {
+  return Math.max(FRESH_STACK_PARALLEL, resourceCount);
 }

@@ -1,11 +1,10 @@
 import * as crypto from "node:crypto";
 import * as path from "node:path";
-import type * as automation from "@pulumi/pulumi/automation";
 import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
-import { withEphemeralStack } from "./ephemeral";
-import { parallelismFor } from "./parallelism";
+import { EngineEvent, EphemeralStack, withEphemeralStack } from "./ephemeral";
 import { installProgram } from "./program-install";
-import { runtimeOf } from "./python-env";
+import { projectRuntime } from "./project-file";
+import { StackOutputs } from "./stack-state";
 import { Steps, StepResult, writeJunit } from "./steps";
 import { freshKey, registerOnSeededAccount } from "./ssh-key";
 
@@ -65,20 +64,20 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     };
     const stackName = options.stackName ?? `test-${crypto.randomBytes(3).toString("hex")}`;
     log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}`);
-    await withEphemeralStack({ programDir: options.programDir, stackName, config: options.config, secrets, env }, async (stack, _auto, ws) => {
-      const base = { onOutput: (text: string) => out.write(text), color: "never" as const };
-      const output = async () => ({ ...base, parallel: await parallelismFor(stack, options.parallel) });
+    const stackOptions = { programDir: options.programDir, stackName, config: options.config, secrets, env, onOutput: (text: string) => out.write(text) };
+    await withEphemeralStack(stackOptions, async (stack) => {
+      const parallel = options.parallel;
       // Python and YAML programs: the plugin and (Python) the generated SDK, as their docs have a user install them.
-      const runtime = runtimeOf(await stack.workspace.projectSettings());
-      const installed = runtime.name === "nodejs" || (await steps.run(`install (${runtime.name})`, () => installProgram(ws, runtime, log)));
-      if (installed && (await steps.run("up", async () => stack.up(await output())))) {
-        await steps.run("second up shows no changes", async () => upWithoutChanges(stack, await output()));
+      const runtime = projectRuntime(stack.workspace.projectDir);
+      const installed = runtime.name === "nodejs" || (await steps.run(`install (${runtime.name})`, () => installProgram(stack.workspace, runtime, log)));
+      if (installed && (await steps.run("up", () => stack.up({ parallel })))) {
+        await steps.run("second up shows no changes", () => upWithoutChanges(stack, parallel));
         const outputs = await stack.outputs();
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
       } else {
         steps.skip("second up shows no changes", installed ? "the first up failed" : "the install failed");
       }
-      await steps.run("destroy", async () => stack.destroy(await output()));
+      await steps.run("destroy", () => stack.destroy({ parallel }));
     });
     await steps.run("nothing left in the emulator", async () => {
       const left = accounts.users.map((id, i) => describeHeld(heldSince(before[i], holdingsOf(emulator.marketplace, id)))).filter(Boolean);
@@ -109,9 +108,9 @@ function newAccounts(emulator: RunningEmulator, names: string[]): { users: numbe
 }
 
 /** A second `up` of an unchanged program must change nothing; when it would, the error names what and why. */
-async function upWithoutChanges(stack: automation.Stack, output: automation.UpOptions): Promise<void> {
+async function upWithoutChanges(stack: EphemeralStack, parallel?: number): Promise<void> {
   const changes: string[] = [];
-  const onEvent = (event: automation.EngineEvent) => {
+  const onEvent = (event: EngineEvent) => {
     const step = event.resourcePreEvent?.metadata;
     if (step && step.op !== "same" && step.op !== "read") {
       const keys = step.diffs?.length ? step.diffs : changedInputs(step.old?.inputs, step.new?.inputs);
@@ -119,7 +118,7 @@ async function upWithoutChanges(stack: automation.Stack, output: automation.UpOp
     }
   };
   try {
-    await stack.up({ ...output, expectNoChanges: true, onEvent });
+    await stack.up({ parallel, expectNoChanges: true, onEvent });
   } catch (error) {
     if (!changes.length) throw error;
     throw new Error(`the program is not stable: an up right after up wants to ${changes.join("; ")}. Usually a resource's diff reports a change that its create or update did not make.`);
@@ -132,7 +131,7 @@ function changedInputs(olds: Record<string, unknown> = {}, news: Record<string, 
   return [...keys].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key])).sort();
 }
 
-function checkOutput(outputs: automation.OutputMap, expect: string): void {
+function checkOutput(outputs: StackOutputs, expect: string): void {
   const match = /^([^=~]+)(?:([=~])(.*))?$/s.exec(expect);
   if (!match) throw new Error(`cannot read the check ${JSON.stringify(expect)}: write name, name=value or name~regex`);
   const [, name, op, wanted] = match;

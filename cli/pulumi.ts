@@ -69,28 +69,36 @@ function installLocalPlugins(toolchain: Toolchain, env: Record<string, string>):
   }
 }
 
-/**
- * Runs `pulumi <args>` in the workspace. `echo` streams its output to this process's (so a user sees Pulumi's
- * own progress); it is captured either way. `input` goes to its stdin (a secret there never shows in argv).
- */
-export function runPulumi(
-  ws: PulumiWorkspace,
-  args: string[],
-  options: { echo?: boolean; input?: string } = {},
-): Promise<PulumiResult> {
+export interface PulumiRunOptions {
+  /** Streams its output to this process's (so a user sees Pulumi's own progress). */
+  echo?: boolean;
+  /** Gets its stdout as it comes (an `up`'s progress for the caller's stream); stderr is only captured. */
+  onOutput?: (text: string) => void;
+  /** Goes to its stdin (a secret there never shows in argv). */
+  input?: string;
+  /** More environment for this run only. */
+  env?: Record<string, string>;
+}
+
+/** Runs `pulumi <args>` in the workspace; its output is captured whatever else happens to it. */
+export function runPulumi(ws: PulumiWorkspace, args: string[], options: PulumiRunOptions = {}): Promise<PulumiResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(path.join(ws.toolchain.bin, "pulumi"), [...args, "--non-interactive"], {
       cwd: ws.projectDir,
-      env: pulumiEnv(ws),
+      env: { ...pulumiEnv(ws), ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
+    // Decoded as a stream: a character split between two chunks stays whole.
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
       stdout += chunk;
       if (options.echo) process.stdout.write(chunk);
+      options.onOutput?.(chunk);
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr.on("data", (chunk: string) => {
       stderr += chunk;
       if (options.echo) process.stderr.write(chunk);
     });
@@ -101,7 +109,7 @@ export function runPulumi(
 }
 
 /** Like runPulumi, but a non-zero exit is an error that carries Pulumi's output. */
-export async function pulumi(ws: PulumiWorkspace, args: string[], options: { echo?: boolean; input?: string } = {}): Promise<string> {
+export async function pulumi(ws: PulumiWorkspace, args: string[], options: PulumiRunOptions = {}): Promise<string> {
   const result = await runPulumi(ws, args, options);
   if (result.code !== 0) {
     const detail = options.echo ? "" : `\n${result.stdout}\n${result.stderr}`.trimEnd();

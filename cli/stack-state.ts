@@ -1,0 +1,51 @@
+/** A stack output as `gpu-rental test` checks it and `deploy` prints it: its value, and whether it is secret. */
+export interface StackOutput {
+  value: unknown;
+  secret: boolean;
+}
+
+export type StackOutputs = Record<string, StackOutput>;
+
+/** What one `pulumi stack export --show-secrets` tells about a stack. */
+export interface StackState {
+  outputs: StackOutputs;
+  /** Every resource of the state, the stack and providers among them (what parallelism counts). */
+  resourceCount: number;
+}
+
+/** The state of a stack that has never been updated: nothing in it, nothing to ask the CLI. */
+export const FRESH_STACK: StackState = { outputs: {}, resourceCount: 0 };
+
+/**
+ * How a checkpoint marks a secret (`sig.Secret` in Pulumi's resource package): an object with this key set to
+ * this value, the value itself JSON-encoded in `plaintext` (an export with --show-secrets) or `ciphertext`.
+ */
+const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** The state in the JSON of `pulumi stack export --show-secrets` (an untyped deployment of any version). */
+export function stackStateOf(exported: string): StackState {
+  const resources: { type?: string; outputs?: Record<string, unknown> }[] = JSON.parse(exported)?.deployment?.resources ?? [];
+  const root = resources.find((resource) => resource.type === "pulumi:pulumi:Stack");
+  const outputs = Object.fromEntries(Object.entries(root?.outputs ?? {}).map(([name, value]) => [name, revealed(value)]));
+  return { outputs, resourceCount: resources.length };
+}
+
+/**
+ * A checkpoint value with its secrets decoded, and whether it held one anywhere: an output with a secret inside
+ * is shown masked as a whole (`[secret]`), not with only its plain parts in the clear.
+ */
+function revealed(value: unknown): StackOutput {
+  if (Array.isArray(value)) {
+    const items = value.map(revealed);
+    return { value: items.map((item) => item.value), secret: items.some((item) => item.secret) };
+  }
+  if (!value || typeof value !== "object") return { value, secret: false };
+  const object = value as Record<string, unknown>;
+  if (object[SIGNATURE_KEY] === SECRET_SIGNATURE) {
+    if (typeof object.plaintext !== "string") throw new Error("the stack export holds a secret without its plaintext (exported without --show-secrets?)");
+    return { value: revealed(JSON.parse(object.plaintext)).value, secret: true };
+  }
+  const entries = Object.entries(object).map(([key, item]) => [key, revealed(item)] as const);
+  return { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), secret: entries.some(([, item]) => item.secret) };
+}
