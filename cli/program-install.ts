@@ -13,7 +13,8 @@ import { makeVirtualEnv, ProjectRuntime } from "./python-env";
 export async function installProgram(ws: PulumiWorkspace, runtime: ProjectRuntime, log: (line: string) => void): Promise<void> {
   if (runtime.name === "nodejs") return;
   const env = pulumiEnv(ws);
-  installPlugin({ pulumi: path.join(ws.toolchain.bin, "pulumi"), env, log });
+  // Linked, not copied: the workspace's Pulumi home is gone when the test ends, the cached plugin folder is not.
+  installPlugin({ pulumi: path.join(ws.toolchain.bin, "pulumi"), env, log, link: true });
   if (runtime.name !== "python") return;
   const venv = makeVirtualEnv(ws.projectDir, runtime);
   if (venv) log(`made ${venv}, with pulumi from the cached Python environment`);

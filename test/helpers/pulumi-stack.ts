@@ -82,8 +82,9 @@ export class TestStack {
     await this.remove();
   }
 
+  /** The stack lives in its private backend folder: removing that and its config file removes it (no CLI run). */
   async remove(): Promise<void> {
-    await this.run("stack", "rm", "--yes", "--force");
+    fs.rmSync(path.join(this.ws.projectDir, `Pulumi.${this.name}.yaml`), { force: true });
     fs.rmSync(this.ws.stateDir, { recursive: true, force: true });
   }
 }
