@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { userCacheDir } from "../emulator";
+import { linkPluginFolder } from "./pulumi";
 import { PACKAGE_ROOT } from "./toolchain";
 
 /** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
@@ -53,7 +54,7 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
   const version = packageVersion(PACKAGE_ROOT);
   const folder = preparedPluginFolder(log);
   const dir = path.join(pulumiHome(options.env), "plugins", `resource-${PLUGIN_NAME}-v${version}`);
-  if (!(options.link && linkedInto(folder, dir))) {
+  if (!(options.link && linkPluginFolder(folder, dir))) {
     log(`gpu-rental plugin install: pulumi plugin install resource ${PLUGIN_NAME} v${version} --file ${folder}`);
     const args = ["plugin", "install", "resource", PLUGIN_NAME, `v${version}`, "--file", folder, "--reinstall", "--non-interactive"];
     const result = spawnSync(options.pulumi, args, { env: options.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -67,26 +68,10 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
 }
 
 /**
- * The plugin folder as the engine finds one in a Pulumi home (a real folder), its entries links to `folder`'s;
- * false where links cannot be made (Windows without the right), and nothing left half-made.
- */
-function linkedInto(folder: string, dir: string): boolean {
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  try {
-    for (const entry of fs.readdirSync(folder)) fs.symlinkSync(path.join(folder, entry), path.join(dir, entry));
-    return true;
-  } catch {
-    fs.rmSync(dir, { recursive: true, force: true });
-    return false;
-  }
-}
-
-/**
  * The plugin folder, made once per package content and kept in the cache (~/.cache/gpu-rental, or
  * $GPU_RENTAL_CACHE): the plugin executable (a shim that runs node on index.js), this package packed into it as a tarball, a
  * package.json that depends on that tarball and on the @pulumi/pulumi in use, and their node_modules. npm's
- * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder.
+ * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder (or link it, `link`).
  */
 export function preparedPluginFolder(log: (line: string) => void): string {
   const cache = userCacheDir();

@@ -52,20 +52,33 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
 
 /**
  * Puts the plugins built here into the Pulumi home, where the engine finds them without a download: the folder
- * `pulumi plugin install --file` makes, holding a link to the built binary (not a copy of its 48 MB, nor a CLI run).
+ * `pulumi plugin install --file` makes, holding links to the built binary's folder (not a copy of its 48 MB, nor a
+ * CLI run); a copy of the binary where links cannot be made.
  */
 function installLocalPlugins(toolchain: Toolchain, env: Record<string, string>): void {
   for (const plugin of toolchain.plugins) {
     const dir = path.join(env.PULUMI_HOME, "plugins", `resource-${plugin.name}-v${plugin.version}`);
     const installed = path.join(dir, path.basename(plugin.file));
-    if (fs.existsSync(installed)) continue;
+    if (fs.existsSync(installed) || linkPluginFolder(path.dirname(plugin.file), dir)) continue;
     fs.mkdirSync(dir, { recursive: true });
-    try {
-      fs.symlinkSync(plugin.file, installed);
-    } catch {
-      fs.copyFileSync(plugin.file, installed); // where links are not allowed (Windows without the right)
-      fs.chmodSync(installed, 0o755);
-    }
+    fs.copyFileSync(plugin.file, installed);
+    fs.chmodSync(installed, 0o755);
+  }
+}
+
+/**
+ * A plugin folder as the engine finds one in a Pulumi home (a real folder: it skips links to folders), its entries
+ * links to `folder`'s; false where links cannot be made (Windows without the right), with nothing left half-made.
+ */
+export function linkPluginFolder(folder: string, dir: string): boolean {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    for (const entry of fs.readdirSync(folder)) fs.symlinkSync(path.join(folder, entry), path.join(dir, entry));
+    return true;
+  } catch {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return false;
   }
 }
 
