@@ -12,13 +12,18 @@ export interface CreationOptions {
   /**
    * How long the service may fail on its own (5xx, timeouts, resets: nothing made) without a single success or
    * refusal in between, before the creation stops with a ServiceFailingError. Separate from the deadline, which
-   * is for waiting out a busy market. Default 60 s. It is read as each failure ends: with timeouts, the attempt
-   * under way may add its `timeoutMs` and `lateCreationWindowMs`.
+   * is for waiting out a busy market. Default 60 s. It is read as each failure ends and before each pause: a
+   * pause that would end past it is not taken, the failure is reported then. With timeouts, the attempt under
+   * way may still add its `timeoutMs` and `lateCreationWindowMs`.
    */
   serviceFailureBudgetMs?: number;
-  /** The clock the failure budget is measured by, in ms. Default `Date.now` (tests inject one). */
+  /** The clock of the creation's waits (the failure budget, the look for a late creation), in ms. Default `Date.now` (tests inject one). */
   clock?: () => number;
+  /** How those waits are waited out. Default in real time (tests inject one that moves `clock`). */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const DEFAULT_SERVICE_FAILURE_BUDGET_MS = 60_000;
 
@@ -37,15 +42,18 @@ export class ServiceFailingError extends GpuRentalError {
 
 /**
  * Consecutive failures of the service itself, by time: `failed` throws a ServiceFailingError once they have
- * lasted `serviceFailureBudgetMs`; `answered` (any sign the service works: a success, a refusal, an offer
- * taken by another tenant) starts the count again.
+ * lasted `serviceFailureBudgetMs`, and `pause` (between tries) as soon as the next try could only come after
+ * that, so an outage is reported within the budget; `answered` (any sign the service works: a success, a
+ * refusal, an offer taken by another tenant) starts the count again.
  */
 export class FailureBudget {
   private since: number | undefined;
+  private last: GpuRentalError | undefined;
   private readonly tried: string[] = [];
   readonly budgetMs: number;
 
   private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(
     options: CreationOptions,
@@ -53,19 +61,37 @@ export class FailureBudget {
   ) {
     this.budgetMs = options.serviceFailureBudgetMs ?? DEFAULT_SERVICE_FAILURE_BUDGET_MS;
     this.now = options.clock ?? Date.now;
+    this.sleep = options.sleep ?? realSleep;
   }
 
   answered(): void {
     this.since = undefined;
+    this.last = undefined;
     this.tried.length = 0;
   }
 
   failed(attempt: string, failure: GpuRentalError): void {
     const now = this.now();
     this.since ??= now;
+    this.last = failure;
     this.tried.push(`${attempt}: ${failure.message}`);
-    const seconds = (now - this.since) / 1000;
-    if (now - this.since < this.budgetMs) return;
+    if (now - this.since >= this.budgetMs) this.report(now);
+  }
+
+  /**
+   * Waits before the next try after `tries` certain failures: doubling from 250 ms to 5 s, jittered. A pause
+   * that would end when the budget has run out is not taken: the outage is reported now, within the budget.
+   */
+  async pause(tries: number): Promise<void> {
+    const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
+    const now = this.now();
+    if (this.since !== undefined && now + ms - this.since >= this.budgetMs) this.report(now);
+    await this.sleep(ms);
+  }
+
+  private report(now: number): never {
+    const failure = this.last!;
+    const seconds = (now - this.since!) / 1000;
     throw new ServiceFailingError(
       `The service is failing: ${this.what} failed ${this.tried.length} time(s) in a row over ${seconds.toFixed(1)} s with nothing made ` +
         `(last: ${failure.message}). It is down or overloaded, not busy: try again later. Tried: ${this.tried.join("; ")}.`,
@@ -123,7 +149,7 @@ export async function createOnce<Answer, Found>(creation: Creation<Answer, Found
     return { token, recovered: false, answer: await creation.send(token) };
   } catch (error) {
     if (!(error instanceof NetworkError || error instanceof ServerError)) throw error;
-    const found = await lookFor(creation, token, stillInFlight(error) ? (options.lateCreationWindowMs ?? 30_000) : 1_000);
+    const found = await lookFor(creation, token, stillInFlight(error) ? (options.lateCreationWindowMs ?? 30_000) : 1_000, options);
     if (found) return { token, recovered: true, found };
     throw new NotCreatedError(
       `${creation.what} was not made: ${error.message} (nothing carrying its token ${token} exists).`,
@@ -142,8 +168,10 @@ function stillInFlight(error: GpuRentalError): boolean {
 }
 
 /** Looks for the token until `windowMs` has passed, more rarely as time goes on. */
-async function lookFor<Found>(creation: Creation<unknown, Found>, token: string, windowMs: number): Promise<Found | null> {
-  const until = Date.now() + windowMs;
+async function lookFor<Found>(creation: Creation<unknown, Found>, token: string, windowMs: number, options: CreationOptions): Promise<Found | null> {
+  const now = options.clock ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const until = now() + windowMs;
   for (let delay = 250; ; delay = Math.min(delay * 1.6, 4_000)) {
     let found: Found | null;
     try {
@@ -157,13 +185,8 @@ async function lookFor<Found>(creation: Creation<unknown, Found>, token: string,
       );
     }
     if (found) return found;
-    if (Date.now() + delay > until) return null;
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    if (now() + delay > until) return null;
+    await sleep(delay);
   }
 }
 
-/** Waits before trying a creation again after `tries` certain failures: doubling from 250 ms to 5 s, jittered. */
-export function retryPause(tries: number): Promise<void> {
-  const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -1,6 +1,6 @@
 import type { GpuRentalClient } from "../client";
 import { CreateApiKeyRequest, Volume } from "../schemas";
-import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
+import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
 type CreatedKey = Awaited<ReturnType<GpuRentalClient["apiKeys"]["create"]>>;
@@ -68,7 +68,7 @@ async function untilMade<T>(options: CreateOptions, what: string, attempt: () =>
     } catch (error) {
       if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
       failing.failed(`try ${tries}`, error.failure ?? error);
-      await retryPause(tries);
+      await failing.pause(tries);
     }
   }
 }

@@ -2,7 +2,7 @@ import { GpuRentalClient } from "../client";
 import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
-import { createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
+import { createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
@@ -192,7 +192,7 @@ class Rental {
         this.record(offer, "not_created", error.failure?.message ?? error.message);
         this.failing.failed(`offer ${offer.id}`, error.failure ?? error);
         if (!(await this.stillFree(offer))) return null;
-        await retryPause(failures);
+        await this.failing.pause(failures);
       }
     }
     return null;
