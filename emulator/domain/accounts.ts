@@ -33,6 +33,8 @@ export interface UserRecord {
   smsFraud?: boolean;
   /** Epoch ms the account was opened (its opening credit is its first payment); absent in older saves. */
   createdAt?: number;
+  /** `false`: the account does not have network volumes, which are not generally released (emulator/domain/volumes.ts). */
+  networkVolumes?: boolean;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */

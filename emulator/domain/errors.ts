@@ -3,6 +3,8 @@
  * and a `msg`); the HTTP layer turns `kind` into a status.
  */
 export type ErrorKind =
+  /** Answered 200 with `success: false`: a refusal the service reports without an error status (a low bid may be). */
+  | "declined"
   | "bad_request"
   | "unauthorized"
   | "forbidden"

@@ -1,5 +1,5 @@
 import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
-import { badRequest } from "./errors";
+import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
 import { applyTemplate, TemplateRecord } from "./templates";
@@ -33,6 +33,11 @@ export interface InstanceRecord {
   restarted: boolean;
   intended: "running" | "stopped";
   failure?: FailureStatus;
+  /**
+   * The second acceptance of its offer (Marketplace.doubleAcceptances): another acceptance holds the machine, so
+   * this instance stays `loading` for ever, and its destruction gives the offer back to no one.
+   */
+  neverBoots?: true;
   statusMsg?: string;
   volume?: { id: number; mount_path: string };
   label: string;
@@ -91,7 +96,7 @@ export function scheduledStatus(instance: InstanceRecord, now: number, lifecycle
   const elapsed = now - instance.bootStartedAt;
   const provisioning = instance.restarted ? 0 : lifecycle.provisioningMs;
   if (elapsed < provisioning) return null;
-  if (elapsed < provisioning + lifecycle.loadingMs) return "loading";
+  if (elapsed < provisioning + lifecycle.loadingMs || instance.neverBoots) return "loading";
   return "running";
 }
 
@@ -171,6 +176,8 @@ export interface InstanceDeps {
   lifecycle: () => Lifecycle;
   /** Takes the offer off the market, or throws `no_such_ask`. */
   takeOffer: (offerId: number, instanceId: number) => Offer;
+  /** The offer, rented or not (a second acceptance names one that another acceptance holds). */
+  findOffer?: (offerId: number) => Offer | undefined;
   releaseOffer: (offerId: number) => void;
   /** Issues the instance API key; returns its id and value. */
   issueInstanceKey: (ownerId: number, instanceId: number) => { id: number; key: string };
@@ -209,9 +216,16 @@ export class Instances implements Persistent<InstancesSnapshot> {
 
   /**
    * Accepts an offer: the instance starts provisioning at once (or is created stopped). Every refusal that
-   * does not depend on the offer comes first, so a bad request never takes an offer off the market.
+   * does not depend on the offer comes first, so a bad request never takes an offer off the market. A bid below
+   * the offer's minimum still makes the instance, stopped (outbid), with the refusal to answer (`refusal`, naming
+   * it in `new_contract`). A `secondAcceptance` does not take the offer (another acceptance holds it) and never boots.
    */
-  create(ownerId: number, offerId: number, request: CreateInstanceRequest): { instance: InstanceRecord; apiKey: string } {
+  create(
+    ownerId: number,
+    offerId: number,
+    request: CreateInstanceRequest,
+    options: { secondAcceptance?: boolean } = {},
+  ): { instance: InstanceRecord; apiKey: string; refusal?: ServiceError } {
     const template = request.template_hash_id ? this.template(ownerId, request.template_hash_id) : undefined;
     const config = withoutRegistryToken(template ? applyTemplate(template, request) : request);
     const runtype = config.runtype ?? "args";
@@ -219,14 +233,14 @@ export class Instances implements Persistent<InstancesSnapshot> {
       throw badRequest("invalid_args", `args_str is only used with runtype args (this request's runtype is ${runtype}): drop args_str, or use runtype args.`);
     }
     const id = this.nextId;
-    const offer = this.deps.takeOffer(offerId, id);
-    let price: { isBid: boolean; pricePerHour: number };
+    const offer = options.secondAcceptance ? this.offerAccepted(offerId) : this.deps.takeOffer(offerId, id);
+    let price: ReturnType<typeof contractPrice>;
     let volume: VolumeRecord | undefined;
     try {
       price = contractPrice(offer, config.price);
       if (config.volume_info) volume = this.attachVolume(ownerId, config.volume_info, offer, id);
     } catch (error) {
-      this.deps.releaseOffer(offerId);
+      if (!options.secondAcceptance) this.deps.releaseOffer(offerId);
       throw error;
     }
     this.nextId++;
@@ -239,11 +253,14 @@ export class Instances implements Persistent<InstancesSnapshot> {
       offer,
       config,
       runtype,
-      ...price,
+      isBid: price.isBid,
+      pricePerHour: price.pricePerHour,
       createdAt: now,
       bootStartedAt: now,
       restarted: false,
-      intended: config.target_state ?? "running",
+      intended: price.belowMinimum ? "stopped" : (config.target_state ?? "running"),
+      ...(price.belowMinimum && { statusMsg: `Outbid: the bid of ${price.pricePerHour} $/hour is below the minimum of ${offer.min_bid} $/hour; the instance is stopped.` }),
+      ...(options.secondAcceptance && { neverBoots: true as const }),
       label: config.label ?? "",
       ports: portMappings(runtype, config.env, directPortStart),
       publicIp: `203.0.113.${(offer.machine_id ?? id) % 250 + 1}`,
@@ -256,7 +273,21 @@ export class Instances implements Persistent<InstancesSnapshot> {
     instance.instanceKeyId = key.id;
     this.records.set(id, instance);
     this.watcher?.created(instance, key.key);
-    return { instance, apiKey: key.key };
+    if (!price.belowMinimum) return { instance, apiKey: key.key };
+    const refusal = badRequest(
+      "invalid_price",
+      `Bid ${price.pricePerHour} $/hour is below the offer's minimum bid of ${offer.min_bid} $/hour: bid at least that. ` +
+        `Instance ${id} was created stopped (outbid) and bills storage until destroyed.`,
+      { new_contract: id },
+    );
+    return { instance, apiKey: key.key, refusal };
+  }
+
+  /** The offer a second acceptance names: one that exists, rented or not. */
+  private offerAccepted(offerId: number): Offer {
+    const offer = this.deps.findOffer?.(offerId);
+    if (!offer) throw notFound("no_such_ask", `Offer ${offerId} does not exist or is no longer available. Search the offers again and pick another.`);
+    return offer;
   }
 
   list(ownerId: number): InstanceRecord[] {
@@ -297,7 +328,8 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.settleOne(instance);
     this.records.delete(instance.id);
     this.deps.ended?.(instance.id);
-    this.deps.releaseOffer(instance.offer.id);
+    // A second acceptance never held the offer: the acceptance that does keeps it.
+    if (!instance.neverBoots) this.deps.releaseOffer(instance.offer.id);
     this.deps.volumes?.detach(instance.id);
     if (instance.instanceKeyId !== undefined) this.deps.revokeKey(instance.instanceKeyId);
     this.watcher?.removed(instance);

@@ -7,7 +7,7 @@ import { Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
 import { PartChanges, Persistent } from "./persistence";
-import { RateLimits } from "./ratelimits";
+import { RateLimits, SearchQuota } from "./ratelimits";
 import { Billing } from "./billing";
 import { Tfa } from "./tfa";
 import { Templates } from "./templates";
@@ -32,6 +32,8 @@ export interface MarketStats {
   offersLostToContention: number;
   /** Accepts refused because the offer did not exist or was already rented. */
   offersUnavailable: number;
+  /** Accepts that were the second of their offer (`doubleAcceptances`): answered, and their instance never boots. */
+  secondAcceptances?: number;
 }
 
 export interface MarketplaceSnapshot {
@@ -41,7 +43,16 @@ export interface MarketplaceSnapshot {
   contention: number;
   lifecycle: Lifecycle;
   rateLimits: RateLimits["settings"];
+  /** Absent in saves from before they existed. */
+  searchQuota?: { rowsPerDay: number };
+  lowBidStatus?: LowBidStatus;
 }
+
+/**
+ * How the service answers a bid below the offer's minimum, which it still turns into a stopped instance: an error
+ * carrying `new_contract` at 400 (the default), or at 200 with `success: false`. Both are reported (service-facts).
+ */
+export type LowBidStatus = 200 | 400;
 
 /** What a save reads: the whole state (to compact), or what a save of changes needs (see Persistent). */
 export interface SnapshotSource {
@@ -69,12 +80,21 @@ export class Marketplace {
   /** Two-factor authentication (emulator/TFA.md), with the outbox of codes it "sent". */
   readonly tfa: Tfa;
   readonly rateLimits: RateLimits;
+  /** The daily quota of offer search per key (off unless set). */
+  readonly searchQuota: SearchQuota;
   readonly billing = new Billing();
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
   contention: number;
-  readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0 };
+  lowBidStatus: LowBidStatus = 400;
+  /**
+   * How many of the next acceptances are the second acceptance of their offer, as the live service has been seen
+   * to accept one offer twice at about the same time (service-facts): each is answered with its `new_contract`
+   * like any other, but another acceptance holds the machine, and its instance never boots. Not saved.
+   */
+  doubleAcceptances = 0;
+  readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0, secondAcceptances: 0 };
 
   constructor(private readonly options: MarketplaceOptions = {}) {
     this.clock = options.clock ?? new Clock();
@@ -85,6 +105,7 @@ export class Marketplace {
     const now = () => this.clock.now();
     this.accounts = new Accounts(now);
     this.rateLimits = new RateLimits(now);
+    this.searchQuota = new SearchQuota(now);
     // 2FA secrets and codes from node:crypto, never the seed: a seeded stream would replay them after a restart.
     this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new CryptoRandom() });
     this.market = new Market(seedOffers(this.random, options.offers ?? 300, this.clock.nowSeconds()));
@@ -96,6 +117,7 @@ export class Marketplace {
       now,
       lifecycle: () => this.lifecycle,
       takeOffer: (offerId, instanceId) => this.market.take(offerId, { kind: "instance", instanceId }),
+      findOffer: (offerId) => this.market.offer(offerId),
       releaseOffer: (offerId) => this.market.release(offerId),
       issueInstanceKey: (ownerId, instanceId) => {
         const key = this.accounts.issueKey(ownerId, { name: `instance ${instanceId}`, instanceId });
@@ -146,7 +168,13 @@ export class Marketplace {
 
   private snapshotOf(entries: [string, Persistent][]): MarketplaceSnapshot {
     const parts = Object.fromEntries(entries.map(([name, part]) => [name, part.snapshot()]));
-    const settings = { contention: this.contention, lifecycle: this.lifecycle, rateLimits: this.rateLimits.settings };
+    const settings = {
+      contention: this.contention,
+      lifecycle: this.lifecycle,
+      rateLimits: this.rateLimits.settings,
+      searchQuota: { rowsPerDay: this.searchQuota.rowsPerDay },
+      lowBidStatus: this.lowBidStatus,
+    };
     return { version: 1, parts, stats: { ...this.stats }, ...settings };
   }
 
@@ -162,12 +190,19 @@ export class Marketplace {
     this.contention = this.options.contention ?? data.contention;
     this.lifecycle = { ...data.lifecycle, ...this.options.lifecycle };
     Object.assign(this.rateLimits.settings, data.rateLimits);
+    this.searchQuota.rowsPerDay = data.searchQuota?.rowsPerDay ?? 0;
+    this.lowBidStatus = data.lowBidStatus ?? 400;
     // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
     if (!this.accounts.knows(this.seededKey)) this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: this.seededKey });
   }
 
-  searchOffers(request: OfferSearchRequest) {
-    return this.market.search(request);
+  /** An offer search; with `caller` (a key's id) counted against that key's daily search quota. */
+  searchOffers(request: OfferSearchRequest, caller?: number) {
+    if (caller === undefined) return this.market.search(request);
+    this.searchQuota.check(caller);
+    const offers = this.market.search(request);
+    this.searchQuota.count(caller, offers.length);
+    return offers;
   }
 
   /**
@@ -190,7 +225,9 @@ export class Marketplace {
 
   /**
    * Accepts an offer. With contention, the offer may have been taken by another tenant a moment before: it
-   * leaves the market and the client gets `no_such_ask`, as it would from the live service.
+   * leaves the market and the client gets `no_such_ask`, as it would from the live service. With
+   * `doubleAcceptances`, the acceptance is the second of its offer: it is answered, but never boots. A bid below
+   * the minimum makes a stopped instance that the refusal names (`new_contract`), as the live service does.
    */
   acceptOffer(principal: Principal, offerId: number, request: CreateInstanceRequest) {
     try {
@@ -198,10 +235,18 @@ export class Marketplace {
         this.market.take(offerId, { kind: "other_tenant" });
         this.stats.offersLostToContention++;
       }
-      const created = this.instances.create(principal.user.id, offerId, request);
+      const second = this.doubleAcceptances > 0 && this.market.offer(offerId) !== undefined;
+      const created = this.instances.create(principal.user.id, offerId, request, { secondAcceptance: second });
+      if (second) {
+        this.doubleAcceptances--;
+        this.stats.secondAcceptances = (this.stats.secondAcceptances ?? 0) + 1;
+        // The other acceptance holds the machine, whether it came first or at the same moment as this one.
+        if (this.market.available(offerId)) this.market.take(offerId, { kind: "other_tenant" });
+      }
       // As on the live service, the instance takes the account's SSH keys of the moment (a later one is attached).
       created.instance.sshKeys = sshKeys.of(principal.user).map((k) => k.key);
       this.stats.offersAccepted++;
+      if (created.refusal) throw this.lowBidStatus === 200 ? new ServiceError("declined", created.refusal.code, created.refusal.message, created.refusal.extra) : created.refusal;
       return created;
     } catch (error) {
       if (error instanceof ServiceError && error.code === "no_such_ask") {

@@ -203,15 +203,13 @@ export function priceFor(offer: Offer, type: OfferType | undefined): Offer {
 
 /**
  * The compute price of a new instance: on-demand without `price`; a bid with it, whatever type the offer was
- * found with (a price always means a bid), and only on an interruptible offer, at or above its minimum bid.
+ * found with (a price always means a bid), and only on an interruptible offer. A bid below the minimum is still
+ * a contract on the live service (service-facts): `belowMinimum` says so, and creation makes it stopped (outbid).
  */
-export function contractPrice(offer: Offer, bid: number | undefined): { isBid: boolean; pricePerHour: number } {
+export function contractPrice(offer: Offer, bid: number | undefined): { isBid: boolean; pricePerHour: number; belowMinimum?: true } {
   if (bid === undefined) return { isBid: false, pricePerHour: computePerHour(offer) };
   if (!isInterruptible(offer)) {
     throw badRequest("invalid_price", `Offer ${offer.id} is on-demand only and takes no bid: omit price, or search with type bid.`);
   }
-  if (bid < offer.min_bid!) {
-    throw badRequest("invalid_price", `Bid ${bid} $/hour is below the offer's minimum bid of ${offer.min_bid} $/hour: bid at least that.`);
-  }
-  return { isBid: true, pricePerHour: bid };
+  return bid < offer.min_bid! ? { isBid: true, pricePerHour: bid, belowMinimum: true } : { isBid: true, pricePerHour: bid };
 }

@@ -50,3 +50,41 @@ export class RateLimits {
     this.calls.set(key, recent);
   }
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The daily quota of offer search on the live service, per key: rows of offers returned in a UTC day
+ * (service-facts). Once a key's rows of the day reach `rowsPerDay`, its searches are refused with 429
+ * `search_quota_exceeded` until midnight UTC, which the refusal names (`resets_at`, epoch seconds; the HTTP layer
+ * sends it as `X-RateLimit-Reset`). Off by default (`rowsPerDay` 0), set through `PUT /_emulator/settings`.
+ */
+export class SearchQuota {
+  rowsPerDay = 0;
+  private readonly used = new Map<string | number, { day: number; rows: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Refuses a search by `caller` once its quota of today is spent. */
+  check(caller: string | number): void {
+    if (this.rowsPerDay <= 0) return;
+    const day = Math.floor(this.now() / DAY_MS);
+    const used = this.used.get(caller);
+    if (!used || used.day !== day || used.rows < this.rowsPerDay) return;
+    const resetsAt = (day + 1) * (DAY_MS / 1000);
+    throw new ServiceError(
+      "rate_limited",
+      "search_quota_exceeded",
+      `Daily search quota exceeded: this key has had ${used.rows} offer rows today, its quota is ${this.rowsPerDay}. It resets at midnight UTC.`,
+      { resets_at: resetsAt },
+    );
+  }
+
+  /** Counts the rows a search of `caller` returned. */
+  count(caller: string | number, rows: number): void {
+    if (this.rowsPerDay <= 0) return;
+    const day = Math.floor(this.now() / DAY_MS);
+    const used = this.used.get(caller);
+    this.used.set(caller, { day, rows: (used?.day === day ? used.rows : 0) + rows });
+  }
+}

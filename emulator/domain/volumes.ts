@@ -1,6 +1,7 @@
 import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
 import { HOURS_PER_MONTH, NetworkVolumeOffer } from "./catalogue";
-import { badRequest, notFound } from "./errors";
+import type { UserRecord } from "./accounts";
+import { badRequest, forbidden, notFound } from "./errors";
 import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
 import { Persistent } from "./persistence";
 
@@ -12,6 +13,17 @@ export const VOLUME_OFFER_FIELDS: Record<string, FieldType> = {
   storage_cost_total: "number", score: "number", disk_bw: "number", duration: "number", machine_id: "number",
   verified: "boolean", geolocation: "location",
 };
+
+/**
+ * Network volumes are not generally released on the live service: an account without the feature is refused on
+ * their endpoints (403, in the vendor's words). Every account has it here unless the control API takes it away
+ * (`PUT /_emulator/users/{id}` `{"network_volumes": false}`).
+ */
+export function requireNetworkVolumes(user: UserRecord): void {
+  if (user.networkVolumes === false) {
+    throw forbidden("not_authorized", "Authorization Error. Check that you have proper privileges to perform this action.");
+  }
+}
 
 export interface VolumeRecord {
   id: number;

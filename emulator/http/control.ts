@@ -21,8 +21,26 @@ export const ControlSettings = z
     rateLimits: z
       .partialRecord(z.enum(RATE_LIMITED), z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() }).strict())
       .optional(),
+    /** The daily quota of offer search per key, in offer rows a UTC day; 0 turns it off (the default). */
+    searchQuota: z.object({ rowsPerDay: z.number().int().min(0) }).strict().optional(),
+    /** The status of the refusal of a bid below the minimum, which still makes a stopped instance: 400, or 200 `success: false`. */
+    lowBidStatus: z.union([z.literal(200), z.literal(400)]).optional(),
+    /** How many of the next acceptances are the second acceptance of their offer: answered, never booting. */
+    doubleAcceptances: z.number().int().min(0).max(10_000).optional(),
   })
   .strict();
+
+/** The settings as `GET /_emulator/state` and `PUT /_emulator/settings` show them. */
+function settingsOf(market: Marketplace) {
+  return {
+    contention: market.contention,
+    rateLimits: market.rateLimits.settings,
+    lifecycle: market.lifecycle,
+    searchQuota: { rowsPerDay: market.searchQuota.rowsPerDay },
+    lowBidStatus: market.lowBidStatus,
+    doubleAcceptances: market.doubleAcceptances,
+  };
+}
 
 const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).strict();
 const Advance = z.object({ ms: z.number().min(0) }).strict();
@@ -35,9 +53,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     const now = market.clock.now();
     return {
       now,
-      contention: market.contention,
-      rateLimits: market.rateLimits.settings,
-      lifecycle: market.lifecycle,
+      ...settingsOf(market),
       stats: { ...market.stats, faultsInjected: faults.injected },
       faults: faults.list(),
       offers_on_market: market.market.countOnMarket(),
@@ -52,7 +68,10 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     if (settings.contention !== undefined) market.contention = settings.contention;
     if (settings.lifecycle) market.lifecycle = { ...market.lifecycle, ...settings.lifecycle };
     if (settings.rateLimits) Object.assign(market.rateLimits.settings, settings.rateLimits);
-    return { success: true, contention: market.contention, lifecycle: market.lifecycle, rateLimits: market.rateLimits.settings };
+    if (settings.searchQuota) market.searchQuota.rowsPerDay = settings.searchQuota.rowsPerDay;
+    if (settings.lowBidStatus !== undefined) market.lowBidStatus = settings.lowBidStatus;
+    if (settings.doubleAcceptances !== undefined) market.doubleAcceptances = settings.doubleAcceptances;
+    return { success: true, ...settingsOf(market) };
   });
 
   app.post("/_emulator/clock/advance", async (request) => {

@@ -6,7 +6,8 @@ const STATUS_CODES: Record<number, string> = { 429: "rate_limited", 500: "server
 
 /**
  * Faults injected into the wire on purpose, so clients can be tested against a misbehaving service: an error
- * status (429/500/502/503), added latency, a dropped connection, a request that is carried out but whose
+ * status (any 4xx or 5xx; its `error` code and `msg` may be given, as the live service's 404 `auth_error` for a
+ * bad key, or a plain-text body, as some live 429s), added latency, a dropped connection, a request that is carried out but whose
  * response is lost, or the answer of a retired endpoint (`deprecated`: the live service's deprecation body, at
  * `status`, any from 200 to 599, default 410; see emulator/http/moves.ts). Each fault hits the next `times`
  * requests that match its method and path prefix.
@@ -19,11 +20,16 @@ export const FaultSpec = z
     kind: z.enum(["status", "latency", "drop", "lost_response", "deprecated"]),
     status: z.number().int().min(200).max(599).optional(),
     retryAfterSeconds: z.number().int().positive().optional(),
+    /** A status fault's `error` code (default the status's: `rate_limited`, `server_error`, ...) and `msg`. */
+    error: z.string().min(1).max(100).optional(),
+    msg: z.string().max(1000).optional(),
+    /** A status fault answered as this plain text (`Content-Type: text/plain`) instead of a JSON body. */
+    text: z.string().max(1000).optional(),
     delayMs: z.number().int().min(0).max(60_000).optional(),
     times: z.number().int().positive().default(1),
   })
   .strict()
-  .refine((f) => f.kind !== "status" || (f.status !== undefined && f.status in STATUS_CODES), { message: "a status fault needs status 429, 500, 502 or 503", path: ["status"] });
+  .refine((f) => f.kind !== "status" || (f.status !== undefined && f.status >= 400), { message: "a status fault needs an error status, 400 to 599", path: ["status"] });
 export type FaultSpec = z.infer<typeof FaultSpec>;
 
 
@@ -81,10 +87,11 @@ export function installFaults(app: FastifyInstance, faults: Faults): void {
         return reply.status(fault.status ?? RETIRED_STATUS).type("application/json").send(deprecationBody(fault.path));
       case "status":
         if (fault.retryAfterSeconds) reply.header("Retry-After", String(fault.retryAfterSeconds));
+        if (fault.text !== undefined) return reply.status(fault.status!).type("text/plain").send(fault.text);
         return reply
           .status(fault.status!)
           .type("application/json")
-          .send({ success: false, error: STATUS_CODES[fault.status!], msg: `Injected fault: ${fault.status}` });
+          .send({ success: false, error: fault.error ?? STATUS_CODES[fault.status!] ?? "injected_fault", msg: fault.msg ?? `Injected fault: ${fault.status}` });
     }
   });
   app.addHook("preHandler", async (request) => {

@@ -14,9 +14,9 @@ import {
   UpdateInstanceRequest,
 } from "../../sdk/schemas";
 import { Principal } from "../domain/accounts";
-import { forbidden, notFound, ServiceError } from "../domain/errors";
+import { badRequest, forbidden, notFound, ServiceError } from "../domain/errors";
 import { search } from "../domain/filters";
-import { INSTANCE_FIELDS, instanceView } from "./views/instances";
+import { COMPUTED_INSTANCE_FIELDS, INSTANCE_FIELDS, instanceView } from "./views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { accepting, jsonEncoded, optionalField } from "./accepting";
 import { AcceptedOfferSearch } from "./offers";
@@ -51,6 +51,9 @@ const InstancePageQuery = z.object({
 });
 
 const InstancePage = InstancePageResponse.extend({
+  success: z.literal(true),
+  /** The rows of this page. */
+  instances_found: z.number().int(),
   total_instances: z.number().int(),
   next_token: z.string().nullable(),
   label_counts: z.record(z.string(), z.number().int()),
@@ -124,7 +127,13 @@ export function registerInstances(app: FastifyInstance, market: Marketplace, opt
     query: InstancePageQuery,
     response: InstancePage,
     permission: "instance_read",
+    rules: `select_filters on a field the listing computes (${COMPUTED_INSTANCE_FIELDS.join(", ")}) rather than stores`,
     handler: ({ principal, query }) => {
+      const computed = Object.entries(query.select_filters ?? {}).filter(([field, filter]) => filter != null && COMPUTED_INSTANCE_FIELDS.includes(field));
+      if (computed.length) {
+        const fields = computed.map(([field]) => field).join(", ");
+        throw badRequest("invalid_args", `select_filters cannot filter on ${fields}: computed, not a stored column of the listing. Filter the rows it returns instead.`);
+      }
       const rows = market.instances.list(principal.user.id).map(view);
       const order = (query.order_by ?? []).map(({ col, dir }) => [col, dir] as [string, "asc" | "desc"]);
       const matching = search(rows, { filters: query.select_filters ?? {}, order: order.length ? order : [["id", "asc"]], limit: rows.length }, INSTANCE_FIELDS, {
@@ -134,7 +143,14 @@ export function registerInstances(app: FastifyInstance, market: Marketplace, opt
       const page = pageOf(matching, query.after_token, Math.min(query.limit ?? INSTANCE_PAGE, INSTANCE_PAGE));
       const labelCounts: Record<string, number> = {};
       for (const row of matching) labelCounts[String(row.label ?? "")] = (labelCounts[String(row.label ?? "")] ?? 0) + 1;
-      return { instances: page.rows, total_instances: matching.length, next_token: page.next_token, label_counts: labelCounts };
+      return {
+        success: true,
+        instances_found: page.rows.length,
+        total_instances: matching.length,
+        next_token: page.next_token,
+        label_counts: labelCounts,
+        instances: page.rows,
+      };
     },
   });
 

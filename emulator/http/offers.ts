@@ -41,6 +41,6 @@ export function registerOffers(app: FastifyInstance, market: Marketplace): void 
     readOnly: true,
     body: AcceptedOfferSearch,
     response: OfferSearchResponse,
-    handler: ({ body }) => offersBody(market.searchOffers(body)),
+    handler: ({ principal, body }) => offersBody(market.searchOffers(body, principal.key.id)),
   });
 }

@@ -26,6 +26,8 @@ const UserFlags = z
     phone_number: PhoneNumber.nullable().optional(),
     /** Turns the account into a legacy 2FA account (it must have no methods). */
     legacy_tfa: z.literal(true).optional(),
+    /** Whether the account has network volumes (not generally released on the live service); default true. */
+    network_volumes: z.boolean().optional(),
   })
   .strict();
 
@@ -61,6 +63,7 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
     if (flags.sms_fraud !== undefined) user.smsFraud = flags.sms_fraud;
     if (flags.phone_number !== undefined) user.phoneNumber = flags.phone_number ?? undefined;
     if (flags.legacy_tfa) tfa.makeLegacy(user);
+    if (flags.network_volumes !== undefined) user.networkVolumes = flags.network_volumes;
     return {
       success: true,
       user: {
@@ -69,6 +72,7 @@ export function registerOutbox(app: FastifyInstance, market: Marketplace): void 
         team_context: user.teamContext ?? false,
         sms_fraud: user.smsFraud ?? false,
         phone_number: user.phoneNumber ?? null,
+        network_volumes: user.networkVolumes ?? true,
       },
     };
   });

@@ -131,6 +131,7 @@ export type AnyRoute = RouteSpec<z.ZodType | undefined, z.ZodType | undefined>;
 
 /** The HTTP status of each kind of refusal. */
 export const STATUS: Record<ErrorKind, number> = {
+  declined: 200,
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,

@@ -77,8 +77,10 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
     // it is still answered as what it is, 404 or 405.
     if (request.is404) return unmatched(app, request, reply);
     if (error instanceof ServiceError) {
-      const retryAfter = error.extra.retry_after;
+      const { retry_after: retryAfter, resets_at: resetsAt } = error.extra;
       if (error.kind === "rate_limited" && typeof retryAfter === "number") reply.header("Retry-After", String(retryAfter));
+      // The daily search quota says when it comes back as the live service does: epoch seconds.
+      if (error.kind === "rate_limited" && typeof resetsAt === "number") reply.header("X-RateLimit-Reset", String(resetsAt));
       reply.status(STATUS[error.kind]).type("application/json").send({ success: false, error: error.code, msg: error.message, ...error.extra });
       return;
     }

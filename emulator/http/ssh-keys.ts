@@ -1,5 +1,5 @@
 import { FastifyInstance } from "fastify";
-import { SshKeyListResponse, SshKeyRequest, SshKeyResponse, SuccessResponse } from "../../sdk/schemas";
+import { AttachSshKeyResponse, SshKeyListResponse, SshKeyRequest, SshKeyResponse, SuccessResponse } from "../../sdk/schemas";
 import { notFound } from "../domain/errors";
 import { InstanceRecord } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
@@ -9,11 +9,23 @@ import { idParam, route } from "./routes";
 /** What no schema can say of a key: its material must parse (a 400 otherwise, as the service's client checks too). */
 const KEY_RULE = "ssh_key must be one OpenSSH public key line whose key material parses (`ssh-ed25519 AAAA... me@laptop`); a private key is refused";
 
-const view = (key: SshKeyRecord) => ({ id: key.id, ssh_key: key.key, created_at: key.createdAt / 1000 });
+/**
+ * A key as the live service shows it: the key line as `public_key` (the answer of an addition, recorded) and as
+ * `key` (the vendor's listing), `created_at` in epoch seconds (a float, recorded), `deleted_at` null.
+ */
+const view = (userId: number, key: SshKeyRecord) => ({
+  id: key.id,
+  user_id: userId,
+  public_key: key.key,
+  key: key.key,
+  created_at: key.createdAt / 1000,
+  deleted_at: null,
+});
 
 /**
  * The account's SSH keys (`/api/v0/ssh/`, the paths the service's public client uses), and attaching a key to
- * an instance or detaching it (`/api/v0/instances/{id}/ssh/`).
+ * an instance or detaching it (`/api/v0/instances/{id}/ssh/`), in the live shapes: a listing is a bare array, an
+ * addition or a change answers `{success, key: {...}}`, an attachment `{success, msg, key}` with the key as JSON text.
  */
 export function registerSshKeys(app: FastifyInstance, market: Marketplace): void {
   route(app, market, {
@@ -23,7 +35,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     body: SshKeyRequest,
     response: SshKeyResponse,
     rules: KEY_RULE,
-    handler: ({ principal, body }) => ({ success: true, ...view(sshKeys.add(principal.user, body.ssh_key, market.clock.now())) }),
+    handler: ({ principal, body }) => ({ success: true, key: view(principal.user.id, sshKeys.add(principal.user, body.ssh_key, market.clock.now())) }),
   });
 
   route(app, market, {
@@ -31,7 +43,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/ssh/",
     permission: "user_read",
     response: SshKeyListResponse,
-    handler: ({ principal }) => ({ ssh_keys: sshKeys.of(principal.user).map(view) }),
+    handler: ({ principal }) => sshKeys.of(principal.user).map((key) => view(principal.user.id, key)),
   });
 
   route(app, market, {
@@ -42,7 +54,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     response: SshKeyResponse,
     refusals: ["not_found"],
     rules: KEY_RULE,
-    handler: ({ principal, params, body }) => ({ success: true, ...view(sshKeys.update(principal.user, idParam(params, "id"), body.ssh_key)) }),
+    handler: ({ principal, params, body }) => ({ success: true, key: view(principal.user.id, sshKeys.update(principal.user, idParam(params, "id"), body.ssh_key)) }),
   });
 
   route(app, market, {
@@ -70,13 +82,17 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/instances/:id/ssh/",
     permission: "instance_write",
     body: SshKeyRequest,
-    response: SuccessResponse,
+    response: AttachSshKeyResponse,
     refusals: ["not_found"],
     rules: KEY_RULE,
     handler: ({ principal, params, body }) => {
       const instance = ownInstance(principal.user.id, params);
-      instance.sshKeys = withKey(instance.sshKeys, publicKeyLine(body.ssh_key));
-      return { success: true, msg: `SSH key attached to instance ${instance.id}.` };
+      const line = publicKeyLine(body.ssh_key);
+      instance.sshKeys = withKey(instance.sshKeys, line);
+      // The key of the account with this text, if it is one (the live answer shows the record, as JSON text).
+      const registered = sshKeys.of(principal.user).find((k) => k.key === line);
+      const record = { id: registered?.id ?? null, user_id: null, default: null, public_key: line, private_key: null, created_at: market.clock.nowSeconds(), deleted_at: null };
+      return { success: true, msg: "SSH key added to instance.", key: JSON.stringify(record) };
     },
   });
 

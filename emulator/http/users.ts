@@ -29,12 +29,16 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
   });
 }
 
-/** The user record on the wire (the 2FA login answer shows it too). */
+/**
+ * The user record on the wire (the 2FA login answer shows it too). The name is `fullname`, as the live service
+ * sends it (recorded), and `full_name`, as the spec shows it.
+ */
 export function userView(user: UserRecord) {
   return {
     id: user.id,
     email: user.email,
     username: user.username,
+    fullname: user.fullName,
     full_name: user.fullName,
     ssh_key: user.sshKey,
     credit: Number(user.credit.toFixed(6)),

@@ -13,7 +13,7 @@ import {
   VolumeSearchResponse,
 } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
-import { VOLUME_OFFER_FIELDS } from "../domain/volumes";
+import { requireNetworkVolumes, VOLUME_OFFER_FIELDS } from "../domain/volumes";
 import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
 import { volumeView } from "./views/volumes";
@@ -42,9 +42,13 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     permission: "misc",
     rateLimit: "network_volume_search",
     readOnly: true,
+    refusals: ["forbidden"],
     body: AcceptedVolumeSearch,
     response: VolumeSearchResponse,
-    handler: ({ body }) => ({ success: true, offers: volumes.searchNetworkOffers(filtersOf(body)) }),
+    handler: ({ principal, body }) => {
+      requireNetworkVolumes(principal.user);
+      return { success: true, offers: volumes.searchNetworkOffers(filtersOf(body)) };
+    },
   });
 
   route(app, market, {
@@ -57,26 +61,36 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     handler: ({ body }) => ({ success: true, offers: volumes.searchLocalOffers(filtersOf(body)) }),
   });
 
-  // Renting: a network volume from a network volume offer, a local volume from a machine's (the same body).
-  const rentals = [
-    { url: "/api/v0/network_volumes/", rent: volumes.createNetwork.bind(volumes), room: "the space left on the offer" },
-    { url: "/api/v0/volumes/", rent: volumes.createLocal.bind(volumes), room: "the machine's disk" },
-  ];
-  for (const { url, rent, room } of rentals) {
-    route(app, market, {
-      method: "PUT",
-      url,
-      permission: "instance_write",
-      refusals: ["not_found"],
-      rules: `invalid_size for a size larger than ${room}`,
-      body: CreateNetworkVolumeRequest,
-      response: CreateNetworkVolumeResponse,
-      handler: ({ principal, body }) => {
-        const volume = rent(principal.user.id, body.id, body.size, body.name);
-        return { success: true, volume_id: volume.id, volume: volumeView(volume) };
-      },
-    });
-  }
+  // Renting a network volume answers its name and size, not its id (the vendor's description): clients find it
+  // by listing their volumes. A local volume's answer carries its id as well (a Terraform provider reads it).
+  route(app, market, {
+    method: "PUT",
+    url: "/api/v0/network_volumes/",
+    permission: "instance_write",
+    refusals: ["not_found", "forbidden"],
+    rules: "invalid_size for a size larger than the space left on the offer",
+    body: CreateNetworkVolumeRequest,
+    response: CreateNetworkVolumeResponse,
+    handler: ({ principal, body }) => {
+      requireNetworkVolumes(principal.user);
+      const volume = volumes.createNetwork(principal.user.id, body.id, body.size, body.name);
+      return { success: true, volume_name: volume.name, volume_size: volume.size };
+    },
+  });
+
+  route(app, market, {
+    method: "PUT",
+    url: "/api/v0/volumes/",
+    permission: "instance_write",
+    refusals: ["not_found"],
+    rules: "invalid_size for a size larger than the machine's disk",
+    body: CreateNetworkVolumeRequest,
+    response: CreateNetworkVolumeResponse,
+    handler: ({ principal, body }) => {
+      const volume = volumes.createLocal(principal.user.id, body.id, body.size, body.name);
+      return { success: true, volume_name: volume.name, volume_size: volume.size, id: volume.id };
+    },
+  });
 
   route(app, market, {
     method: "GET",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuRentalClient } from "../client";
 import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
-import { FieldFilter, Volume, VolumeOffer, VolumeQuery } from "../schemas";
+import { attachedInstances, FieldFilter, Volume, volumeNameOf, VolumeOffer, VolumeQuery } from "../schemas";
 import { createNetworkVolumeOnce } from "../workflows/create";
 import { nameWithoutToken as baseName } from "../workflows/tokens";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
@@ -125,7 +125,7 @@ export async function adoptNetworkVolume(
   }
   const differs = [
     volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
-    spec.name !== undefined && baseName(volume.name) !== spec.name && `its name is ${JSON.stringify(volume.name)}, the program declares ${JSON.stringify(spec.name)}`,
+    spec.name !== undefined && baseName(volumeNameOf(volume)) !== spec.name && `its name is ${JSON.stringify(volumeNameOf(volume))}, the program declares ${JSON.stringify(spec.name)}`,
   ].filter(Boolean);
   if (differs.length) {
     throw new GpuRentalError(`Network volume ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
@@ -140,7 +140,7 @@ export async function adoptNetworkVolume(
 export async function importNetworkVolume(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
   const volume = await findVolume(clientOf(options), Number(id));
   if (!volume) return null;
-  const inputs = definedOnly({ size: volume.disk_space ?? undefined, name: baseName(volume.name) || undefined });
+  const inputs = definedOnly({ size: volume.disk_space ?? undefined, name: baseName(volumeNameOf(volume)) || undefined });
   return { inputs, outs: { ...inputs, ...outputsOf(volume) } };
 }
 
@@ -164,14 +164,15 @@ export async function deleteNetworkVolumeById(id: string, options: WithClient = 
   const client = clientOf(options);
   const volume = await findVolume(client, Number(id));
   if (!volume) return;
-  if (volume.instances?.length) throw new VolumeInUseError(volume.id, volume.instances);
+  if (attachedInstances(volume).length) throw new VolumeInUseError(volume.id, attachedInstances(volume));
   await deletedOrGone(() => client.volumes.delete(volume.id).catch((error) => refusedInUse(client, volume.id, error)));
 }
 
 /** Attached between the listing and the deletion: says by which instance, as above. */
 async function refusedInUse(client: GpuRentalClient, id: number, error: unknown): Promise<never> {
   if (error instanceof BadRequestError && error.code === "volume_in_use") {
-    throw new VolumeInUseError(id, (await findVolume(client, id))?.instances ?? []);
+    const volume = await findVolume(client, id);
+    throw new VolumeInUseError(id, volume ? attachedInstances(volume) : []);
   }
   throw error;
 }
@@ -196,11 +197,11 @@ function outputsOf(volume: Volume): NetworkVolumeOutputs {
     volumeId: volume.id,
     askContractId: volume.ask_contract_id ?? null,
     diskSpace: volume.disk_space ?? null,
-    volumeName: volume.name ?? null,
+    volumeName: volumeNameOf(volume),
     geolocation: volume.geolocation ?? null,
     status: volume.status ?? null,
     storageCost: volume.storage_cost ?? null,
     storageCostTotal: volume.storage_cost_total ?? null,
-    instances: volume.instances ?? [],
+    instances: attachedInstances(volume),
   };
 }

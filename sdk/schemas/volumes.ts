@@ -59,13 +59,16 @@ export const VolumeDeleteQuery = z.object({ id: z.number().int().nonnegative() }
 
 /**
  * A volume of the caller's. The spec does not describe the record: only `id` is required (the SDK deletes by
- * it); the rest is what the emulator sends, optional so a live answer with other fields still parses.
- * `instances` lists the instances it is attached to.
+ * it); the rest is what the emulator sends, optional so a live answer with other fields still parses. Its name
+ * is `label` on the live service (the vendor's client shows it as the name), `name` as well in the emulator.
+ * `instances` lists the instances it is attached to: their ids (as a Terraform provider tested against the
+ * service reads them), or objects (as the vendor's description declares them); read them with attachedInstances.
  */
 export const Volume = z.looseObject({
   id: z.number().int(),
   type: z.union([VolumeType, z.string()]).nullable().optional(),
   name: z.string().nullable().optional(),
+  label: z.string().nullable().optional(),
   disk_space: z.number().nullable().optional(),
   ask_contract_id: z.number().int().nullable().optional(),
   machine_id: z.number().int().nullable().optional(),
@@ -74,15 +77,37 @@ export const Volume = z.looseObject({
   start_date: z.number().nullable().optional(),
   storage_cost: z.number().nullable().optional(),
   storage_cost_total: z.number().nullable().optional(),
-  instances: z.array(z.number().int()).nullable().optional(),
+  instances: z.array(z.union([z.number().int(), z.looseObject({ id: z.number().int().optional() })])).nullable().optional(),
 });
 export type Volume = z.infer<typeof Volume>;
 
+/** The name of a volume (`label` on the live service, `name` too in the emulator). */
+export function volumeNameOf(volume: Volume): string | null {
+  return volume.name ?? volume.label ?? null;
+}
+
+/** The ids of the instances a volume is attached to, whichever form the listing gives them in. */
+export function attachedInstances(volume: Volume): number[] {
+  return (volume.instances ?? []).flatMap((entry) => (typeof entry === "number" ? [entry] : typeof entry.id === "number" ? [entry.id] : []));
+}
+
 export const VolumeListResponse = z.looseObject({ volumes: z.array(Volume) });
-/** `PUT /api/v0/network_volumes/`: the new volume's id, as `volume_id` or in `volume` (the emulator sends both). */
+/**
+ * `PUT /api/v0/network_volumes/`: `{success, volume_name, volume_size}` (the vendor's description): the new
+ * volume's name, not its id, which the SDK finds by listing volumes (sdk/volumes.ts). An id in the answer
+ * (`volume_id`, `id`, or a whole `volume`, as older emulators sent) is taken as it is.
+ */
 export const CreateNetworkVolumeResponse = z
-  .looseObject({ success: z.boolean().optional(), volume_id: z.number().int().optional(), volume: Volume.optional() })
-  .refine((res) => res.volume_id !== undefined || res.volume !== undefined, {
-    message: "the answer names no volume: volume_id or volume is required",
-    path: ["volume_id"],
+  .looseObject({
+    success: z.boolean().optional(),
+    volume_name: z.string().optional(),
+    volume_size: z.number().optional(),
+    volume_id: z.number().int().optional(),
+    id: z.number().int().optional(),
+    volume: Volume.optional(),
+  })
+  .refine((res) => res.volume_name !== undefined || res.volume_id !== undefined || res.id !== undefined || res.volume !== undefined, {
+    message: "the answer names no volume: volume_name (or an id) is required",
+    path: ["volume_name"],
   });
+export type CreateNetworkVolumeResponse = z.infer<typeof CreateNetworkVolumeResponse>;

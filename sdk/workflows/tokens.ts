@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ConfigurationError } from "../errors";
+import { volumeNameOf } from "../schemas";
 import type { ApiKey, Instance, Volume } from "../schemas";
 
 /**
@@ -53,7 +54,7 @@ export function tokenOfInstance(instance: Instance): string | undefined {
   return instance.extra_env?.find(([name]) => name === TOKEN_ENV)?.[1];
 }
 
-export const tokenOfVolume = (volume: Volume) => tokenOfName(volume.name);
+export const tokenOfVolume = (volume: Volume) => tokenOfName(volumeNameOf(volume));
 export const tokenOfApiKey = (key: ApiKey) => tokenOfName(key.name);
 
 /** Whether a token was made with `prefix`. */

@@ -89,12 +89,14 @@ describe("what real clients send and read", () => {
   it("rents a local volume on a machine (PUT /api/v0/volumes/), which an instance of that machine then links", async () => {
     const [offer] = (await call("POST", "/api/v0/volumes/search/", { order: [["disk_space", "desc"]], limit: 1 })).body.offers;
     const rented = await call("PUT", "/api/v0/volumes/", { size: 20, id: offer.id, name: "scratch" });
-    expect(rented).toMatchObject({ status: 200, body: { success: true, volume: { type: "local_volume", name: "scratch", disk_space: 20, machine_id: offer.machine_id } } });
+    expect(rented).toMatchObject({ status: 200, body: { success: true, volume_name: "scratch", volume_size: 20, id: expect.any(Number) } });
+    const listed = (await call("GET", "/api/v0/volumes/?type=local_volume")).body.volumes.find((v: any) => v.id === rented.body.id);
+    expect(listed).toMatchObject({ type: "local_volume", name: "scratch", label: "scratch", disk_space: 20, machine_id: offer.machine_id });
     expect(await call("PUT", "/api/v0/volumes/", { size: offer.disk_space + 1, id: offer.id })).toMatchObject({ status: 400, body: { error: "invalid_size" } });
-    const created = await call("PUT", `/api/v0/asks/${offer.id}/`, pythonCreate({ volume_info: { mount_path: "/data", create_new: false, volume_id: rented.body.volume_id } }));
+    const created = await call("PUT", `/api/v0/asks/${offer.id}/`, pythonCreate({ volume_info: { mount_path: "/data", create_new: false, volume_id: rented.body.id } }));
     expect(created.status).toBe(200);
     const [volume] = (await call("GET", "/api/v0/volumes?owner=me&type=local_volume")).body.volumes;
-    expect(volume).toMatchObject({ id: rented.body.volume_id, instances: [created.body.new_contract] });
+    expect(volume).toMatchObject({ id: rented.body.id, instances: [created.body.new_contract] });
   });
 
   it("edits a template at PUT /api/v1/template/ by id and hash_id; an id and a hash of two templates name none", async () => {

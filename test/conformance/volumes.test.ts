@@ -17,6 +17,14 @@ describe("volumes", () => {
     return res.body.offers as any[];
   };
   const instanceOffer = async () => (await call("POST", "/api/v0/bundles/", { order: [["dph_total", "asc"]], limit: 1 })).body.offers[0];
+  /** Rents a network volume and finds its id by its name (the answer names the volume, not its id). */
+  let named = 0;
+  const rentNetwork = async (offerId: number, size: number, key = emu.apiKey): Promise<number> => {
+    const name = `vol-${++named}`;
+    const res = await call("PUT", "/api/v0/network_volumes/", { id: offerId, size, name }, key);
+    expect(res.body).toEqual({ success: true, volume_name: name, volume_size: size });
+    return (await call("GET", "/api/v0/volumes?type=network_volume", undefined, key)).body.volumes.find((v: any) => v.name === name).id;
+  };
 
   beforeEach(async () => {
     emu = await emulator();
@@ -92,10 +100,12 @@ describe("volumes", () => {
   describe("network volumes: create, list, delete", () => {
     it("creates from an offer, takes its space, lists by type, deletes and gives the space back", async () => {
       const [offer] = await searchNetwork({ limit: 1 });
+      // The vendor's answer: the volume's name and size, no id (a volume without a name gets one).
       const res = await call("PUT", "/api/v0/network_volumes/", { id: offer.ask_contract_id, size: 50 });
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ success: true, volume_id: expect.any(Number) });
-      expect(res.body.volume).toMatchObject({ id: res.body.volume_id, type: "network_volume", disk_space: 50, ask_contract_id: offer.ask_contract_id, status: "available", instances: [] });
+      expect(res).toMatchObject({ status: 200, body: { success: true, volume_name: expect.any(String), volume_size: 50 } });
+      expect(Object.keys(res.body).sort()).toEqual(["success", "volume_name", "volume_size"]);
+      const [volume] = (await call("GET", "/api/v0/volumes?type=network_volume")).body.volumes;
+      expect(volume).toMatchObject({ name: res.body.volume_name, label: res.body.volume_name, type: "network_volume", disk_space: 50, ask_contract_id: offer.ask_contract_id, status: "available", instances: [] });
       const after = (await searchNetwork({ ask_contract_id: { eq: offer.ask_contract_id } }))[0];
       expect(after.disk_space).toBe(offer.disk_space - 50);
 
@@ -104,10 +114,10 @@ describe("volumes", () => {
       expect((await call("GET", "/api/v0/volumes?type=all_volume")).body.volumes).toHaveLength(1);
       expect((await call("GET", "/api/v0/volumes")).body.volumes).toHaveLength(1);
 
-      expect(await call("DELETE", `/api/v0/volumes/?id=${res.body.volume_id}`, {})).toMatchObject({ status: 200, body: { success: true } });
+      expect(await call("DELETE", `/api/v0/volumes/?id=${volume.id}`, {})).toMatchObject({ status: 200, body: { success: true } });
       expect((await call("GET", "/api/v0/volumes")).body.volumes).toHaveLength(0);
       expect((await searchNetwork({ ask_contract_id: { eq: offer.ask_contract_id } }))[0].disk_space).toBe(offer.disk_space);
-      expect((await call("DELETE", `/api/v0/volumes/?id=${res.body.volume_id}`, {})).status).toBe(404);
+      expect((await call("DELETE", `/api/v0/volumes/?id=${volume.id}`, {})).status).toBe(404);
     });
 
     it("refuses a size beyond the offer's space, and an unknown offer", async () => {
@@ -118,7 +128,7 @@ describe("volumes", () => {
 
     it("another user's volumes are invisible and cannot be deleted", async () => {
       const [offer] = await searchNetwork({ limit: 1 });
-      const id = (await call("PUT", "/api/v0/network_volumes/", { id: offer.ask_contract_id, size: 5 })).body.volume_id;
+      const id = await rentNetwork(offer.ask_contract_id, 5);
       const user = emu.marketplace.accounts.addUser({ email: "other@gpu-rental.test" });
       const key = emu.marketplace.accounts.issueKey(user.id).key;
       expect((await call("GET", "/api/v0/volumes", undefined, key)).body.volumes).toHaveLength(0);
@@ -156,7 +166,7 @@ describe("volumes", () => {
 
     it("links an existing volume of yours; a network volume may serve several instances", async () => {
       const [volumeOffer] = await searchNetwork({ limit: 1 });
-      const volumeId = (await call("PUT", "/api/v0/network_volumes/", { id: volumeOffer.ask_contract_id, size: 10 })).body.volume_id;
+      const volumeId = await rentNetwork(volumeOffer.ask_contract_id, 10);
       const ids: number[] = [];
       for (let i = 0; i < 2; i++) {
         const res = await call("PUT", `/api/v0/asks/${(await instanceOffer()).id}/`, { image: "ubuntu", volume_info: { create_new: false, volume_id: volumeId, mount_path: "/shared" } });

@@ -14,6 +14,12 @@ export const INSTANCE_FIELDS: Record<string, FieldType> = {
   is_bid: "boolean", vm: "boolean", geolocation: "location",
 };
 
+/**
+ * Fields the listing computes rather than stores: the live v1 listing refuses a `select_filters` on them with 400
+ * (service-facts), though its rows show them.
+ */
+export const COMPUTED_INSTANCE_FIELDS: readonly string[] = ["dph_total", "num_gpus"];
+
 /** The instance as the listing (`GET /api/v1/instances/`) and `GET /api/v0/instances/{id}/` show it. */
 export function instanceView(instance: InstanceRecord, now: number, lifecycle: Lifecycle): Record<string, unknown> {
   const { offer, config } = instance;
