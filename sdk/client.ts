@@ -9,7 +9,7 @@ import { instancesApi } from "./instances";
 import { offersApi } from "./offers";
 import { proxyOptionFor } from "./proxy";
 import { RequestGate } from "./request-gate";
-import { describeIssues, ErrorBody, User } from "./schemas";
+import { describeIssues, User } from "./schemas";
 import { sshKeysApi } from "./ssh-keys";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
@@ -21,6 +21,7 @@ import {
   RateLimitedError,
   RequestInfo,
   ResponseValidationError,
+  SearchQuotaExceededError,
   errorForStatus,
   isTransient,
 } from "./errors";
@@ -50,6 +51,12 @@ export interface ClientOptions extends Partial<Connection> {
   callDeadlineMs?: number;
   /** Requests in flight at once, over all calls of this client. Default 16. */
   maxConcurrentRequests?: number;
+  /**
+   * The longest `Retry-After` of a 429 that a call waits out before trying again (the service's own client waits
+   * up to 60 s). A longer one, or one past the call's deadline, ends the call with a RateLimitedError that says
+   * when to come back. Default 60 s.
+   */
+  maxRetryAfterMs?: number;
   onRetry?: (event: RetryEvent) => void;
 }
 
@@ -111,6 +118,9 @@ export class GpuRentalClient {
         } catch (error) {
           // A DELETE retried after a lost answer finds the thing gone: the earlier try deleted it.
           if (attempt > 1 && call.method === "DELETE" && error instanceof NotFoundError) return call.schema.parse({ success: true });
+          if (error instanceof RateLimitedError && waitsTooLong(error, Math.min(this.options.maxRetryAfterMs ?? 60_000, deadline - Date.now()))) {
+            throw new pRetry.AbortError(error);
+          }
           if (retryable(error) && deadline - Date.now() > 100) throw error;
           throw new pRetry.AbortError(withinDeadline(error as Error, tries, deadline, deadlineMs));
         }
@@ -128,7 +138,7 @@ export class GpuRentalClient {
           }
           // Every call of this client waits out the service's Retry-After (p-retry adds its own backoff).
           if (error instanceof RateLimitedError && error.retryAfterMs && failure.retriesLeft > 0) {
-            this.gate.pause(Math.min(error.retryAfterMs, 60_000, Math.max(0, deadline - Date.now())));
+            this.gate.pause(Math.min(error.retryAfterMs, Math.max(0, deadline - Date.now())));
           }
         },
       },
@@ -173,16 +183,66 @@ function declined(body: unknown): boolean {
   return typeof body === "object" && body !== null && (body as { success?: unknown }).success === false;
 }
 
+/**
+ * A 429 whose `Retry-After` is longer than the call may wait (`boundMs`): it says so, and when to come back,
+ * rather than trying again too early or waiting past the deadline.
+ */
+function waitsTooLong(error: RateLimitedError, boundMs: number): boolean {
+  if (error.retryAfterMs === undefined || error.retryAfterMs <= boundMs) return false;
+  const back = new Date(Date.now() + error.retryAfterMs).toISOString();
+  error.message += ` The service asks to wait ${seconds(error.retryAfterMs)} before trying again (Retry-After), longer than this call waits ` +
+    `(${seconds(Math.max(0, boundMs))}): try again after ${back}.`;
+  return true;
+}
+
+/**
+ * What an error answer says: its `error` code, its message (`msg`; `detail` in some 429s; the text itself when
+ * the body is plain text, as some 429s are) and the `new_contract` of a refusal that made an instance anyway.
+ */
+function readErrorBody(data: unknown): { code?: string; msg?: string; newContract?: number } {
+  if (typeof data === "string") return { msg: data.trim().slice(0, 200) || undefined };
+  if (typeof data !== "object" || data === null) return {};
+  const body = data as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const contract = body.new_contract;
+  return {
+    code: text(body.error),
+    msg: text(body.msg) ?? text(body.detail) ?? text(body.message),
+    newContract: typeof contract === "number" && Number.isInteger(contract) ? contract : undefined,
+  };
+}
+
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {
-  const body = ErrorBody.safeParse(res.data);
-  const code = body.success ? body.data.error : undefined;
-  const msg = body.success ? body.data.msg : typeof res.data === "string" ? res.data.slice(0, 200) : undefined;
+  const { code, msg, newContract } = readErrorBody(res.data);
   const ErrorType = errorForStatus(res.status, code);
   const message = `${request.method} ${request.path} failed with ${res.status}${code ? ` ${code}` : ""}: ${msg ?? "no message"}`;
-  const error = new ErrorType(message, { status: res.status, code, serviceMessage: msg, request });
-  if (error instanceof RateLimitedError) {
-    const seconds = Number(res.headers["retry-after"]);
-    if (Number.isFinite(seconds) && seconds > 0) error.retryAfterMs = seconds * 1000;
-  }
+  const error = new ErrorType(message, { status: res.status, code, serviceMessage: msg, request, newContract });
+  if (error instanceof RateLimitedError) error.retryAfterMs = retryAfterMs(res.headers["retry-after"]);
+  if (error instanceof SearchQuotaExceededError) quotaSpent(error, res.headers["x-ratelimit-reset"]);
   return error;
+}
+
+/** `Retry-After` in seconds, or as an HTTP date; undefined when absent or unreadable. */
+function retryAfterMs(header: unknown): number | undefined {
+  if (typeof header !== "string" || !header.trim()) return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The quota's message: spent, when it comes back (`X-RateLimit-Reset`, epoch seconds), and not to search meanwhile. */
+function quotaSpent(error: SearchQuotaExceededError, reset: unknown): void {
+  const at = Number(reset);
+  if (typeof reset === "string" && Number.isFinite(at) && at > 0) error.resetsAt = new Date(at * 1000);
+  const when = error.resetsAt
+    ? `It resets at ${error.resetsAt.toISOString()} (in ${duration(error.resetsAt.getTime() - Date.now())})`
+    : "It resets at midnight UTC";
+  error.message =
+    `Offer search refused: the daily search quota of this API key is spent (${error.serviceMessage ?? "search_quota_exceeded"}). ` +
+    `${when}; searching again before then only uses up more of it, so nothing was retried.`;
+}
+
+function duration(ms: number): string {
+  const minutes = Math.max(0, Math.ceil(ms / 60_000));
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }

@@ -19,6 +19,11 @@ export interface ErrorDetails {
   request?: RequestInfo;
   /** The error this one stands for. */
   cause?: unknown;
+  /**
+   * The `new_contract` of a refusal that made an instance all the same (the live service answers a bid below
+   * the minimum so: the instance exists, stopped, and bills storage). See sdk/instances.ts, strayInstance.
+   */
+  newContract?: number;
 }
 
 export class GpuRentalError extends Error {
@@ -27,6 +32,10 @@ export class GpuRentalError extends Error {
   readonly code?: string;
   readonly serviceMessage?: string;
   readonly request?: RequestInfo;
+  /** The instance the service made although it refused (its answer's `new_contract`), if any. */
+  readonly newContract?: number;
+  /** What became of that instance: `destroyed` (nothing is left billing), or `left` when destroying it failed too. */
+  strayInstance?: { id: number; outcome: "destroyed" | "left" };
 
   constructor(message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -34,19 +43,25 @@ export class GpuRentalError extends Error {
     this.code = details.code;
     this.serviceMessage = details.serviceMessage;
     this.request = details.request;
+    this.newContract = details.newContract;
   }
 }
 
 /** The service's part of an error (status, `error`, `msg`, request), for an error that stands for it. */
 export function serviceDetails(error: GpuRentalError | undefined): ErrorDetails {
-  return error ? { status: error.status, code: error.code, serviceMessage: error.serviceMessage, request: error.request, cause: error } : {};
+  return error
+    ? { status: error.status, code: error.code, serviceMessage: error.serviceMessage, request: error.request, newContract: error.newContract, cause: error }
+    : {};
 }
 
 /** 400: the request was refused as invalid (`invalid_args`, `invalid_price`, `bad_request`, ...). */
 export class BadRequestError extends GpuRentalError {
   override name = "BadRequestError";
 }
-/** 401/403: the key is missing, unknown, revoked, or lacks the permission. */
+/**
+ * The key is missing, unknown, revoked, or lacks the permission: 401/403, or `auth_error` at any status (the live
+ * service answers an unknown key with 404 `auth_error` on some endpoints).
+ */
 export class UnauthorizedError extends GpuRentalError {
   override name = "UnauthorizedError";
 }
@@ -63,6 +78,15 @@ export class RateLimitedError extends GpuRentalError {
   override name = "RateLimitedError";
   retryAfterMs?: number;
 }
+/**
+ * 429 `search_quota_exceeded`: the key's daily quota of offer search is spent. Not transient: it resets at
+ * midnight UTC (`resetsAt`, from `X-RateLimit-Reset`), and every search before then only burns more of it, so
+ * nothing retries it and a rental that meets it stops at once.
+ */
+export class SearchQuotaExceededError extends RateLimitedError {
+  override name = "SearchQuotaExceededError";
+  resetsAt?: Date;
+}
 /** 5xx. */
 export class ServerError extends GpuRentalError {
   override name = "ServerError";
@@ -75,6 +99,23 @@ export class NetworkError extends GpuRentalError {
 export class ResponseValidationError extends GpuRentalError {
   override name = "ResponseValidationError";
 }
+/**
+ * Network volumes are not generally released on the service (its own client hides them as "not yet released",
+ * and the vendor withdrew their documentation in May 2026): an account without the feature is refused on their
+ * endpoints. This error names that, rather than a bare 403 or 404; `cause` is the service's answer.
+ */
+export class NetworkVolumesUnavailableError extends GpuRentalError {
+  override name = "NetworkVolumesUnavailableError";
+  constructor(cause: GpuRentalError) {
+    super(
+      `Network volumes are not available to this account: the service refused ${cause.request ? `${cause.request.method} ${cause.request.path}` : "the call"} ` +
+        `(${cause.status ?? "?"}${cause.code ? ` ${cause.code}` : ""}: ${cause.serviceMessage ?? "no message"}). Network volumes are not generally ` +
+        "released on the service: ask its support to enable them for the account, or use a local volume (an instance's volume, made on its own machine) instead.",
+      serviceDetails(cause),
+    );
+  }
+}
+
 /** The SDK was not told where the service is or which key to use. */
 export class ConfigurationError extends GpuRentalError {
   override name = "ConfigurationError";
@@ -104,12 +145,26 @@ const LASTING_LIMITS = new Set(["tfa_locked", "sms_rate_limited", "preauth_phone
 
 /** Errors worth another try of the same request: they say nothing about the request itself. */
 export function isTransient(error: unknown): boolean {
+  if (error instanceof SearchQuotaExceededError) return false;
   if (error instanceof RateLimitedError) return !LASTING_LIMITS.has(error.code ?? "");
   return error instanceof ServerError || error instanceof NetworkError;
 }
 
+/** Codes that say what failed whatever the status they come with: the body is read before the status. */
+const ERRORS_BY_CODE = new Map<string, typeof GpuRentalError>([
+  ["no_such_ask", OfferUnavailableError],
+  // An unknown key is 404 `auth_error` on some live endpoints: an authentication failure, never "not found".
+  ["auth_error", UnauthorizedError],
+  ["search_quota_exceeded", SearchQuotaExceededError],
+  // A refusal of the request itself, also when answered at 200 with `success: false` (a bid below the minimum).
+  ["invalid_args", BadRequestError],
+  ["invalid_price", BadRequestError],
+]);
+
+/** The error type of an answer: by the service's `error` code first, then by the status. */
 export function errorForStatus(status: number, code: string | undefined): typeof GpuRentalError {
-  if (code === "no_such_ask") return OfferUnavailableError;
+  const byCode = code === undefined ? undefined : ERRORS_BY_CODE.get(code);
+  if (byCode) return byCode;
   if (status === 400 || status === 422) return BadRequestError;
   if (status === 401 || status === 403) return UnauthorizedError;
   if (status === 404 || status === 410) return NotFoundError;

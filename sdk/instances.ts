@@ -1,10 +1,11 @@
 import type { z } from "zod";
 import type { Caller } from "./call";
-import { BadRequestError, GpuRentalError, ListingError, ResponseValidationError } from "./errors";
+import { BadRequestError, foundOrNull, GpuRentalError, ListingError, ResponseValidationError } from "./errors";
 import {
   CreateInstanceRequest,
   CreateInstanceResponse,
   describeIssues,
+  FAILED_STATUSES,
   FieldFilter,
   Instance,
   InstanceOrder,
@@ -30,10 +31,65 @@ const INSTANCE_PAGE = 25;
 const MAX_PAGES = 10_000;
 const INSTANCE_LISTING = "The instance listing (GET /api/v1/instances/)";
 
-/** Accepts an offer (`PUT /api/v0/asks/{offer_id}/`). Throws OfferUnavailableError when it is gone. */
-async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest): Promise<CreateInstanceResponse> {
+/**
+ * What instance creation answers: the service's answer, and `refusal` when the service refused and made the
+ * instance all the same, and it was kept as exactly what the request asked for (see strayInstance).
+ */
+export type CreatedInstance = CreateInstanceResponse & { refusal?: GpuRentalError };
+
+export interface CreateOptions {
+  /**
+   * Keep an instance that a refused creation made all the same when it is exactly what was asked for (default
+   * true). A caller that needs the instance's key (which a refusal does not carry) says false: it is destroyed.
+   */
+  keepAsRequested?: boolean;
+}
+
+/**
+ * Accepts an offer (`PUT /api/v0/asks/{offer_id}/`). Throws OfferUnavailableError when it is gone. A refusal
+ * that made an instance all the same (its `new_contract`, at any status) never leaves it billing unseen: see
+ * strayInstance.
+ */
+async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest, options: CreateOptions = {}): Promise<CreatedInstance> {
   const body = parseRequest(CreateInstanceRequest, request, "instance creation");
-  return client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false });
+  try {
+    return await client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false });
+  } catch (error) {
+    if (error instanceof GpuRentalError && error.newContract !== undefined) return strayInstance(client, body, error, options.keepAsRequested ?? true);
+    throw error;
+  }
+}
+
+/**
+ * The instance a refused creation made anyway (the live service does so for a bid below the minimum: an error
+ * with `new_contract`, at 400 or at 200 with `success: false`; the instance exists, stopped, billing storage). It
+ * is kept only when it is exactly what the request asked for and usable (in the requested state, not failed):
+ * then the answer carries the refusal. Otherwise it is destroyed and the refusal thrown, saying so
+ * (`strayInstance.outcome`); if the destruction fails too, the error says which instance is left.
+ */
+async function strayInstance(client: Caller, request: CreateInstanceRequest, refusal: GpuRentalError, keep: boolean): Promise<CreatedInstance> {
+  const id = refusal.newContract!;
+  // Undefined when it could not be read: it may exist, so it is destroyed all the same.
+  const instance = await getInstance(client, id).catch(() => undefined);
+  if (keep && instance && isAsRequested(instance, request)) {
+    refusal.message += ` The service made instance ${id} all the same, as requested: it is kept.`;
+    return { success: true, new_contract: id, refusal };
+  }
+  try {
+    if (instance !== null) await foundOrNull(() => destroyInstance(client, id));
+    refusal.strayInstance = { id, outcome: "destroyed" };
+    refusal.message += ` The service made instance ${id} all the same: it was destroyed, nothing is left billing.`;
+  } catch (cleanup) {
+    refusal.strayInstance = { id, outcome: "left" };
+    refusal.message += ` The service made instance ${id} all the same, and destroying it failed (${(cleanup as Error).message}): destroy it by hand (DELETE /api/v0/instances/${id}/).`;
+  }
+  throw refusal;
+}
+
+/** Whether an instance is what a creation request asked for, and usable: in the requested state, and not failed. */
+function isAsRequested(instance: Instance, request: CreateInstanceRequest): boolean {
+  if (instance.actual_status && FAILED_STATUSES.includes(instance.actual_status) && instance.intended_status !== "stopped") return false;
+  return (instance.intended_status ?? instance.cur_state) === (request.target_state ?? "running");
 }
 
 /**
@@ -99,7 +155,7 @@ function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: stri
 /** `client.instances`: `get` answers null for one that does not exist (or is not yours), as for every kind. */
 export function instancesApi(client: Caller) {
   return {
-    create: (offerId: number, request: CreateInstanceRequest) => createInstance(client, offerId, request),
+    create: (offerId: number, request: CreateInstanceRequest, options?: CreateOptions) => createInstance(client, offerId, request, options),
     list: (query?: InstanceQuery) => listInstances(client, query),
     get: (id: number) => getInstance(client, id),
     update: (id: number, change: UpdateInstanceRequest) => updateInstance(client, id, change),

@@ -1,10 +1,12 @@
 import type { Caller } from "./call";
+import { GpuRentalError, NetworkVolumesUnavailableError } from "./errors";
 import {
   CreateNetworkVolumeResponse,
   SuccessResponse,
   Volume,
   VolumeListResponse,
   VolumeListType,
+  volumeNameOf,
   VolumeOffer,
   VolumeQuery,
   VolumeSearchResponse,
@@ -12,7 +14,7 @@ import {
 
 /** Network volume offers (`POST /api/v0/network_volumes/search/`) matching `q`. */
 async function searchNetworkVolumeOffers(client: Caller, q: VolumeQuery = {}): Promise<VolumeOffer[]> {
-  const res = await client.call({ method: "POST", path: "/api/v0/network_volumes/search/", body: { q }, schema: VolumeSearchResponse });
+  const res = await networkVolumeCall(client.call({ method: "POST", path: "/api/v0/network_volumes/search/", body: { q }, schema: VolumeSearchResponse }));
   return res.offers;
 }
 
@@ -23,21 +25,30 @@ async function searchLocalVolumeOffers(client: Caller, q: VolumeQuery = {}): Pro
 }
 
 /**
- * Creates a network volume of `size` GB from a network volume offer (`PUT /api/v0/network_volumes/`). Not
- * retried after an unclear failure: a second try could create a second volume.
+ * Creates a network volume of `size` GB from a network volume offer (`PUT /api/v0/network_volumes/`). The
+ * service answers the new volume's name, not its id (`{success, volume_name, volume_size}`): the volume is then
+ * found among the account's network volumes by that name. A name other volumes of the account share cannot tell
+ * them apart: the newest of that name is taken (createNetworkVolumeOnce, and the NetworkVolume resource, make
+ * every name unique with a creation token). Not retried after an unclear failure: a second try could create a
+ * second volume.
  */
-async function createNetworkVolume(client: Caller,
-  request: { offerId: number; size: number; name?: string },
-): Promise<Volume> {
+async function createNetworkVolume(client: Caller, request: { offerId: number; size: number; name?: string }): Promise<Volume> {
   const body = { id: request.offerId, size: request.size, ...(request.name !== undefined ? { name: request.name } : {}) };
-  const res = await client.call({
-    method: "PUT",
-    path: "/api/v0/network_volumes/",
-    body,
-    schema: CreateNetworkVolumeResponse,
-    idempotent: false,
-  });
-  return res.volume ?? { id: res.volume_id! };
+  const res = await networkVolumeCall(
+    client.call({ method: "PUT", path: "/api/v0/network_volumes/", body, schema: CreateNetworkVolumeResponse, idempotent: false }),
+  );
+  if (res.volume) return res.volume;
+  const id = res.volume_id ?? res.id;
+  if (id !== undefined) return { id, ...(res.volume_name !== undefined && { name: res.volume_name }) };
+  const named = (await listVolumes(client, "network_volume")).filter((v) => volumeNameOf(v) === res.volume_name);
+  const newest = named.reduce<Volume | undefined>((best, v) => (best && best.id > v.id ? best : v), undefined);
+  if (!newest) {
+    throw new GpuRentalError(
+      `The service created network volume ${JSON.stringify(res.volume_name)} (${res.volume_size ?? request.size} GB) but does not list it among the ` +
+        "account's network volumes yet: list them (client.volumes.list(\"network_volume\")) to find it, and delete it if it is not wanted: it bills.",
+    );
+  }
+  return newest;
 }
 
 /** Your volumes, of one kind or all (`GET /api/v0/volumes?type=`). */
@@ -54,6 +65,24 @@ async function getVolume(client: Caller, id: number): Promise<Volume | null> {
 /** Deletes a volume that no instance uses (`DELETE /api/v0/volumes/?id=`). */
 async function deleteVolume(client: Caller, id: number): Promise<void> {
   await client.call({ method: "DELETE", path: `/api/v0/volumes/?id=${id}`, body: {}, schema: SuccessResponse });
+}
+
+/**
+ * A call of the network volume endpoints. Network volumes are not generally released: an account without the
+ * feature is refused there (403 or 404 that is not about the key), which is said as such.
+ */
+async function networkVolumeCall<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof GpuRentalError && withoutTheFeature(error)) throw new NetworkVolumesUnavailableError(error);
+    throw error;
+  }
+}
+
+/** Not a bad key, a key without the permission, or an offer that is gone: a refusal of the account itself. */
+function withoutTheFeature(error: GpuRentalError): boolean {
+  return (error.status === 403 || error.status === 404) && !["auth_error", "permission_denied", "no_such_ask"].includes(error.code ?? "");
 }
 
 /** `client.volumes`: volumes and the offers they are made from. */

@@ -5,7 +5,7 @@ import { FAILED_STATUSES, Instance } from "../schemas";
 import { rentFleet } from "../workflows/fleet";
 import type { InstanceOutputs } from "./instance";
 import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
-import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf, rentsAgain } from "./instance-spec";
 import { stackSpendCap } from "../connection";
 import { capWarnings } from "../workflows/spend";
 import { adoptInstance } from "./instance";
@@ -203,13 +203,14 @@ async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Mad
 
 /**
  * Rents the members at `indices` together and waits for them together. A member whose boot fails is destroyed
- * and, with `onBootFailure: replace`, rented again elsewhere (at most `maxBootAttempts` rentals). All or
- * nothing: on any failure every member rented here is destroyed before the error is raised.
+ * and rented again elsewhere (at most `maxBootAttempts` rentals) when rentsAgain says so: with `onBootFailure:
+ * replace`, and always for one that did not come up within the boot deadline. All or nothing: on any failure
+ * every member rented here is destroyed before the error is raised.
  */
 async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: number[], options: FleetOptions): Promise<Made[]> {
   if (!indices.length) return [];
   const log = options.log ?? (() => undefined);
-  const attempts = spec.onBootFailure === "replace" ? (spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts) : 1;
+  const attempts = spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts;
   const made: Made[] = [];
   const failedOffers: number[] = [];
   let pending = indices;
@@ -226,8 +227,8 @@ async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: nu
       const failed = outcomes.flatMap((o, i) => (o.error ? [{ index: pending[i], error: o.error, instanceId: o.id, offerId: rented[i].offer.id }] : []));
       if (!failed.length) break;
       await destroyAll(client, failed.map((f) => f.instanceId), log);
-      const first = failed[0];
-      if (boot >= attempts) throw new GpuRentalError(`${failed.length} member(s) did not boot, e.g. member ${first.index}: ${first.error.message} (destroyed).`);
+      const first = failed.find((f) => !rentsAgain(spec, f.error, boot));
+      if (first) throw new GpuRentalError(`${failed.length} member(s) did not boot, e.g. member ${first.index}: ${first.error.message} (destroyed).`);
       for (const f of failed) log(`member ${f.index}: instance ${f.instanceId} on offer ${f.offerId} did not boot (${f.error.message}): destroyed, renting another`);
       failedOffers.push(...failed.map((f) => f.offerId));
       pending = failed.map((f) => f.index);

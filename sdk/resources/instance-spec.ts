@@ -3,6 +3,7 @@ import { offerMatches } from "../filter-predicate";
 import type { OfferFilters } from "../offer-filters";
 import { CreateInstanceRequest, FieldFilter, Order, Runtype, TargetState } from "../schemas";
 import { DEFAULT_ORDER, OfferCriteria } from "../workflows/rent";
+import { InstanceFailedError, WaitTimeoutError } from "../workflows/wait";
 import { LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem } from "../workflows/watchdog";
 import { knownValues, sameValue, withDefault as defaultOf } from "./spec";
 
@@ -99,6 +100,19 @@ export type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
  * the next instance rented (a replacement), so changing it never replaces a running instance.
  */
 const POLICY_KEYS = ["onBootFailure", "maxBootAttempts", ...LIFETIME_KEYS] as const;
+
+/**
+ * Whether a rental whose boot ended in `error` (the instance destroyed already) is made again, after `rentals`
+ * rentals: at most `maxBootAttempts` in all, for an instance that failed (exited, unknown, offline) with
+ * `onBootFailure: replace`, and whatever the policy for one that did not come up within the boot deadline. The
+ * live service has accepted one offer twice and left all but one of the instances never booting, with no error:
+ * such an instance is the service's failure, not the image's.
+ */
+export function rentsAgain(spec: Pick<InstanceSpec, "onBootFailure" | "maxBootAttempts" | "targetState">, error: unknown, rentals: number): boolean {
+  if (rentals >= (spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts)) return false;
+  if (error instanceof InstanceFailedError) return (spec.onBootFailure ?? DEFAULTS.onBootFailure) === "replace";
+  return error instanceof WaitTimeoutError && (spec.targetState ?? DEFAULTS.targetState) === "running";
+}
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
 export const DEFAULTS = {

@@ -1,8 +1,8 @@
 import { Instance } from "../schemas";
 import { rentInstance, RentOptions } from "../workflows/rent";
-import { InstanceFailedError, waitForStatus, WaitOptions } from "../workflows/wait";
+import { waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
-import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, knownSearch, SPEC_KEYS } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, knownSearch, rentsAgain, SPEC_KEYS } from "./instance-spec";
 import { checkInputs, CheckFailure, clientOf, definedOnly, requireSpec as requireValid, WithClient } from "./spec";
 import { describePolicy } from "../workflows/watchdog";
 import { stackSpendCap } from "../connection";
@@ -39,8 +39,9 @@ export interface ResourceOptions extends WithClient {
 
 /**
  * Creates the instance a spec declares and waits until it is in its target state. An instance that fails to
- * boot is destroyed before anything else happens: then, with `onBootFailure: replace`, another offer is rented
- * (at most `maxBootAttempts` rentals), else the error is raised. Nothing is left half-created (or billed).
+ * boot is destroyed before anything else happens: then another offer is rented (at most `maxBootAttempts`
+ * rentals) with `onBootFailure: replace`, or when it did not come up within the boot deadline (see rentsAgain),
+ * else the error is raised. Nothing is left half-created (or billed).
  */
 export async function createInstanceFromSpec(
   input: unknown,
@@ -49,7 +50,6 @@ export async function createInstanceFromSpec(
   const spec = requireSpec(input);
   const client = clientOf(options);
   const log = options.log ?? (() => undefined);
-  const attempts = spec.onBootFailure === "replace" ? (spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts) : 1;
   const failedOffers: number[] = [];
   for (let boot = 1; ; boot++) {
     const criteria = criteriaOf(spec);
@@ -74,8 +74,9 @@ export async function createInstanceFromSpec(
       return { id: String(rented.instanceId), outs };
     } catch (error) {
       await destroyAfterFailure(client, rented.instanceId, error as Error);
-      if (!(error instanceof InstanceFailedError) || boot >= attempts) throw error;
-      log(`instance ${rented.instanceId} on offer ${rented.offer.id} failed to boot (${error.message}): destroyed, renting another (${boot + 1} of ${attempts})`);
+      if (!rentsAgain(spec, error, boot)) throw error;
+      const attempts = spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts;
+      log(`instance ${rented.instanceId} on offer ${rented.offer.id} failed to boot (${(error as Error).message}): destroyed, renting another (${boot + 1} of ${attempts})`);
       failedOffers.push(rented.offer.id);
     }
   }

@@ -160,7 +160,8 @@ class Rental {
         const created = await createOnce(
           {
             what: `An instance on offer ${offer.id}`,
-            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token)),
+            // A rental that needs the key keeps no instance a refusal made: a refusal carries no key.
+            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token), { keepAsRequested: !this.options.requireInstanceKey }),
             // The listing cannot filter on `extra_env` (the service lists by the fields of INSTANCE_FIELDS in
             // emulator/domain/instances.ts, not the environment): every page is read. A failed listing throws.
             find: async (token) => (await this.client.instances.list()).find((i) => tokenOfInstance(i) === token) ?? null,
@@ -168,8 +169,8 @@ class Rental {
           this.options,
         );
         if (!created.recovered) {
-          this.record(offer, "rented");
-          const { new_contract: id, instance_api_key: key } = created.answer;
+          const { new_contract: id, instance_api_key: key, refusal } = created.answer;
+          this.record(offer, "rented", refusal && `kept although the service refused: ${refusal.serviceMessage ?? refusal.message}`);
           return { instanceId: id, instanceApiKey: key, offer, token: created.token, attempts: this.attempts };
         }
         const instance = created.found;

@@ -153,9 +153,10 @@ describe("the SDK reads answers with only the fields it needs", () => {
       if (body.template) return { template: { id: body.template.id, hash_id: body.template.hash_id } };
       if (body.templates) return { templates: body.templates.map((t: any) => ({ id: t.id, hash_id: t.hash_id, name: t.name, recommended: null, runtype: null })) };
     }
-    if (path === "/api/v0/network_volumes/" && method === "PUT") return { volume_id: body.volume_id };
+    if (path === "/api/v0/network_volumes/" && method === "PUT") return { volume_name: body.volume_name };
+    // The live listing names a volume by `label` (the vendor's client shows it so), and may give its instances as objects.
     if (path.startsWith("/api/v0/volumes/") && body.volumes) {
-      return { volumes: body.volumes.map((v: any) => ({ id: v.id, type: "network_volume", status: null, instances: null })) };
+      return { volumes: body.volumes.map((v: any) => ({ id: v.id, label: v.label, type: "network_volume", status: null, instances: v.instances.map((id: number) => ({ id })) })) };
     }
     return body;
   };
@@ -198,10 +199,11 @@ describe("the SDK reads answers with only the fields it needs", () => {
     await client.templates.delete({ id: edited.id });
   });
 
-  it("network volumes: created from volume_id alone, listed and deleted", async () => {
+  it("network volumes: created from volume_name alone (found by it among volumes named by label), listed and deleted", async () => {
     const [offer] = await client.volumes.searchNetworkOffers({ limit: 1 });
-    const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 5 });
-    expect(volume).toEqual({ id: expect.any(Number) });
+    const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 5, name: "reduced" });
+    expect(volume).toMatchObject({ id: expect.any(Number), label: "reduced" });
+    expect(emu.marketplace.volumes.list(emu.marketplace.seededUser.id).map((v) => v.id)).toEqual([volume.id]);
     expect((await client.volumes.list()).map((v) => v.id)).toEqual([volume.id]);
     await client.volumes.delete(volume.id);
     expect(await client.volumes.list()).toEqual([]);
