@@ -1,6 +1,6 @@
 import type { Caller } from "./call";
 import { foundOrNull } from "./errors";
-import { ApiKey, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyRequest, CreateApiKeyResponse, SuccessResponse } from "./schemas";
+import { ApiKey, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyRequest, CreateApiKeyResponse, DeleteApiKeyResponse } from "./schemas";
 
 /** Creates a key. Its value is in the answer this once: store it as a secret. */
 function createApiKey(client: Caller, request: CreateApiKeyRequest = {}) {
@@ -18,7 +18,7 @@ async function getApiKey(client: Caller, id: number): Promise<ApiKey | null> {
 
 /** Revokes a key: it is refused from then on. */
 async function deleteApiKey(client: Caller, id: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/auth/apikeys/${id}/`, body: {}, schema: SuccessResponse });
+  await client.call({ method: "DELETE", path: `/api/v0/auth/apikeys/${id}/`, body: {}, schema: DeleteApiKeyResponse });
 }
 
 /** `client.apiKeys`: the account's API keys; a key's value is in the answer of `create` only. */

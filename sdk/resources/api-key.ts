@@ -74,9 +74,9 @@ export async function adoptApiKey(id: string, input: unknown, options: WithClien
   const found = await clientOf(options).apiKeys.get(Number(id));
   if (!found) throw new NotFoundError(`API key ${id} cannot be adopted: the account has no key ${id}. Check adoptId, and the account the resource uses.`);
   const declared = spec.permissions ?? null;
-  if (!sameValue(declared, found.permissions ?? null)) {
+  if (!sameValue(declared, permissionSetOf(found))) {
     throw new GpuRentalError(
-      `API key ${id} cannot be adopted as declared: its permissions are ${JSON.stringify(found.permissions ?? null)}, the program declares ` +
+      `API key ${id} cannot be adopted as declared: its permissions are ${JSON.stringify(permissionSetOf(found))}, the program declares ` +
         `${JSON.stringify(declared)}. Declare its permissions (a key's permissions cannot be edited).`,
     );
   }
@@ -90,13 +90,18 @@ export async function adoptApiKey(id: string, input: unknown, options: WithClien
 export async function importApiKey(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
   const found = await clientOf(options).apiKeys.get(Number(id));
   if (!found) return null;
-  const inputs = definedOnly({ name: baseName(found.name) || undefined, permissions: found.permissions ?? undefined });
+  const inputs = definedOnly({ name: baseName(found.name) || undefined, permissions: permissionSetOf(found) ?? undefined });
   return { inputs, outs: { ...inputs, ...outputsOf(found, null) } };
 }
 
 /** Revokes the key; one already revoked or gone counts as deleted. */
 export async function deleteApiKeyById(id: string, options: WithClient = {}): Promise<void> {
   await deletedOrGone(() => clientOf(options).apiKeys.delete(Number(id)));
+}
+
+/** A key's permission set; null for a full-access key (no set: `null`, or `false` as the vendor's description has it). */
+function permissionSetOf(apiKey: ApiKey): Record<string, unknown> | null {
+  return typeof apiKey.permissions === "object" ? apiKey.permissions : null;
 }
 
 function outputsOf(apiKey: ApiKey, key: string | null): ApiKeyOutputs {

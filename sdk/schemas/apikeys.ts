@@ -23,7 +23,8 @@ export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
 export const ApiKey = z.looseObject({
   id: z.number().int(),
   name: z.string().nullable().optional(),
-  permissions: z.looseObject({ api: z.record(z.string(), z.unknown()).optional() }).nullable().optional(),
+  /** An object, or (the vendor's description) `false` when the key has no permission set: read loosely. */
+  permissions: z.union([z.boolean(), z.looseObject({ api: z.record(z.string(), z.unknown()).optional() })]).nullable().optional(),
   key_prefix: z.string().nullable().optional(),
   created_at: z.number().nullable().optional(),
 });
@@ -33,3 +34,8 @@ export type ApiKey = z.infer<typeof ApiKey>;
 export const CreateApiKeyResponse = ApiKey.extend({ success: z.boolean().optional(), key: z.string() });
 export const ApiKeyListResponse = z.looseObject({ apikeys: z.array(ApiKey) });
 export const ApiKeyResponse = z.looseObject({ apikey: ApiKey });
+/**
+ * `DELETE /api/v0/auth/apikeys/{id}/`: `{success: true}` (the emulator), or a bare JSON text such as "Successfully
+ * Deleted API Key" (the vendor's description): either is a success.
+ */
+export const DeleteApiKeyResponse = z.union([z.looseObject({ success: z.boolean() }), z.string()]);
