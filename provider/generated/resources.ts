@@ -57,7 +57,7 @@ export interface InstanceArgs extends CommonArgs {
   vm?: pulumi.Input<boolean>;
   /** When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer. Default: `"fail"`. */
   onBootFailure?: pulumi.Input<"fail" | "replace">;
-  /** Rentals tried in all with `onBootFailure: replace`. Default: `3`. */
+  /** Rentals tried in all with `onBootFailure: replace`, and for an instance that does not come up within the boot deadline (whatever the policy: the service has accepted one offer twice and left the second instance never booting). Default: `3`. */
   maxBootAttempts?: pulumi.Input<number>;
   /** The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy (`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md. */
   maxLifetime?: pulumi.Input<string>;
@@ -265,7 +265,7 @@ export interface GpuFleetArgs extends CommonArgs {
   vm?: pulumi.Input<boolean>;
   /** When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer. Default: `"fail"`. */
   onBootFailure?: pulumi.Input<"fail" | "replace">;
-  /** Rentals tried in all with `onBootFailure: replace`. Default: `3`. */
+  /** Rentals tried in all with `onBootFailure: replace`, and for an instance that does not come up within the boot deadline (whatever the policy: the service has accepted one offer twice and left the second instance never booting). Default: `3`. */
   maxBootAttempts?: pulumi.Input<number>;
   /** The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy (`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md. */
   maxLifetime?: pulumi.Input<string>;

@@ -268,15 +268,20 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
     });
 
     it("create network-volume ID -s 20 -n NAME --raw", async () => {
+      // The vendor's answer names the volume, not its id: it is found in the listing by its name.
       const out = await cli.raw(["create", "network-volume", String(network), "-s", "20", "-n", "datasets"]);
-      expect(out).toMatchObject({ success: true, volume: { type: "network_volume", name: "datasets", disk_space: 20, ask_contract_id: network } });
-      network = out.volume_id;
+      expect(out).toEqual({ success: true, volume_name: "datasets", volume_size: 20 });
+      const volume = (await api("GET", "/api/v0/volumes?type=network_volume")).body.volumes.find((v: any) => v.name === "datasets");
+      expect(volume).toMatchObject({ type: "network_volume", label: "datasets", disk_space: 20, ask_contract_id: network });
+      network = volume.id;
     });
 
     it("create volume ID -s 10 -n NAME --raw: a local volume on that machine", async () => {
       const out = await cli.raw(["create", "volume", String(localOffer.id), "-s", "10", "-n", "scratch"]);
-      expect(out).toMatchObject({ success: true, volume: { type: "local_volume", name: "scratch", disk_space: 10, machine_id: localOffer.machine_id } });
-      local = out.volume_id;
+      expect(out).toMatchObject({ success: true, volume_name: "scratch", volume_size: 10, id: expect.any(Number) });
+      local = out.id;
+      const listed = (await api("GET", "/api/v0/volumes?type=local_volume")).body.volumes.find((v: any) => v.id === local);
+      expect(listed).toMatchObject({ type: "local_volume", name: "scratch", disk_space: 10, machine_id: localOffer.machine_id });
     });
 
     it("show volumes --raw, -t local, -t network", async () => {

@@ -128,7 +128,13 @@ export const INSTANCE: ResourceDescription = {
       default: "fail",
       description: "When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer.",
     },
-    maxBootAttempts: { type: "integer", default: 3, description: "Rentals tried in all with `onBootFailure: replace`." },
+    maxBootAttempts: {
+      type: "integer",
+      default: 3,
+      description:
+        "Rentals tried in all with `onBootFailure: replace`, and for an instance that does not come up within the boot deadline " +
+        "(whatever the policy: the service has accepted one offer twice and left the second instance never booting).",
+    },
     maxLifetime: {
       type: "string",
       description:

@@ -3,7 +3,9 @@ import { ADOPT_ID, ResourceDescription } from "./description";
 export const NETWORK_VOLUME: ResourceDescription = {
   name: "NetworkVolume",
   description:
-    "A network volume. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is " +
+    "A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): " +
+    "an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. " +
+    "The API shows no way to resize or rename one, so every change makes a new volume (before the old one is " +
     "deleted). A volume still attached to an instance is not deleted: destroy the instance first.",
   inputs: {
     offerId: { type: "integer", description: "Take the space from exactly this network volume offer (`ask_contract_id`)." },
