@@ -41,13 +41,14 @@ export class ServiceFailingError extends GpuRentalError {
 }
 
 /**
- * Consecutive failures of the service itself, by time: `failed` throws a ServiceFailingError once they have
- * lasted `serviceFailureBudgetMs`, and `pause` (between tries) as soon as the next try could only come after
- * that, so an outage is reported within the budget; `answered` (any sign the service works: a success, a
- * refusal, an offer taken by another tenant) starts the count again.
+ * Consecutive failures of the service itself, by time from the start of the first failed attempt (`begin`):
+ * `failed` throws a ServiceFailingError once they have lasted `serviceFailureBudgetMs`, and `pause` (between
+ * tries) as soon as the next try could only come after that, so an outage is reported within the budget;
+ * `answered` (any sign the service works: a success, a refusal, an offer taken by another tenant) starts the count again.
  */
 export class FailureBudget {
   private since: number | undefined;
+  private attemptStart: number | undefined;
   private last: GpuRentalError | undefined;
   private readonly tried: string[] = [];
   readonly budgetMs: number;
@@ -64,6 +65,11 @@ export class FailureBudget {
     this.sleep = options.sleep ?? realSleep;
   }
 
+  /** An attempt starts: a failure of it counts from here (its request and the look for its token included). */
+  begin(): void {
+    this.attemptStart = this.now();
+  }
+
   answered(): void {
     this.since = undefined;
     this.last = undefined;
@@ -72,7 +78,7 @@ export class FailureBudget {
 
   failed(attempt: string, failure: GpuRentalError): void {
     const now = this.now();
-    this.since ??= now;
+    this.since ??= this.attemptStart ?? now;
     this.last = failure;
     this.tried.push(`${attempt}: ${failure.message}`);
     if (now - this.since >= this.budgetMs) this.report(now);

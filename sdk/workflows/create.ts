@@ -63,6 +63,7 @@ async function untilMade<T>(options: CreateOptions, what: string, attempt: () =>
   const deadline = Date.now() + (options.deadlineMs ?? 120_000);
   const failing = new FailureBudget(options, what);
   for (let tries = 1; ; tries++) {
+    failing.begin();
     try {
       return await attempt();
     } catch (error) {

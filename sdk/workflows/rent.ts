@@ -156,6 +156,7 @@ class Rental {
   /** Accepts one offer, again while the service fails on it and it is still free; null when it vanished. */
   private async tryOffer(offer: Offer): Promise<RentResult | null> {
     for (let failures = 0; this.timeLeft(); failures++) {
+      this.failing.begin();
       try {
         const created = await createOnce(
           {
