@@ -28,7 +28,7 @@ import {
 
 export type { Call, Caller, Method } from "./call";
 export type { OfferQuery } from "./offers";
-export type { InstanceQuery } from "./instances";
+export type { InstanceQuery, CreatedInstance, InstanceCreateOptions } from "./instances";
 
 export interface RetryEvent {
   request: RequestInfo;

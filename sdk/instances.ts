@@ -37,7 +37,7 @@ const INSTANCE_LISTING = "The instance listing (GET /api/v1/instances/)";
  */
 export type CreatedInstance = CreateInstanceResponse & { refusal?: GpuRentalError };
 
-export interface CreateOptions {
+export interface InstanceCreateOptions {
   /**
    * Keep an instance that a refused creation made all the same when it is exactly what was asked for (default
    * true). A caller that needs the instance's key (which a refusal does not carry) says false: it is destroyed.
@@ -50,7 +50,7 @@ export interface CreateOptions {
  * that made an instance all the same (its `new_contract`, at any status) never leaves it billing unseen: see
  * strayInstance.
  */
-async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest, options: CreateOptions = {}): Promise<CreatedInstance> {
+async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest, options: InstanceCreateOptions = {}): Promise<CreatedInstance> {
   const body = parseRequest(CreateInstanceRequest, request, "instance creation");
   try {
     return await client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false });
@@ -155,7 +155,7 @@ function parseRequest<S extends z.ZodType>(schema: S, value: unknown, what: stri
 /** `client.instances`: `get` answers null for one that does not exist (or is not yours), as for every kind. */
 export function instancesApi(client: Caller) {
   return {
-    create: (offerId: number, request: CreateInstanceRequest, options?: CreateOptions) => createInstance(client, offerId, request, options),
+    create: (offerId: number, request: CreateInstanceRequest, options?: InstanceCreateOptions) => createInstance(client, offerId, request, options),
     list: (query?: InstanceQuery) => listInstances(client, query),
     get: (id: number) => getInstance(client, id),
     update: (id: number, change: UpdateInstanceRequest) => updateInstance(client, id, change),
