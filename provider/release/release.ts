@@ -149,8 +149,14 @@ async function goModule(schema: string, work: string, out: string): Promise<{ di
 
 if (require.main === module) {
   (async () => {
-    const { values } = parseArgs({ options: { out: { type: "string" }, "download-url": { type: "string" } }, strict: true });
-    if (!values.out) throw new Error("Give the folder to write the release into: npm run release -- --out DIR [--download-url URL]");
+    const usage = "npm run release -- --out DIR [--download-url URL]";
+    let values: { out?: string; "download-url"?: string };
+    try {
+      ({ values } = parseArgs({ options: { out: { type: "string" }, "download-url": { type: "string" } }, strict: true }));
+    } catch (error) {
+      throw new Error(`${(error as Error).message}. Usage: ${usage}`);
+    }
+    if (!values.out) throw new Error(`give the folder to write the release into: ${usage}`);
     await release({ out: values.out, downloadUrl: values["download-url"] });
   })().catch((error) => {
     console.error(`release failed: ${(error as Error).message}`);
