@@ -57,7 +57,8 @@ export async function makePluginArchives(outDir: string, version: string, option
     const bundle = path.join(work, BUNDLE);
     await bundlePlugin(bundle);
     const made: string[] = [];
-    const pack = (platform: Platform, write: (dir: string) => Promise<void> | void) => async () => {
+    /** The archive of `platform`, its files written by `write` into a folder of their own. */
+    const pack = async (platform: Platform, write: (dir: string) => Promise<void> | void) => {
       const dir = path.join(work, platform);
       fs.mkdirSync(dir);
       await write(dir);
@@ -66,11 +67,11 @@ export async function makePluginArchives(outDir: string, version: string, option
     };
     if (options.selfContained !== false) {
       log(`plugin: a single executable application for ${host} (Node.js ${process.version} and the bundle, ${megabytes(bundle)})`);
-      await pack(host, (dir) => singleExecutable(bundle, path.join(dir, executableName(host))))();
+      await pack(host, (dir) => singleExecutable(bundle, path.join(dir, executableName(host))));
       log(`plugin: ${made[0]} (${megabytes(made[0])})`);
     }
     const launchers = options.launchers ?? PLATFORMS.filter((p) => p !== host);
-    for (const platform of launchers) await pack(platform, (dir) => writeLauncher(dir, platform, version, bundle))();
+    for (const platform of launchers) await pack(platform, (dir) => writeLauncher(dir, platform, version, bundle));
     if (launchers.length) log(`plugin: ${launchers.join(", ")}: the bundle and a launcher (the machine's Node.js 20+ runs it)`);
     return made;
   } finally {
