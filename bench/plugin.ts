@@ -1,25 +1,42 @@
 /**
- * `pulumi up` of 32 instances through the provider plugin, against the same 32 through the dynamic providers and
+ * `pulumi up` of 32 instances through the provider plugin, both as the Node.js folder (plugin/, node on its
+ * index.js) and as the release's self-contained executable, against the same 32 through the dynamic providers and
  * against 32 trivial resources (a dynamic provider whose create returns at once), in one run, by the real engine
  * against a real emulator over HTTP (instances boot at once). Prints each time and the ratios to the trivial
  * baseline (medians of BENCH_ROUNDS interleaved rounds). Every program is JavaScript in a folder outside the repository whose node_modules is the
- * repository's (so `gpu-rental` is this checkout's dist/, and the plugin is its plugin/ folder).
+ * repository's (so `gpu-rental` is this checkout's dist/, and the plugin is its plugin/ folder). First, each
+ * plugin's start: from its process's spawn to its answer to the engine's first call (GetPluginInfo), median of
+ * BENCH_STARTS starts.
  *
- *   npm run bench:plugin            (BENCH_INSTANCES=32, BENCH_PARALLEL=64, BENCH_ROUNDS=5)
+ *   npm run bench:plugin            (BENCH_INSTANCES=32, BENCH_PARALLEL=64, BENCH_ROUNDS=5, BENCH_STARTS=9)
  */
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PACKAGE_PLUGIN_DIR } from "../cli/plugin-install";
+import * as grpc from "@grpc/grpc-js";
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../cli/plugin-install";
 import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
 import { Clock, startEmulator } from "../emulator";
+import { makePluginArchives } from "../provider/release/archives";
+
+const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 
 const COUNT = Number(process.env.BENCH_INSTANCES ?? 32);
 const PARALLEL = String(process.env.BENCH_PARALLEL ?? 64);
 /** Rounds of the three, interleaved; each figure is the median of its rounds (one up is noisy on 2 cores). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const STARTS = Number(process.env.BENCH_STARTS ?? 9);
 const IMAGE = "nvidia/cuda:12.4.1-runtime-ubuntu22.04";
+/** The release's plugin executable, unpacked here (made by main()). */
+const EXECUTABLE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-executable-"));
+
+const PLUGIN_INDEX = `const pulumi = require("@pulumi/pulumi");
+for (let i = 0; i < ${COUNT}; i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
+`;
+const pluginAt = (dir: string) => `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${dir}\n`;
 
 const PROGRAMS: Record<string, { yaml?: string; index: string }> = {
   trivial: {
@@ -33,16 +50,19 @@ for (let i = 0; i < ${COUNT}; i++) new pulumi.dynamic.Resource(provider, "t" + i
 for (let i = 0; i < ${COUNT}; i++) new Instance("i" + i, { image: "${IMAGE}", label: "bench-" + i });
 `,
   },
-  plugin: {
-    yaml: `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${PACKAGE_PLUGIN_DIR}\n`,
-    index: `const pulumi = require("@pulumi/pulumi");
-for (let i = 0; i < ${COUNT}; i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
-`,
-  },
+  plugin: { yaml: pluginAt(PACKAGE_PLUGIN_DIR), index: PLUGIN_INDEX },
+  executable: { yaml: pluginAt(EXECUTABLE_DIR), index: PLUGIN_INDEX },
 };
 
 async function main(): Promise<void> {
   const toolchain = ensureToolchain();
+  const [archive] = await makePluginArchives(EXECUTABLE_DIR, "0.0.0-bench", { launchers: [] });
+  if (spawnSync("tar", ["-xzf", archive, "-C", EXECUTABLE_DIR]).status !== 0) throw new Error(`tar -xzf ${archive} failed`);
+  for (const [name, dir] of [["plugin (Node.js folder)", PACKAGE_PLUGIN_DIR], ["executable (release)", EXECUTABLE_DIR]]) {
+    const ms: number[] = [];
+    for (let i = 0; i < STARTS; i++) ms.push(await firstAnswerMs(path.join(dir, PLUGIN_EXECUTABLE)));
+    console.log(`${name.padEnd(24)} start to its first answer (GetPluginInfo): median ${ms.sort((a, b) => a - b)[Math.floor(STARTS / 2)].toFixed(0)} ms of ${STARTS} (target under 1000 ms)`);
+  }
   const emulator = await startEmulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 }, offers: Math.max(300, COUNT * 4) });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-plugin-"));
   const seconds: Record<string, number[]> = {};
@@ -72,10 +92,29 @@ async function main(): Promise<void> {
     const median = (name: string) => [...seconds[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
     for (const name of Object.keys(PROGRAMS)) console.log(`${name.padEnd(8)} up of ${COUNT}: median ${median(name).toFixed(2)} s of ${ROUNDS}`);
     const ratio = (name: string) => (median(name) / median("trivial")).toFixed(2);
-    console.log(`plugin / trivial: ${ratio("plugin")}x (target at most 1.1x); dynamic / trivial: ${ratio("dynamic")}x; plugin / dynamic: ${(median("plugin") / median("dynamic")).toFixed(2)}x`);
+    console.log(`executable / trivial: ${ratio("executable")}x and plugin / trivial: ${ratio("plugin")}x (target at most 1.1x); dynamic / trivial: ${ratio("dynamic")}x; plugin / dynamic: ${(median("plugin") / median("dynamic")).toFixed(2)}x`);
   } finally {
     await emulator.close();
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(EXECUTABLE_DIR, { recursive: true, force: true });
+  }
+}
+
+/** Milliseconds from starting a plugin executable, as the engine does, to its answer to GetPluginInfo. */
+async function firstAnswerMs(executable: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const child = spawn(executable, ["127.0.0.1:1"], { stdio: ["ignore", "pipe", "inherit"] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().split("\n")[0])));
+      child.once("exit", (code) => reject(new Error(`${executable} exited ${code} before printing its port`)));
+    });
+    const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    await new Promise((resolve, reject) => client.getPluginInfo(new Empty(), (error: Error | null, info: unknown) => (error ? reject(error) : resolve(info))));
+    client.close();
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  } finally {
+    child.kill();
   }
 }
 

@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import type { ChannelCredentials } from "@grpc/grpc-js";
 import type { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { fromPulumi } from "./pulumi-modules";
 
 /**
  * Warnings to the engine as its own diagnostics (`warning:` in the CLI), from a provider process of either shell:
@@ -57,9 +57,4 @@ function engineApi() {
     Metadata: grpc.Metadata as typeof import("@grpc/grpc-js").Metadata,
     insecure: (): ChannelCredentials => grpc.credentials.createInsecure(),
   };
-}
-
-/** A module of the @pulumi/pulumi this package finds (the program's, or the plugin's). */
-function fromPulumi(id: string): any {
-  return createRequire(require.resolve("@pulumi/pulumi"))(id);
 }

@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { fromPulumi } from "../pulumi-modules";
 
 /**
  * Two gaps of @pulumi/pulumi 3.248.0's provider server (`pulumi.provider.main`), closed for this plugin only:
@@ -11,7 +11,6 @@ import { createRequire } from "node:module";
  * Both patch the copy of @pulumi/pulumi (and of gRPC) that the server itself uses.
  */
 export function patchProviderServer(onConfigure: (args: Record<string, unknown>) => void): void {
-  const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
   const provproto = fromPulumi("./proto/provider_pb");
   const structproto = fromPulumi("google-protobuf/google/protobuf/struct_pb");
   const provrpc = fromPulumi("./proto/provider_grpc_pb");

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
 import { referenceMarkdown } from "./reference";
+import { packageSchema } from "./schema";
 import { typescriptDeclarations } from "./typescript";
 
 /** The files made from the resource descriptions, by path from the package root. */
@@ -9,6 +10,8 @@ export function generatedFiles(): Record<string, string> {
   return {
     "provider/generated/resources.ts": typescriptDeclarations(RESOURCE_DESCRIPTIONS),
     "docs/reference.md": referenceMarkdown(RESOURCE_DESCRIPTIONS),
+    // The package schema as the Pulumi registry reads it: what the plugin serves, less the version a release sets.
+    "schema.json": `${JSON.stringify(packageSchema(undefined, RESOURCE_DESCRIPTIONS), null, 2)}\n`,
   };
 }
 

@@ -11,6 +11,14 @@ export const PACKAGE = "gpu-rental";
 
 type Json = Record<string, unknown>;
 
+/** Where the project publishes its releases; the engine downloads the plugin from there (docs/plugin.md, Releases). */
+export const REPOSITORY = "https://github.com/gpu-rental/gpu-rental";
+/**
+ * The plugin archives' public location, as the engine reads it: the assets of the repository's GitHub release
+ * `v<version>`. A release for another server is made with `npm run release -- --download-url URL`.
+ */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/gpu-rental/gpu-rental";
+
 /** The provider's own settings: stack config `gpu-rental:<name>`, or the inputs of an explicit provider. */
 export const PROVIDER_CONFIG: Record<string, PropertyDescription> = {
   apiUrl: {
@@ -26,7 +34,8 @@ export const PROVIDER_CONFIG: Record<string, PropertyDescription> = {
   },
 };
 
-export function packageSchema(version: string, descriptions: Record<string, ResourceDescription> = RESOURCE_DESCRIPTIONS): Json {
+/** The schema the plugin serves at `version`; without one, as committed (schema.json: a release sets the version). */
+export function packageSchema(version: string | undefined, descriptions: Record<string, ResourceDescription> = RESOURCE_DESCRIPTIONS): Json {
   const types: Record<string, Json> = {};
   const properties = (props: Readonly<Record<string, PropertyDescription>>) =>
     Object.fromEntries(Object.entries(props).map(([name, p]) => [name, propertySchema(p, types)]));
@@ -36,21 +45,23 @@ export function packageSchema(version: string, descriptions: Record<string, Reso
       {
         description: d.description,
         inputProperties: properties(d.inputs),
-        requiredInputs: d.requiredInputs ?? [],
+        ...nonEmpty("requiredInputs", d.requiredInputs ?? []),
         properties: properties({ ...d.inputs, ...d.outputs }),
-        required: [...(d.requiredInputs ?? []), ...(d.requiredOutputs ?? [])],
+        ...nonEmpty("required", [...(d.requiredInputs ?? []), ...(d.requiredOutputs ?? [])]),
       },
     ]),
   );
   return {
     name: PACKAGE,
     displayName: "GPU rental",
-    version,
+    ...(version !== undefined && { version }),
     description: "Rent GPU machines as code: instances, templates, network volumes and API keys of the GPU marketplace.",
-    keywords: ["pulumi", "gpu", "kind/native"],
+    keywords: ["pulumi", "gpu", "category/cloud", "kind/native"],
+    homepage: REPOSITORY,
     license: "Apache-2.0",
     publisher: "gpu-rental",
-    repository: "https://github.com/gpu-rental/gpu-rental",
+    repository: REPOSITORY,
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     config: { variables: properties(PROVIDER_CONFIG) },
     provider: {
       description: "An account of the service. The default provider reads stack config `gpu-rental:apiUrl` and `gpu-rental:apiKey`; an explicit one gives a program several accounts.",
@@ -93,6 +104,11 @@ function typeSchema(t: PropertyType, types: Record<string, Json>): Json {
   }
 }
 
+/** A list only when it has entries, as the engine writes a schema (`pulumi package get-schema`), so the two compare. */
+function nonEmpty(key: string, list: readonly string[]): Json {
+  return list.length ? { [key]: list } : {};
+}
+
 /** Declares a named enum or object type once, and refers to it. */
 function refTo(named: EnumDescription | ObjectDescription, types: Record<string, Json>): string {
   const token = `${PACKAGE}:index:${named.name}`;
@@ -103,7 +119,7 @@ function refTo(named: EnumDescription | ObjectDescription, types: Record<string,
           type: "object",
           description: named.description,
           properties: Object.fromEntries(Object.entries(named.properties).map(([name, p]) => [name, propertySchema(p, types)])),
-          required: named.required ?? [],
+          ...nonEmpty("required", named.required ?? []),
         };
   }
   return `#/types/${token}`;

@@ -15,12 +15,15 @@ import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 export const SDK_LANGUAGES = ["python", "go", "dotnet"] as const;
 export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
 
-/** Generates one language's SDK into `outDir/<language>`; the CLI's own words when it cannot. */
-export async function generateSdk(language: SdkLanguage, outDir: string, plugin = path.join(PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE)): Promise<void> {
+/**
+ * Generates one language's SDK into `outDir/<language>` from `source` (a plugin's executable, which is asked for
+ * its schema, or a schema file); the CLI's own words when it cannot.
+ */
+export async function generateSdk(language: SdkLanguage, outDir: string, source = path.join(PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE)): Promise<void> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-gen-sdk-"));
   try {
     const ws = { toolchain: ensureToolchain(), projectDir: PACKAGE_ROOT, stateDir };
-    const result = await runPulumi(ws, ["package", "gen-sdk", plugin, "--language", language, "--out", outDir]);
+    const result = await runPulumi(ws, ["package", "gen-sdk", source, "--language", language, "--out", outDir]);
     const written = fs.existsSync(path.join(outDir, language)) && fs.readdirSync(path.join(outDir, language)).length > 0;
     if (result.code !== 0 || !written) throw new Error(`pulumi package gen-sdk --language ${language} failed:\n${result.stdout}\n${result.stderr}`.trimEnd());
   } finally {

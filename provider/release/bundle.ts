@@ -1,0 +1,53 @@
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import type { Plugin } from "esbuild";
+import { PACKAGE_PLUGIN_DIR } from "../../cli/plugin-install";
+import { PACKAGE_ROOT } from "../../cli/toolchain";
+import { PULUMI_MODULES } from "../pulumi-modules";
+
+/**
+ * The plugin as one CommonJS file with every dependency inside (no node_modules, no require of anything but
+ * Node's own modules): what a single executable application runs. Made from the compiled package (dist/, so
+ * `npm run build` first) through the plugin folder's own entry, plugin/index.js, by esbuild.
+ */
+export async function bundlePlugin(outFile: string): Promise<void> {
+  // Loaded here, not at the top: a devDependency, which the package's users (who never bundle) do not install.
+  const esbuild: typeof import("esbuild") = require("esbuild");
+  await esbuild.build({
+    entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
+    outfile: outFile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    logLevel: "error",
+    // ssh2's optional native crypto is never loaded by the plugin; a bundle cannot hold a .node file anyway.
+    external: ["*.node"],
+    plugins: [pulumiModulesBuiltIn()],
+    // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
+    banner: { js: NODE_CHECK },
+  });
+}
+
+const NODE_CHECK = `if (Number(process.versions.node.split(".")[0]) < 20) {
+  process.stderr.write("gpu-rental's provider plugin needs Node.js 20 or later, and this is Node.js " + process.version + ": install Node.js 20+ (or put it first on PATH).\\n");
+  process.exit(1);
+}`;
+
+/**
+ * provider/pulumi-modules resolves its modules from @pulumi/pulumi at run time (createRequire), which a bundle
+ * cannot follow: in the bundle it is a table of the same modules, resolved the same way now, so each is the
+ * very file @pulumi/pulumi's provider server requires (one copy in the bundle, the patched one).
+ */
+function pulumiModulesBuiltIn(): Plugin {
+  const fromPulumi = createRequire(require.resolve("@pulumi/pulumi", { paths: [PACKAGE_ROOT] }));
+  const table = PULUMI_MODULES.map((id) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(fromPulumi.resolve(id))}),`);
+  const contents = `const modules = {\n${table.join("\n")}\n};\nexports.PULUMI_MODULES = Object.keys(modules);\nexports.fromPulumi = (id) => modules[id]();\n`;
+  return {
+    name: "pulumi-modules",
+    setup(build) {
+      build.onResolve({ filter: /[/\\]pulumi-modules(\.js)?$/ }, () => ({ path: "pulumi-modules", namespace: "pulumi-modules" }));
+      build.onLoad({ filter: /.*/, namespace: "pulumi-modules" }, () => ({ contents, loader: "js", resolveDir: PACKAGE_ROOT }));
+    },
+  };
+}
