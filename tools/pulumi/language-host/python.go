@@ -92,7 +92,7 @@ func (python) run(ctx context.Context, req *pulumirpc.RunRequest, p runParams) *
 		"monitor": req.GetMonitorAddress(), "engine": p.engine, "project": req.GetProject(), "stack": req.GetStack(),
 		"parallel": req.GetParallel(), "dryRun": req.GetDryRun(), "organization": req.GetOrganization(),
 		"rootDirectory": info.GetRootDirectory(), "root": info.GetRootDirectory(), "pwd": programDir(info),
-		"program": filepath.Join(programDir(info), entry), "args": req.GetArgs(),
+		"program": filepath.Join(programDir(info), entry), "args": append([]string{}, req.GetArgs()...),
 	})
 	cmd, err := tc.Command(ctx, "-u", "-c", runnerPy, "run", string(settings))
 	if err != nil {

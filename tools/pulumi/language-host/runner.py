@@ -57,7 +57,7 @@ def run(settings):
         )
     )
     program = settings["program"]
-    sys.argv = [program, *settings.get("args", [])]
+    sys.argv = [program, *(settings.get("args") or [])]
     os.chdir(settings["pwd"])
     # The program's own folder first on the path, as `python <program>` would have it.
     sys.path.insert(0, program if os.path.isdir(program) else os.path.dirname(program))
