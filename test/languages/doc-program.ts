@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -57,6 +57,8 @@ export class DocMachine {
       npm_config_registry: registry.url,
       npm_config_prefer_offline: "true",
       PIP_CACHE_DIR: path.join(os.homedir(), ".cache", "pip"),
+      // Go's module and build caches are the user's own, not under this machine's home folder.
+      ...goCaches(),
       GPU_RENTAL_CACHE: process.env.GPU_RENTAL_CACHE ?? path.join(os.homedir(), ".cache", "gpu-rental"),
       PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`,
       PULUMI_HOME: path.join(home, ".pulumi"),
@@ -108,6 +110,14 @@ export class DocMachine {
     await this.registry.close();
     fs.rmSync(this.home, { recursive: true, force: true });
   }
+}
+
+/** GOPATH (the module cache under it) and GOCACHE as `go env` has them for this user; none without Go. */
+function goCaches(): Record<string, string> {
+  const env = spawnSync("go", ["env", "GOPATH", "GOCACHE"], { encoding: "utf8" });
+  if (env.status !== 0) return {};
+  const [GOPATH, GOCACHE] = env.stdout.trim().split("\n");
+  return { GOPATH, GOCACHE };
 }
 
 function* walk(dir: string): Generator<string> {

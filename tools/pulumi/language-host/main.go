@@ -57,15 +57,6 @@ func serve(argv []string) error {
 		engine = rest[0]
 	}
 
-	// A Ctrl-C reaches the whole process group: the program decides what it does with it (the engine asks us to
-	// stop through Cancel); the host itself must outlive it to report the program's end.
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, os.Interrupt)
-	go func() {
-		for range interrupts {
-		}
-	}()
-
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := newHost(ctx, lang, engine, *tracing)
@@ -82,6 +73,14 @@ func serve(argv []string) error {
 			return fmt.Errorf("could not watch the engine at %s: %w", engine, err)
 		}
 	}
+	// The engine ends its plugins with SIGINT to their process group (the program's process, which has it too,
+	// decides what it does with it): the host stops taking calls, finishes those under way, and exits.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	go func() {
+		<-interrupts
+		server.GracefulStop()
+	}()
 	fmt.Printf("%d\n", listener.Addr().(*net.TCPAddr).Port)
 	return server.Serve(listener)
 }
