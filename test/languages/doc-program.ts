@@ -27,6 +27,15 @@ export function scriptOf(page: string, sections: string[]): string {
     .join("\n");
 }
 
+/**
+ * The sections of a docs page as a script against a test's emulator: its address and key stand for the docs'
+ * (`http://127.0.0.1:8765`, `local-dev-key-1`), and a second account's key for `team-dev-key-1`.
+ */
+export function scriptAgainst(emu: { url: string; apiKey: string }, page: string, sections: string[], teamKey?: string): string {
+  const script = scriptOf(page, sections).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
+  return teamKey ? script.replaceAll("team-dev-key-1", teamKey) : script;
+}
+
 export interface Run {
   code: number;
   output: string;

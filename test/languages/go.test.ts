@@ -1,6 +1,6 @@
 import { Clock, holdingsOf } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { DocMachine, scriptOf } from "./doc-program";
+import { DocMachine, scriptAgainst, scriptOf } from "./doc-program";
 
 /**
  * `pulumi import` prints a Go program of its own: its statements pasted into main.go's function, in a block of
@@ -34,11 +34,7 @@ describe("a Go program, as docs/go.md sets it up", () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
     team = emu.account("team@accounts.gpu-rental.test");
     machine = await DocMachine.start("go-docs");
-    // The docs' emulator address and keys stand for this test's emulator and its two accounts.
-    const script = scriptOf("go.md", ["Set up", "Deploy"])
-      .replaceAll("http://127.0.0.1:8765", emu.url)
-      .replaceAll("local-dev-key-1", emu.apiKey)
-      .replaceAll("team-dev-key-1", team.key);
+    const script = scriptAgainst(emu, "go.md", ["Set up", "Deploy"], team.key);
     expect(script).toMatch(/pulumi package add gpu-rental/);
     expect(await machine.ok(script)).toMatch(/\+ 5 created/);
   }, 600_000);

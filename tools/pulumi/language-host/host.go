@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,24 +161,23 @@ func (h *host) RuntimeOptionsPrompts(context.Context, *pulumirpc.RuntimeOptionsR
 // GeneratePackage binds the schema the engine sends (its references resolved through the engine's loader) and
 // writes the language's SDK into the requested folder.
 func (h *host) GeneratePackage(ctx context.Context, req *pulumirpc.GeneratePackageRequest) (*pulumirpc.GeneratePackageResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	loader, closeLoader, err := engineLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
 	}
-	defer loader.Close()
-	cached := schema.NewCachedLoader(loader)
+	defer closeLoader()
 	var spec schema.PackageSpec
 	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
 		return nil, fmt.Errorf("the package schema is not valid JSON: %w", err)
 	}
-	pkg, diags, err := schema.BindSpec(spec, cached, schema.ValidationOptions{AllowDanglingReferences: true})
+	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{AllowDanglingReferences: true})
 	if err != nil {
 		return nil, err
 	}
 	if diags.HasErrors() {
 		return &pulumirpc.GeneratePackageResponse{Diagnostics: plugin.HclDiagnosticsToRPCDiagnostics(diags)}, nil
 	}
-	files, err := h.lang.generatePackage(pkg, req, cached)
+	files, err := h.lang.generatePackage(pkg, req, loader)
 	if err != nil {
 		return nil, err
 	}
@@ -204,11 +202,11 @@ func writeFiles(dir string, files map[string][]byte) error {
 
 // GenerateProgram binds PCL (what `pulumi import` and `convert` produce) and writes it in this language.
 func (h *host) GenerateProgram(ctx context.Context, req *pulumirpc.GenerateProgramRequest) (*pulumirpc.GenerateProgramResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	loader, closeLoader, err := engineLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
 	}
-	defer loader.Close()
+	defer closeLoader()
 	parser := hclsyntax.NewParser()
 	for name, text := range req.GetSource() {
 		if err := parser.ParseFile(strings.NewReader(text), name); err != nil {
@@ -222,7 +220,7 @@ func (h *host) GenerateProgram(ctx context.Context, req *pulumirpc.GenerateProgr
 	if !req.GetStrict() {
 		options = append(options, pcl.NonStrictBindOptions()...)
 	}
-	program, diags, err := pcl.BindProgram(parser.Files, schema.NewCachedLoader(loader), options...)
+	program, diags, err := pcl.BindProgram(parser.Files, loader, options...)
 	if err != nil {
 		return nil, err
 	}
@@ -238,15 +236,14 @@ func (h *host) GenerateProgram(ctx context.Context, req *pulumirpc.GenerateProgr
 
 // Link loads the schema of each SDK `pulumi package add` generated and has the language wire it in.
 func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
+	loader, closeLoader, err := engineLoader(req.GetLoaderTarget())
 	if err != nil {
 		return nil, err
 	}
-	defer loader.Close()
-	cached := schema.NewCachedLoader(loader)
+	defer closeLoader()
 	var sdks []generatedSDK
 	for _, dep := range req.GetPackages() {
-		pkg, err := loadPackage(ctx, cached, dep.GetPackage())
+		pkg, err := loadPackage(ctx, loader, dep.GetPackage())
 		if err != nil {
 			return nil, fmt.Errorf("loading the schema of %s: %w", dep.GetPackage().GetName(), err)
 		}
@@ -257,6 +254,16 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 		return nil, err
 	}
 	return &pulumirpc.LinkResponse{ImportInstructions: instructions}, nil
+}
+
+// engineLoader loads package schemas through the engine's loader service at target (it finds and runs the plugins),
+// each once; close it when done.
+func engineLoader(target string) (schema.ReferenceLoader, func(), error) {
+	client, err := schema.NewLoaderClient(target)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to the engine's schema loader: %w", err)
+	}
+	return schema.NewCachedLoader(client), func() { client.Close() }, nil
 }
 
 func loadPackage(ctx context.Context, loader schema.ReferenceLoader, dep *pulumirpc.PackageDependency) (*schema.Package, error) {
@@ -276,6 +283,3 @@ func loadPackage(ctx context.Context, loader schema.ReferenceLoader, dep *pulumi
 	}
 	return ref.Definition()
 }
-
-// errNoProgram is for requests that need a program folder and came without one.
-var errNoProgram = errors.New("the request names no program folder")

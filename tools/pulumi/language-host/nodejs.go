@@ -191,14 +191,7 @@ func (nodejs) dependencies(ctx context.Context, info *pulumirpc.ProgramInfo, tra
 		return nil, err
 	}
 	deps, err := manager.ListPackages(ctx, programDir(info), transitive)
-	if err != nil {
-		return nil, err
-	}
-	result := make([]*pulumirpc.DependencyInfo, 0, len(deps))
-	for _, dep := range deps {
-		result = append(result, &pulumirpc.DependencyInfo{Name: dep.Name, Version: dep.Version})
-	}
-	return result, nil
+	return dependencyInfos(deps), err
 }
 
 func (nodejs) about(ctx context.Context, info *pulumirpc.ProgramInfo) (*pulumirpc.AboutResponse, error) {

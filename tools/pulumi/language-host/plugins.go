@@ -59,6 +59,15 @@ func uniquePackages(deps []*pulumirpc.PackageDependency) []*pulumirpc.PackageDep
 	return unique
 }
 
+// dependencyInfos is what a package manager lists, as the engine takes it.
+func dependencyInfos(deps []plugin.DependencyInfo) []*pulumirpc.DependencyInfo {
+	result := make([]*pulumirpc.DependencyInfo, 0, len(deps))
+	for _, dep := range deps {
+		result = append(result, &pulumirpc.DependencyInfo{Name: dep.Name, Version: dep.Version})
+	}
+	return result
+}
+
 // firstLine is s's first non-empty line, trimmed.
 func firstLine(s string) string {
 	for _, line := range strings.Split(s, "\n") {

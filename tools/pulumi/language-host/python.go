@@ -14,8 +14,8 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 )
 
 // runnerPy runs the program (and lists installed plugins) with the program's Python: see runner.py.
@@ -174,14 +174,7 @@ func (python) dependencies(ctx context.Context, info *pulumirpc.ProgramInfo, tra
 		return nil, err
 	}
 	deps, err := tc.ListPackages(ctx, transitive)
-	if err != nil {
-		return nil, err
-	}
-	result := make([]*pulumirpc.DependencyInfo, 0, len(deps))
-	for _, dep := range deps {
-		result = append(result, &pulumirpc.DependencyInfo{Name: dep.Name, Version: dep.Version})
-	}
-	return result, nil
+	return dependencyInfos(deps), err
 }
 
 func (python) about(ctx context.Context, info *pulumirpc.ProgramInfo) (*pulumirpc.AboutResponse, error) {
