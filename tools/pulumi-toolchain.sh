@@ -78,7 +78,7 @@ go_build() {
   shift 4
   from=$(date +%s)
   say "$label: compiling (minutes on 2 cores when Go's build cache is cold)"
-  (cd "$module" && go mod download && go build -v -trimpath -tags osusergo,grpcnotrace "$@" -o "$out" "$package" 2>&1) | while IFS= read -r line; do
+  (cd "$module" && go build -v -trimpath -tags osusergo,grpcnotrace "$@" -o "$out" "$package" 2>&1) | while IFS= read -r line; do
     count=$((count + 1))
     case "$line" in
       *" "*) printf '%s\n' "$line" >&2 ;; # a message (package names have no spaces)
