@@ -64,16 +64,10 @@ func venvPython(ctx context.Context, info *pulumirpc.ProgramInfo) (toolchain.Too
 	if err != nil {
 		return nil, err
 	}
-	if opts.Toolchain == toolchain.Pip {
-		venv := opts.Virtualenv
-		if !filepath.IsAbs(venv) {
-			venv = filepath.Join(opts.Root, venv)
-		}
-		if !toolchain.IsVirtualEnv(venv) {
-			return nil, fmt.Errorf("the Python program in %s has no virtual environment at %s: run `pulumi install` there "+
-				"(it makes one and installs requirements.txt into it), or name an existing one as runtime.options.virtualenv in Pulumi.yaml",
-				opts.Root, venv)
-		}
+	if venv, _ := tc.VirtualEnvPath(ctx); opts.Toolchain == toolchain.Pip && !toolchain.IsVirtualEnv(venv) {
+		return nil, fmt.Errorf("the Python program in %s has no virtual environment at %s: run `pulumi install` there "+
+			"(it makes one and installs requirements.txt into it), or name an existing one as runtime.options.virtualenv in Pulumi.yaml",
+			opts.Root, venv)
 	}
 	return tc, tc.ValidateVenv(ctx)
 }
