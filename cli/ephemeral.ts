@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { parallelismFor } from "./parallelism";
 import { pulumi, PulumiWorkspace } from "./pulumi";
 import { FRESH_STACK, StackOutputs, StackState, stackStateOf } from "./stack-state";
-import { ensureToolchain } from "./toolchain";
+import { projectRuntime } from "./project-file";
+import { ensureToolchain, runtimeLanguage } from "./toolchain";
 
 export interface EphemeralStackOptions {
   /** The Pulumi project (the folder holding Pulumi.yaml). */
@@ -49,7 +50,8 @@ export async function withEphemeralStack<T>(options: EphemeralStackOptions, use:
   const configFile = path.join(programDir, `Pulumi.${options.stackName}.yaml`);
   if (fs.existsSync(configFile)) throw new Error(`${configFile} exists already: choose another stack name (--stack), this one would overwrite it.`);
 
-  const toolchain = ensureToolchain();
+  // The hosts the program's runtime needs (a YAML program's is built only then), or why there is none here.
+  const toolchain = ensureToolchain({ languages: [runtimeLanguage(projectRuntime(programDir).name)] });
   const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir: fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-stack-")), env: options.env };
   try {
     await pulumi(ws, ["stack", "init", options.stackName]);

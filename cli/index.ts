@@ -5,7 +5,7 @@ import { runEmulatorCommand } from "./emulator";
 import { runSweep } from "./sweep";
 import { runSpend } from "./spend";
 import { testProgram } from "./program-test";
-import { ensureToolchain } from "./toolchain";
+import { ensureToolchain, LANGUAGES } from "./toolchain";
 import { installPlugin } from "./plugin-install";
 
 const USAGE = `Usage: gpu-rental <command> [options]
@@ -63,8 +63,8 @@ Commands:
              default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
              gpu-rental:index:* resources, and \`pulumi package add gpu-rental\` generates their SDK. It keeps
              working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).
-  toolchain  Find or build pulumi v3.248.0 with Pulumi's Node.js, Python and YAML language hosts (and the plugins this machine
-             cannot download); prints the folders.
+  toolchain  Find or build pulumi v3.248.0 with language hosts for Node.js, Python, Go (gpu-rental's own) and
+             YAML (Pulumi's), from the Go module proxy; prints the folder holding them and how long it took.
 `;
 
 function number(value: string | undefined, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -217,9 +217,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === "toolchain") {
-    const { bin, plugins } = ensureToolchain({ inherit: false });
-    console.log(bin);
-    for (const plugin of plugins) console.log(`${plugin.name} ${plugin.version} ${plugin.file}`);
+    console.log(ensureToolchain({ inherit: false, languages: LANGUAGES }).bin);
     return;
   }
   throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);

@@ -22,8 +22,8 @@ export interface PulumiResult {
 }
 
 /**
- * The environment of every pulumi call of a workspace; on first use it creates the workspace's folders, its
- * passphrase and installs the toolchain's local plugins into its Pulumi home.
+ * The environment of every pulumi call of a workspace; on first use it creates the workspace's folders and its
+ * passphrase.
  */
 export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
   const home = path.join(ws.stateDir, "home");
@@ -46,24 +46,7 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
   };
   delete env.PULUMI_CONFIG_PASSPHRASE;
   delete env.PULUMI_ACCESS_TOKEN;
-  installLocalPlugins(ws.toolchain, env);
   return env;
-}
-
-/**
- * Puts the plugins built here into the Pulumi home, where the engine finds them without a download: the folder
- * `pulumi plugin install --file` makes, holding links to the built binary's folder (not a copy of its 48 MB, nor a
- * CLI run); a copy of the binary where links cannot be made.
- */
-function installLocalPlugins(toolchain: Toolchain, env: Record<string, string>): void {
-  for (const plugin of toolchain.plugins) {
-    const dir = path.join(env.PULUMI_HOME, "plugins", `resource-${plugin.name}-v${plugin.version}`);
-    const installed = path.join(dir, path.basename(plugin.file));
-    if (fs.existsSync(installed) || linkPluginFolder(path.dirname(plugin.file), dir)) continue;
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(plugin.file, installed);
-    fs.chmodSync(installed, 0o755);
-  }
 }
 
 /**

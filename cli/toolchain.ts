@@ -13,18 +13,13 @@ function findPackageRoot(from: string): string {
   throw new Error(`gpu-rental's package.json not found above ${from}`);
 }
 
-/** A provider plugin built here because the engine could not download it. */
-export interface LocalPlugin {
-  name: string;
-  version: string;
-  file: string;
-}
+/** The runtimes whose programs the toolchain can run (a language host each, beside `pulumi`). */
+export const LANGUAGES = ["nodejs", "python", "go", "yaml"] as const;
+export type Language = (typeof LANGUAGES)[number];
 
 export interface Toolchain {
-  /** The folder holding `pulumi`, its Node.js language host and the dynamic-provider script. */
+  /** The folder holding `pulumi`, its language hosts and the dynamic-provider script. */
   bin: string;
-  /** Plugins to install into the Pulumi home in use (`pulumi plugin install --file`). */
-  plugins: LocalPlugin[];
 }
 
 let prepared: Toolchain | undefined;
@@ -32,43 +27,55 @@ let prepared: Toolchain | undefined;
 /**
  * The toolchain a parent process prepared, handed down in the environment: the script hashes every source it
  * builds from (some 0.4 s of CPU), which a `gpu-rental test` started by a `gpu-rental` or a test run need not
- * do again. Trusted only while its files are there.
+ * do again. Trusted only while the hosts asked for are there.
  */
 const INHERITED = "GPU_RENTAL_TOOLCHAIN";
 
 /**
- * Runs `tools/pulumi-toolchain.sh` once per process tree (it prints its progress on stderr): a `pulumi` of the
- * user's own on PATH, or one built and cached from Go modules, with Pulumi's official Node.js language host.
- * `inherit: false` runs the script even so (`gpu-rental toolchain`: a user asking to find or build it).
+ * Runs `tools/pulumi-toolchain.sh` (it prints its progress on stderr) once per process tree, and again when a
+ * language's host is missing from what was prepared: a `pulumi` of the user's own on PATH, or one built and cached
+ * from Go modules with gpu-rental's own language host (Node.js, Python, Go), and Pulumi's YAML host when asked.
+ * The Node.js host is always there (dynamic providers run through it); ask for others by the runtime of the
+ * program to run (`runtimeLanguage`). `inherit: false` runs the script even so (`gpu-rental toolchain`: a user
+ * asking to find or build it).
  */
-export function ensureToolchain(options: { inherit?: boolean } = {}): Toolchain {
-  if (prepared) return prepared;
-  prepared = options.inherit === false ? undefined : inherited();
+export function ensureToolchain(options: { inherit?: boolean; languages?: readonly Language[] } = {}): Toolchain {
+  const languages = options.languages ?? [];
+  if (prepared && hasHosts(prepared, languages)) return prepared;
+  prepared = options.inherit === false ? undefined : inherited(languages);
   if (prepared) return prepared;
   const script = path.join(PACKAGE_ROOT, "tools", "pulumi-toolchain.sh");
-  const result = spawnSync("bash", [script], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}).`);
-  const [bin, pluginDir] = result.stdout.split("\n");
-  prepared = { bin, plugins: pluginDir ? [pluginIn(pluginDir)] : [] };
+  const result = spawnSync("bash", [script, ...languages], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}; its messages are above).`);
+  prepared = { bin: result.stdout.trim() };
   process.env[INHERITED] = JSON.stringify(prepared);
   return prepared;
 }
 
-function inherited(): Toolchain | undefined {
+function hasHosts(toolchain: Toolchain, languages: readonly Language[]): boolean {
+  const files = ["pulumi", ...["nodejs", ...languages].map((language) => `pulumi-language-${language}`)];
+  return files.every((file) => fs.existsSync(path.join(toolchain.bin, file)));
+}
+
+function inherited(languages: readonly Language[]): Toolchain | undefined {
   try {
     const toolchain = JSON.parse(process.env[INHERITED] ?? "") as Toolchain;
-    const files = [path.join(toolchain.bin, "pulumi"), ...toolchain.plugins.map((plugin) => plugin.file)];
-    return files.every((file) => fs.existsSync(file)) ? toolchain : undefined;
+    return hasHosts(toolchain, languages) ? toolchain : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The plugin in a cache folder named `<name>-v<version>-<key>` holding `pulumi-resource-<name>`. */
-function pluginIn(dir: string): LocalPlugin {
-  const match = /^(.+)-v(\d+\.\d+\.\d+)-[0-9a-f]+$/.exec(path.basename(dir));
-  if (!match) throw new Error(`Unexpected plugin folder from the toolchain: ${dir}`);
-  return { name: match[1], version: match[2], file: path.join(dir, `pulumi-resource-${match[1]}`) };
+/**
+ * The language host a project's runtime needs (Pulumi.yaml's `runtime`), or an error naming what to do for a
+ * runtime that has none here.
+ */
+export function runtimeLanguage(runtime: string): Language {
+  if ((LANGUAGES as readonly string[]).includes(runtime)) return runtime as Language;
+  throw new Error(
+    `Pulumi.yaml's runtime is "${runtime}", which has no language host here: gpu-rental's toolchain provides ${LANGUAGES.join(", ")}. ` +
+      `For ${runtime || "it"}, install Pulumi with its ${runtime || ""} language host (https://www.pulumi.com/docs/install/) and put it on PATH.`,
+  );
 }
 
 let pythonEnv: string | undefined;

@@ -10,10 +10,26 @@ import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
  * The SDK packages a release publishes, generated from the plugin's schema by `pulumi package gen-sdk` (the
  * plugin's executable is run, and asked for its schema), and the Python wheel built from the Python SDK.
  *
- *   npm run sdks [-- OUT_DIR]        (default ./sdks: OUT_DIR/python, OUT_DIR/go, OUT_DIR/dotnet, OUT_DIR/wheels)
+ *   npm run sdks [-- OUT_DIR]        (default ./sdks: OUT_DIR/python, OUT_DIR/go, OUT_DIR/wheels; OUT_DIR/dotnet and
+ *                                    OUT_DIR/java where the machine has their language hosts)
  */
-export const SDK_LANGUAGES = ["python", "go", "dotnet"] as const;
+export const SDK_LANGUAGES = ["python", "go", "dotnet", "java"] as const;
 export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
+
+/**
+  * Why a language's SDK cannot be generated where the toolchain has no host for it: its code generator lives in
+  * its language host, and no registry here serves those hosts (nor `dotnet`).
+  */
+export const UNAVAILABLE: Partial<Record<SdkLanguage, string>> = {
+  dotnet: "no pulumi-language-dotnet here: Pulumi's .NET host and code generator (pulumi-dotnet) are not served by the Go module proxy, and there is no dotnet to build or test the SDK with; where Pulumi is installed with its .NET host, npm run sdks generates it",
+  java: "no pulumi-language-java here: Pulumi's Java host and code generator (pulumi-java) are not served by the Go module proxy; where Pulumi is installed with its Java host, npm run sdks generates it",
+};
+
+/** The reason `language`'s SDK cannot be generated with the toolchain (no host for it), or undefined when it can. */
+export function unavailable(language: SdkLanguage): string | undefined {
+  const host = path.join(ensureToolchain({ languages: ["python", "go"] }).bin, `pulumi-language-${language}`);
+  return fs.existsSync(host) ? undefined : (UNAVAILABLE[language] ?? `no pulumi-language-${language} beside pulumi`);
+}
 
 /**
  * Generates one language's SDK into `outDir/<language>` from `source` (a plugin's executable, which is asked for
@@ -22,7 +38,7 @@ export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
 export async function generateSdk(language: SdkLanguage, outDir: string, source = path.join(PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE)): Promise<void> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-gen-sdk-"));
   try {
-    const ws = { toolchain: ensureToolchain(), projectDir: PACKAGE_ROOT, stateDir };
+    const ws = { toolchain: ensureToolchain({ languages: ["python", "go"] }), projectDir: PACKAGE_ROOT, stateDir };
     const result = await runPulumi(ws, ["package", "gen-sdk", source, "--language", language, "--out", outDir]);
     const written = fs.existsSync(path.join(outDir, language)) && fs.readdirSync(path.join(outDir, language)).length > 0;
     if (result.code !== 0 || !written) throw new Error(`pulumi package gen-sdk --language ${language} failed:\n${result.stdout}\n${result.stderr}`.trimEnd());
@@ -46,6 +62,11 @@ if (require.main === module) {
     const outDir = path.resolve(process.argv[2] ?? path.join(PACKAGE_ROOT, "sdks"));
     let failed = 0;
     for (const language of SDK_LANGUAGES) {
+      const skip = unavailable(language);
+      if (skip) {
+        console.log(`${language}: skipped (${skip})`);
+        continue;
+      }
       try {
         await generateSdk(language, outDir);
         console.log(`${language}: ${path.join(outDir, language)}`);

@@ -13,8 +13,10 @@ module.exports = async function globalSetup() {
     process.env.GPU_RENTAL_INSTALLS_OWNED = "1";
   }
   const root = path.resolve(__dirname, "..", "..");
-  // Prepared once for the run: the workers and the `gpu-rental` processes they start inherit it (GPU_RENTAL_TOOLCHAIN).
-  require(path.join(root, "dist", "cli", "toolchain.js")).ensureToolchain();
+  // Prepared once for the run, with every language's host (the suite runs programs in each): the workers and the
+  // `gpu-rental` processes they start inherit it (GPU_RENTAL_TOOLCHAIN).
+  const { ensureToolchain, LANGUAGES } = require(path.join(root, "dist", "cli", "toolchain.js"));
+  ensureToolchain({ languages: LANGUAGES });
   if (process.env.GPU_RENTAL_TARBALL && fs.existsSync(process.env.GPU_RENTAL_TARBALL)) return;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-pack-"));
   const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });

@@ -10,6 +10,7 @@ const path = require("node:path");
 const LONGEST_FIRST = [
   "test/compat/schemathesis.test.ts",
   "test/languages/python.test.ts",
+  "test/languages/go.test.ts",
   "test/package/examples.test.ts",
   "test/package/linked.test.ts",
   "test/package/gpu-fleet.test.ts",

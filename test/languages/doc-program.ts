@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,6 +25,15 @@ export function scriptOf(page: string, sections: string[]): string {
         .join("\n");
     })
     .join("\n");
+}
+
+/**
+ * The sections of a docs page as a script against a test's emulator: its address and key stand for the docs'
+ * (`http://127.0.0.1:8765`, `local-dev-key-1`), and a second account's key for `team-dev-key-1`.
+ */
+export function scriptAgainst(emu: { url: string; apiKey: string }, page: string, sections: string[], teamKey?: string): string {
+  const script = scriptOf(page, sections).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
+  return teamKey ? script.replaceAll("team-dev-key-1", teamKey) : script;
 }
 
 export interface Run {
@@ -57,6 +66,8 @@ export class DocMachine {
       npm_config_registry: registry.url,
       npm_config_prefer_offline: "true",
       PIP_CACHE_DIR: path.join(os.homedir(), ".cache", "pip"),
+      // Go's module and build caches are the user's own, not under this machine's home folder.
+      ...goCaches(),
       GPU_RENTAL_CACHE: process.env.GPU_RENTAL_CACHE ?? path.join(os.homedir(), ".cache", "gpu-rental"),
       PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`,
       PULUMI_HOME: path.join(home, ".pulumi"),
@@ -108,6 +119,14 @@ export class DocMachine {
     await this.registry.close();
     fs.rmSync(this.home, { recursive: true, force: true });
   }
+}
+
+/** GOPATH (the module cache under it) and GOCACHE as `go env` has them for this user; none without Go. */
+function goCaches(): Record<string, string> {
+  const env = spawnSync("go", ["env", "GOPATH", "GOCACHE"], { encoding: "utf8" });
+  if (env.status !== 0) return {};
+  const [GOPATH, GOCACHE] = env.stdout.trim().split("\n");
+  return { GOPATH, GOCACHE };
 }
 
 function* walk(dir: string): Generator<string> {

@@ -1,6 +1,6 @@
 import { Clock, holdingsOf } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { DocMachine, scriptOf } from "./doc-program";
+import { DocMachine, scriptAgainst, scriptOf } from "./doc-program";
 
 /**
  * A Python program set up literally as docs/python.md says (the package from the local registry, the plugin by
@@ -22,11 +22,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
     team = emu.account("team@accounts.gpu-rental.test");
     machine = await DocMachine.start("python-docs");
-    // The docs' emulator address and keys stand for this test's emulator and its two accounts.
-    const script = scriptOf("python.md", ["Set up", "Deploy"])
-      .replaceAll("http://127.0.0.1:8765", emu.url)
-      .replaceAll("local-dev-key-1", emu.apiKey)
-      .replaceAll("team-dev-key-1", team.key);
+    const script = scriptAgainst(emu, "python.md", ["Set up", "Deploy"], team.key);
     expect(script).toMatch(/pulumi package add gpu-rental/);
     const output = await machine.ok(script);
     expect(output).toMatch(/\+ 8 created/);

@@ -1,6 +1,6 @@
 import { Clock, holdingsOf } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { DocMachine, scriptOf } from "./doc-program";
+import { DocMachine, scriptAgainst, scriptOf } from "./doc-program";
 
 /**
  * A YAML program set up literally as docs/yaml.md says (the package from the local registry, the plugin installed
@@ -22,8 +22,7 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     await machine.ok(setUp);
     // The installed plugin needs nothing of the folder the command ran from: its package is gone before the deploy.
     await machine.ok("rm -rf node_modules package.json package-lock.json", dir);
-    // The docs' emulator address and key stand for this test's emulator.
-    const deploy = scriptOf("yaml.md", ["Deploy"]).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
+    const deploy = scriptAgainst(emu, "yaml.md", ["Deploy"]);
     expect(await machine.ok(deploy, dir)).toMatch(/\+ 4 created/);
   }, 600_000);
   afterAll(async () => {

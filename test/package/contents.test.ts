@@ -32,7 +32,15 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
     expect(files).toContain(`dist/${entry}/index.d.ts`);
   }
   expect(files).toEqual(expect.arrayContaining(["bin/gpu-rental.js", "tools/pulumi-toolchain.sh", "README.md", "LICENSE", "package.json"]));
-  expect(files).toContain("tools/third-party/pulumi-language-nodejs-v3.248.0/main.go");
+  // What `gpu-rental toolchain` builds from, where no pulumi is installed: our wrapper modules of Pulumi's published
+  // modules (the CLI, the YAML host) and our own language host. No other project's source.
+  expect(files).toEqual(
+    expect.arrayContaining([
+      "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi/tools.go", "tools/pulumi/language-host/main.go",
+      "tools/pulumi/language-host/runner.py", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go",
+    ]),
+  );
+  expect(files.filter((f) => f.startsWith("tools/") && !/^tools\/(pulumi-toolchain\.sh|python-env\.sh|pulumi\/[^/]+|pulumi\/language-host\/[^/]+|pulumi-yaml\/[^/]+)$/.test(f))).toEqual([]);
   // The provider plugin's folder (docs/plugin.md): what the engine runs for programs of every language.
   expect(files).toEqual(expect.arrayContaining(["plugin/pulumi-resource-gpu-rental", "plugin/pulumi-resource-gpu-rental.cmd", "plugin/package.json", "plugin/index.js"]));
   // Nothing else: no sources, tests, source maps, examples or local state.
