@@ -143,8 +143,6 @@ pulumi.export("instance_id", trainer.instance_id)
 `,
   );
   const stack = new TestStack(name, { PATH: withoutNode(work, venv), PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false", GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey }, dir);
-  // An empty Pulumi home: none of the toolchain's own plugins put in it.
-  stack.ws.toolchain = { ...stack.ws.toolchain, plugins: [] };
   await pulumi(stack.ws, ["stack", "init", name]);
   return stack;
 }
