@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/schema/schema";
 import { generateSdk, unavailable } from "../../provider/schema/sdks";
 
 // What a release publishes, from the plugin's schema: each language's SDK (gen-sdk). The Python SDK and its wheel
@@ -14,12 +15,12 @@ describe("SDK packages from the plugin's schema", () => {
   });
   afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
-  it("generates the Go SDK: a package per the schema's import path, the plugin it needs declared", async () => {
+  it("generates the Go SDK: a package per the schema's import path, the plugin it needs declared with the release's download URL", async () => {
     await generateSdk("go", out);
     const pkg = path.join(out, "go", "gpurental");
     expect(fs.readFileSync(path.join(pkg, "instance.go"), "utf8")).toMatch(/func NewInstance\(ctx \*pulumi\.Context,/);
     expect(fs.readFileSync(path.join(pkg, "gpuFleet.go"), "utf8")).toMatch(/func NewGpuFleet\(/);
-    expect(JSON.parse(fs.readFileSync(path.join(pkg, "pulumi-plugin.json"), "utf8"))).toEqual({ resource: true, name: "gpu-rental", version: "0.1.0" });
+    expect(JSON.parse(fs.readFileSync(path.join(pkg, "pulumi-plugin.json"), "utf8"))).toEqual({ resource: true, name: "gpu-rental", version: "0.1.0", server: PLUGIN_DOWNLOAD_URL });
   }, 300_000);
 
   for (const language of ["dotnet", "java"] as const) {
