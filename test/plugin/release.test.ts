@@ -66,9 +66,11 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(aside(released)).toEqual(aside(committed));
     expect(committed).toMatchObject({ displayName: expect.any(String), publisher: expect.any(String), homepage: expect.any(String), repository: expect.any(String), license: "Apache-2.0", pluginDownloadURL: expect.stringMatching(/^github:\/\//) });
 
-    // Go SDKs come from the Go language host: made where the toolchain has one, else the reason is given.
-    if ("dir" in made.go) expect(fs.existsSync(path.join(made.go.dir, "go.mod"))).toBe(true);
-    else expect(made.go.notMade).toMatch(/pulumi-language-go/);
+    // The Go SDK, from the toolchain's Go language host: a module folder naming the same download URL.
+    expect(made.go).toEqual({ dir: path.join(out, "go") });
+    const goDir = (made.go as { dir: string }).dir;
+    expect(fs.readFileSync(path.join(goDir, "go.mod"), "utf8")).toMatch(/^module github\.com\/gpu-rental\/gpu-rental\/sdk\/go$/m);
+    expect(JSON.parse(fs.readFileSync(path.join(goDir, "gpurental", "pulumi-plugin.json"), "utf8"))).toMatchObject({ name: "gpu-rental", version: VERSION, server: `${server.url}/` });
   });
 
   it("runs up, a no-op up and destroy with the plugin the engine downloaded once, no Node.js anywhere on PATH", async () => {
