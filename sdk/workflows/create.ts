@@ -68,7 +68,7 @@ async function untilMade<T>(options: CreateOptions, what: string, attempt: () =>
     } catch (error) {
       if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
       failing.failed(`try ${tries}`, error.failure ?? error);
-      await retryPause(tries);
+      await retryPause(tries, options.signal);
     }
   }
 }

@@ -4,6 +4,7 @@ import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError, retryPause } from "./create-once";
 import { TOKEN_ENV, tokenOfInstance } from "./tokens";
+import { pauseUnlessInterrupted, throwIfInterrupted } from "./interruption";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
 import { OfferCriteria, offerQuery } from "./criteria";
@@ -127,6 +128,7 @@ class Rental {
 
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
+      this.throwIfInterrupted();
       const searchedAt = Date.now();
       const candidates = await this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
       if (candidates.length === 0) {
@@ -134,11 +136,12 @@ class Rental {
         if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
         if (!othersAccepting) break;
         // Every match is being accepted by another rental of this process: one of them may give its offer back.
-        await pause(500);
+        await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented");
         continue;
       }
       for (const offer of candidates) {
         if (!this.timeLeft()) break;
+        this.throwIfInterrupted();
         if (!claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
         let rented: RentResult | null = null;
         try {
@@ -192,7 +195,7 @@ class Rental {
         this.record(offer, "not_created", error.failure?.message ?? error.message);
         this.failing.failed(`offer ${offer.id}`, error.failure ?? error);
         if (!(await this.stillFree(offer))) return null;
-        await retryPause(failures);
+        await retryPause(failures, this.options.signal);
       }
     }
     return null;
@@ -219,6 +222,11 @@ class Rental {
 
   private timeLeft(): boolean {
     return Date.now() < this.deadline;
+  }
+
+  /** Once interrupted, no offer is searched or accepted any more. */
+  private throwIfInterrupted(): void {
+    throwIfInterrupted(this.options.signal, `nothing was rented (${this.attempts.length} attempt(s) made)`);
   }
 
   /** A refusal (a bad request, a key without permission): retrying cannot help, so it ends the rental. */
@@ -269,6 +277,3 @@ function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
   return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
