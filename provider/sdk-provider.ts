@@ -32,7 +32,7 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
     const warnings = await fns.warnings(olds, news, sdk.UNKNOWN);
     // The dynamic provider host gives `check` no URN: the warning names the resource itself.
     if (warnings.length) await fromProgram<EngineLog>("gpu-rental/provider/engine-log").warnEngine(warnings);
-    return fns.check(news, sdk.UNKNOWN, olds);
+    return fns.check(news, sdk.UNKNOWN, olds, news.__urn);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {

@@ -28,3 +28,4 @@ export * from "./resources/creation";
 export { GENERATION_INPUT, URN_INPUT } from "./resources/managed";
 export { stopOnSignals, interrupt } from "./resources/provider-process";
 export * from "./workflows/interruption";
+export * from "./workflows/destroy";

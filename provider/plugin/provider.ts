@@ -28,7 +28,7 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     // A fleet's members are labelled after the resource's name unless the program says otherwise.
     if (kind === "GpuFleet" && news.labelPrefix === undefined) news = { ...news, labelPrefix: urn.split("::").pop() };
     const fns = RESOURCE_FUNCTIONS[kind];
-    const result = fns.check(revealed(news), UNKNOWN, revealed(olds));
+    const result = fns.check(revealed(news), UNKNOWN, revealed(olds), urn);
     // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
     await warnEngine(await fns.warnings(revealed(olds), revealed(news), UNKNOWN), urn);
     // The inputs as given (secrets the program marked stay secret) and the creation's generation, with the kind's own secrets marked too.

@@ -12,11 +12,12 @@ import { adoptInstance, failedFor, instanceDigest } from "./instance";
 import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec } from "./fleet-spec";
 import type { DiffOptions, KindOptions } from "./managed";
 import { clientOf, deletedOrGone, knownValues, WithClient } from "./spec";
-import { destroyRetried, instancesCarrying, KEPT_IN_STATE, NotDestroyedError, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { instancesCarrying, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { destroyRetried, NotDestroyedError } from "../workflows/destroy";
 import { InterruptedError } from "../workflows/interruption";
 import { resourceToken, SPEC_ENV, specOfInstance, sweepCommand } from "../workflows/tokens";
 import type { Offer } from "../schemas";
-import type { RentOptions } from "../workflows/rent";
+import { InstanceLeftError, RentOptions } from "../workflows/rent";
 
 export * from "./fleet-spec";
 
@@ -323,6 +324,8 @@ async function rentTogether(
   const { members, failures } = await rentFleet(client, pending.length, criteria, (i) => requestOf(pending[i]), { ...policy, allOrNothing: false });
   members.forEach((m, i) => {
     if (!(m instanceof GpuRentalError)) booting.push({ index: pending[i], instanceId: m.instanceId, offer: m.offer, key: m.instanceApiKey ?? null });
+    // Rented without its key and not destroyed: held like the others, so it is destroyed with them or kept.
+    else if (m instanceof InstanceLeftError) booting.push({ index: pending[i], instanceId: m.instanceId, offer: null, key: null });
   });
   if (!failures.length) return;
   const interrupted = failures.filter((f): f is InterruptedError => f instanceof InterruptedError);

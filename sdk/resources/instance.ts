@@ -1,11 +1,12 @@
 import type { GpuRentalClient } from "../client";
 import { CreateInstanceRequest, FAILED_STATUSES, Instance, Offer } from "../schemas";
-import { rentInstance, RentOptions } from "../workflows/rent";
+import { InstanceLeftError, rentInstance, RentOptions } from "../workflows/rent";
 import { hasReached, InstanceFailedError, waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { InterruptedError } from "../workflows/interruption";
 import { resourceToken, SPEC_ENV, specDigest, specOfInstance, sweepCommand } from "../workflows/tokens";
-import { CreationContext, destroyRetried, instancesCarrying, interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { CreationContext, instancesCarrying, interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { destroyRetried } from "../workflows/destroy";
 import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, knownSearch, SpecDiff, SPEC_KEYS, targetOf } from "./instance-spec";
 import type { DiffOptions } from "./managed";
 import { checkInputs, CheckFailure, clientOf, definedOnly, requireSpec as requireValid, WithClient } from "./spec";
@@ -112,6 +113,9 @@ async function rent(
       },
     });
   } catch (error) {
+    if (error instanceof InstanceLeftError) {
+      throw new PartialCreationError(`${error.message} ${KEPT_IN_STATE}`, String(error.instanceId), createdOutputs(spec, error.instanceId, { instanceId: error.instanceId, offer: null }));
+    }
     throw error instanceof InterruptedError ? interruptedCreation(error, "The instance's creation") : error;
   }
 }

@@ -61,7 +61,7 @@ export interface KindFunctions {
  */
 export interface ResourceFunctions {
   /** `olds`: the inputs in the state, if any; the inputs returned carry the creation's generation (GENERATION_INPUT). */
-  check(news: Record<string, unknown>, unknown?: unknown, olds?: Props): { inputs: Record<string, unknown>; failures: CheckFailure[] };
+  check(news: Record<string, unknown>, unknown?: unknown, olds?: Props, urn?: string): { inputs: Record<string, unknown>; failures: CheckFailure[] };
   /** A promise for kinds whose diff looks at the service (GpuFleet): callers await it. */
   diff(id: string, olds: Props, news: Props, unknown?: unknown): Diff | Promise<Diff>;
   create(inputs: Props, urn?: string): Promise<{ id: string; outs: object }>;
@@ -92,22 +92,37 @@ export const CommonInputs = z.object({
 });
 
 /**
- * The input that says which creation of its resource a create makes: 0 at first, one more at each check that finds
- * the resource in the state. The tokens of a creation are derived from it and the URN, so the next `up` after a
- * cut-off one makes the same tokens (the state it checks against is the same), and a replacement's new half never
- * makes its old half's.
+ * The input that says which creation of its resource a create makes: 0 at first, one more than the state's at each
+ * check of a resource the state holds. The tokens of a creation are derived from it and the URN, so the next `up`
+ * after a cut-off one makes the same tokens (the state it checks against is the same), and a replacement's new
+ * half never makes its old half's.
  */
 export const GENERATION_INPUT = "__generation";
+
+/**
+ * The generation in the state of each resource checked by this process, by URN. The engine checks a resource
+ * about to be replaced twice: against its state, then (for the new half, so that names are made afresh) against
+ * nothing; the second check takes the state's generation from the first, as the same `up` always checks in that order.
+ */
+const checkedGenerations = new Map<string, number>();
+
+/** The generation of the creation a check is for (GENERATION_INPUT). */
+function generationOf(olds: Props, urn: string | undefined): number {
+  const held = Object.keys(olds).length > 0;
+  const previous = held ? Number(olds[GENERATION_INPUT] ?? 0) : urn === undefined ? undefined : checkedGenerations.get(urn);
+  if (held && urn !== undefined) checkedGenerations.set(urn, previous!);
+  return previous === undefined ? 0 : previous + 1;
+}
 /** The input that carries a dynamic resource's URN (the dynamic provider host gives `create` none). */
 export const URN_INPUT = "__urn";
 
 /** A kind's functions with the account, adoption, creation tokens and interruption handled around them. */
 export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
-  const check: ResourceFunctions["check"] = (news, unknown, olds = {}) => {
+  const check: ResourceFunctions["check"] = (news, unknown, olds = {}, urn) => {
     const own = fns.check(news, unknown);
     const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
-    const generation = Object.keys(olds).length ? Number(olds[GENERATION_INPUT] ?? 0) + 1 : 0;
-    return { inputs: { ...own.inputs, [GENERATION_INPUT]: generation }, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
+    const inputs = { ...own.inputs, [GENERATION_INPUT]: generationOf(olds, urn) };
+    return { inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
   };
   return {
     check,

@@ -1,10 +1,10 @@
 import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
-import { deletedOrGone } from "../resources/spec";
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers } from "./claims";
 import { NoMatchingOfferError, OfferCriteria, offerQuery, RentFailedError, RentOptions, RentResult, rentInstance } from "./rent";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
+import { destroyRetried } from "./destroy";
 
 export interface FleetPolicy extends RentOptions {
   /** A fleet that cannot be rented whole is destroyed again (default); otherwise what was rented is returned. */
@@ -61,7 +61,7 @@ export async function rentFleet(
   const failures = members.filter((m): m is GpuRentalError => m instanceof GpuRentalError);
   if (!failures.length || policy.allOrNothing === false) return { rented, failures, members };
   const destroyed = rented.map((r) => r.instanceId);
-  await Promise.all(destroyed.map((id) => deletedOrGone(() => client.instances.destroy(id))));
+  await destroyRetried(client, destroyed, policy);
   throw new FleetRentError(
     `Could not rent a fleet of ${size}: ${failures.length} rental(s) failed (${failures[0].message}). ` +
       `The ${rented.length} instance(s) rented were destroyed again${destroyed.length ? ` (${destroyed.join(", ")})` : ""}.`,

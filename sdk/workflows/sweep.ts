@@ -5,6 +5,7 @@ import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume }
 import { ownerOf, StackHoldings } from "./stack-holdings";
 import type { Instance } from "../schemas";
 import { spendReport } from "./spend";
+import { destroyRetried } from "./destroy";
 import { durationSeconds } from "./watchdog";
 
 export interface SweepOptions {
@@ -71,7 +72,7 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
     apiKeys: apiKeys.map((k) => ({ id: k.id, name: k.name })),
   };
   if (options.dryRun) return report;
-  for (const { id } of report.instances) await deletedOrGone(() => client.instances.destroy(id));
+  await destroyRetried(client, report.instances.map((i) => i.id));
   for (const { id } of report.volumes) await deletedOrGone(() => client.volumes.delete(id));
   for (const { id } of report.apiKeys) await deletedOrGone(() => client.apiKeys.delete(id));
   return report;
