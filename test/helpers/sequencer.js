@@ -15,6 +15,7 @@ const LONGEST_FIRST = [
   "test/package/gpu-fleet.test.ts",
   "test/package/readme.test.ts",
   "test/languages/yaml.test.ts",
+  "test/package/interrupted.test.ts",
   "test/package/ci.test.ts",
   "test/plugin/typescript.test.ts",
   "test/e2e/spend-guard.test.ts",
