@@ -48,6 +48,8 @@ interface Held {
   instanceId: number;
   offer: Offer | null;
   instanceApiKey?: string;
+  /** The creation token it carries. */
+  token?: string;
 }
 
 /**
@@ -133,7 +135,7 @@ async function takeLeftBehind(
     const fits = specOfInstance(instance) === digest && !failedFor(instance, targetOf(spec));
     if (fits && !taken) {
       log(`instance ${instance.id}, rented for this resource by an earlier run that was cut off (token ${token}), is taken over`);
-      taken = { instanceId: instance.id, offer: null };
+      taken = { instanceId: instance.id, offer: null, token };
       continue;
     }
     log(`instance ${instance.id}, left by an earlier run that was cut off (token ${token}), ${fits ? "is one too many" : "does not fit the program now"}: destroying it`);
@@ -184,7 +186,7 @@ async function destroyAfterFailure(client: GpuRentalClient, held: Held, error: E
   try {
     await destroyRetried(client, [held.instanceId], options);
   } catch (cleanup) {
-    const token = options.token ? ` (outside Pulumi: \`${sweepCommand(options.token)}\`)` : "";
+    const token = held.token ? ` (outside Pulumi: \`${sweepCommand(held.token)}\`)` : "";
     throw new PartialCreationError(
       `${error.message} Then ${(cleanup as Error).message}. ${KEPT_IN_STATE}${token}`,
       String(held.instanceId), outputs(), [error.message, (cleanup as Error).message],
