@@ -52,12 +52,17 @@ Commands:
              --token-prefix P    everything whose token starts with P- (the tokenPrefix the run used)
              --token T           everything carrying token T (repeatable; an OutcomeUnknownError names it)
              --label L           instances labelled L
+             --stack S           the orphans of Pulumi stack S (run in its project's folder): what carries the
+                                 stack's creation tokens and its state does not hold (a deploy cut off before
+                                 the state learnt of it); the stack's own objects are never touched
              --older-than D      only instances older than D (90s, 15m, 6h, 2d); volumes and keys are left alone
              --idle D            only instances stopped for at least D (read from the billing)
              --dry-run           only list what would be destroyed
-  spend      What the account is paying for: every instance with label, token, state, age, $/hour now and
+  spend      What the account is paying for: every instance with label, token, owner, state, age, $/hour now and
              accrued cost (the billing's figures), ended ones with their end, and the totals. Needs a key that may
-             read billing. --json; filters --older-than D, --label L, --token-prefix P.
+             read billing. --json; filters --older-than D, --label L, --token-prefix P. --stack S (repeatable, run
+             in the project's folder): the owner says whether stack S's state holds the instance, it is an orphan
+             of S, made by gpu-rental otherwise, or not made by gpu-rental.
   plugin install
              Install the gpu-rental provider plugin of this package into your Pulumi plugins ($PULUMI_HOME,
              default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
@@ -188,24 +193,27 @@ export async function main(argv: string[]): Promise<void> {
       args: rest,
       options: {
         "token-prefix": { type: "string" }, token: { type: "string", multiple: true }, label: { type: "string" }, "dry-run": { type: "boolean" },
-        "older-than": { type: "string" }, idle: { type: "string" },
+        "older-than": { type: "string" }, idle: { type: "string" }, stack: { type: "string" },
       },
     });
-    if (!values["token-prefix"] && !values.token?.length && !values.label) {
-      throw new UsageError("sweep needs --token-prefix, --token or --label: it never sweeps a whole account");
+    if (!values["token-prefix"] && !values.token?.length && !values.label && !values.stack) {
+      throw new UsageError("sweep needs --token-prefix, --token, --label or --stack: it never sweeps a whole account");
     }
     await runSweep({
       tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"],
-      olderThan: values["older-than"], idle: values.idle,
+      olderThan: values["older-than"], idle: values.idle, stack: values.stack,
     });
     return;
   }
   if (command === "spend") {
     const { values } = parseArgs({
       args: rest,
-      options: { json: { type: "boolean" }, "older-than": { type: "string" }, label: { type: "string" }, "token-prefix": { type: "string" } },
+      options: {
+        json: { type: "boolean" }, "older-than": { type: "string" }, label: { type: "string" }, "token-prefix": { type: "string" },
+        stack: { type: "string", multiple: true },
+      },
     });
-    await runSpend({ olderThan: values["older-than"], label: values.label, tokenPrefix: values["token-prefix"] }, !!values.json);
+    await runSpend({ olderThan: values["older-than"], label: values.label, tokenPrefix: values["token-prefix"] }, !!values.json, values.stack);
     return;
   }
   if (command === "plugin") {

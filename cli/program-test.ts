@@ -125,9 +125,12 @@ async function upWithoutChanges(stack: EphemeralStack, parallel?: number): Promi
   }
 }
 
-/** The inputs that differ between two states (dynamic providers report no per-key diff to the engine). */
+/**
+ * The inputs that differ between two states (dynamic providers report no per-key diff to the engine). The inputs
+ * the program does not write (`__provider`, a creation's `__generation`, which every up counts) are left out.
+ */
 function changedInputs(olds: Record<string, unknown> = {}, news: Record<string, unknown> = {}): string[] {
-  const keys = new Set([...Object.keys(olds), ...Object.keys(news)].filter((key) => key !== "__provider"));
+  const keys = new Set([...Object.keys(olds), ...Object.keys(news)].filter((key) => !key.startsWith("__")));
   return [...keys].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key])).sort();
 }
 

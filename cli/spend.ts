@@ -1,24 +1,43 @@
-import { GpuRentalClient, spendReport, SpendFilter, SpendReport } from "../sdk";
+import { GpuRentalClient, SpendLine, spendReport, SpendFilter, SpendReport } from "../sdk";
+import { readStackHoldings } from "./stack-holdings";
 
 /**
  * `gpu-rental spend`: every instance of the account (GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY, a key that may read
- * billing) with what it costs per hour now and has cost so far, as a table or JSON.
+ * billing) with what it costs per hour now and has cost so far, and whose it is (held by one of `stacks`' states,
+ * an orphan of one, made by gpu-rental otherwise, or not), as a table or JSON.
  */
-export async function runSpend(filter: SpendFilter, json: boolean): Promise<SpendReport> {
-  const report = await spendReport(new GpuRentalClient(), filter);
+export async function runSpend(filter: SpendFilter, json: boolean, stacks: string[] = []): Promise<SpendReport> {
+  const report = await spendReport(new GpuRentalClient(), filter, stacks.map((stack) => readStackHoldings(stack)));
   if (json) {
     console.log(JSON.stringify(report, null, 2));
     return report;
   }
-  const header = ["ID", "LABEL", "TOKEN", "STATE", "AGE", "$/HOUR", "ACCRUED $"];
+  const header = ["ID", "LABEL", "TOKEN", "OWNER", "STATE", "AGE", "$/HOUR", "ACCRUED $"];
   const rows = report.instances.map((line) => [
-    String(line.id), line.label || "-", line.token ?? "-", line.endedAt ? `ended ${new Date(line.endedAt * 1000).toISOString().slice(0, 19)}Z` : line.state,
+    String(line.id), line.label || "-", line.token ?? "-", owner(line),
+    line.endedAt ? `ended ${new Date(line.endedAt * 1000).toISOString().slice(0, 19)}Z` : line.state,
     age(line.ageSeconds), line.pricePerHour.toFixed(4), line.accrued.toFixed(2),
   ]);
-  rows.push(["TOTAL", "", "", `${report.instances.filter((l) => !l.endedAt).length} live`, "", report.totalPerHour.toFixed(4), report.totalAccrued.toFixed(2)]);
+  rows.push(["TOTAL", "", "", "", `${report.instances.filter((l) => !l.endedAt).length} live`, "", report.totalPerHour.toFixed(4), report.totalAccrued.toFixed(2)]);
   const widths = header.map((_, col) => Math.max(...[header, ...rows].map((row) => row[col].length)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, col) => (col >= 5 ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd());
+  for (const row of [header, ...rows]) console.log(row.map((cell, col) => (col >= 6 ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd());
   return report;
+}
+
+/** Whose an instance is, in a word or two: `state of proj/dev`, `orphan of proj/dev`, `gpu-rental`, `not gpu-rental`. */
+function owner(line: SpendLine): string {
+  switch (line.ownership) {
+    case "held":
+      return `state of ${line.stack}`;
+    case "orphan":
+      return `orphan of ${line.stack}`;
+    case "gpu-rental":
+      return "gpu-rental";
+    case "other":
+      return "not gpu-rental";
+    default:
+      return "-";
+  }
 }
 
 /** `3d4h`, `5h12m`, `42m`, `17s`: the two largest units. */

@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
 import type { GpuFleetArgs, GpuFleetOutputProperties } from "./generated/resources";
 import { registration, ResourceOptions } from "./resource-options";
 import { SdkProvider } from "./sdk-provider";
@@ -14,8 +13,6 @@ export interface SshEndpoint {
   host: string | null;
   port: number | null;
 }
-
-const DESCRIPTION = RESOURCE_DESCRIPTIONS.GpuFleet;
 
 /**
  * `size` instances of one template and criteria as one resource: rented together (all or nothing, no two
@@ -33,7 +30,7 @@ export class GpuFleet extends pulumi.dynamic.Resource {
     // Secret even when the program passes it in the clear: inputs are written to state too.
     const imageLogin = args.imageLogin === undefined ? undefined : pulumi.secret(args.imageLogin);
     const inputs = { ...args, imageLogin, labelPrefix: args.labelPrefix ?? name };
-    const { props, options } = registration(Object.keys(DESCRIPTION.outputs), inputs, opts, secretsOf(DESCRIPTION));
+    const { props, options } = registration("GpuFleet", name, inputs, opts);
     super(new SdkProvider("GpuFleet"), name, props, options, "gpu-rental", "GpuFleet");
   }
 }

@@ -1,12 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
 import type { InstanceArgs, InstanceOutputProperties } from "./generated/resources";
 import { SdkProvider } from "./sdk-provider";
 import { registration, ResourceOptions } from "./resource-options";
 
 export type { InstanceArgs } from "./generated/resources";
-
-const DESCRIPTION = RESOURCE_DESCRIPTIONS.Instance;
 
 /**
  * A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still
@@ -18,7 +15,7 @@ export class Instance extends pulumi.dynamic.Resource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
     // Secret even when the program passes it in the clear: inputs are written to state too.
     const imageLogin = args.imageLogin === undefined ? undefined : pulumi.secret(args.imageLogin);
-    const { props, options } = registration(Object.keys(DESCRIPTION.outputs), { ...args, imageLogin }, opts, secretsOf(DESCRIPTION));
+    const { props, options } = registration("Instance", name, { ...args, imageLogin }, opts);
     super(new SdkProvider("Instance"), name, props, options, "gpu-rental", "Instance");
   }
 }

@@ -1,12 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
 import type { NetworkVolumeArgs, NetworkVolumeOutputProperties } from "./generated/resources";
 import { SdkProvider } from "./sdk-provider";
 import { registration, ResourceOptions } from "./resource-options";
 
 export type { NetworkVolumeArgs } from "./generated/resources";
-
-const DESCRIPTION = RESOURCE_DESCRIPTIONS.NetworkVolume;
 
 /**
  * A network volume. The API shows no way to resize or rename one, so every change makes a new volume (before
@@ -15,7 +12,7 @@ const DESCRIPTION = RESOURCE_DESCRIPTIONS.NetworkVolume;
  */
 export class NetworkVolume extends pulumi.dynamic.Resource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration(Object.keys(DESCRIPTION.outputs), args, opts, secretsOf(DESCRIPTION));
+    const { props, options } = registration("NetworkVolume", name, args, opts);
     super(new SdkProvider("NetworkVolume"), name, props, options, "gpu-rental", "NetworkVolume");
   }
 }

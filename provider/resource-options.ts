@@ -1,5 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Account } from "./account";
+import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
+import { URN_INPUT } from "../sdk/resources/managed";
+import type { ResourceKind } from "../sdk/resources/kinds";
 
 /** The options of every gpu-rental resource: Pulumi's own, plus the account the resource lives in. */
 export interface ResourceOptions extends pulumi.CustomResourceOptions {
@@ -19,16 +22,21 @@ export interface CommonArgs {
 }
 
 /**
- * The props and options a dynamic resource is registered with: the declared args with the outputs seeded as
- * undefined (or the engine drops them), the account recorded by name, and `secretOutputs` encrypted in state.
+ * The props and options a dynamic resource of `kind` is registered with: the declared args with the outputs seeded
+ * as undefined (or the engine drops them), the account recorded by name, the resource's URN (its creations' tokens
+ * are derived from it: the dynamic provider host gives `create` none), and the kind's secret outputs encrypted in
+ * state.
  */
 export function registration(
-  outputs: readonly string[],
+  kind: ResourceKind,
+  name: string,
   args: object,
   opts: ResourceOptions,
-  secretOutputs: readonly string[] = [],
 ): { props: Record<string, unknown>; options: pulumi.CustomResourceOptions } {
+  const description = RESOURCE_DESCRIPTIONS[kind];
   const { account, ...options } = opts;
-  const props = { ...Object.fromEntries(outputs.map((name) => [name, undefined])), ...args, account: account?.ref };
-  return { props, options: { ...options, additionalSecretOutputs: [...(options.additionalSecretOutputs ?? []), ...secretOutputs] } };
+  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/gpu-rental:${kind}`, options.parent);
+  const props = { ...Object.fromEntries(Object.keys(description.outputs).map((output) => [output, undefined])), ...args, account: account?.ref, [URN_INPUT]: urn };
+  const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...secretsOf(description)];
+  return { props, options: { ...options, additionalSecretOutputs } };
 }

@@ -19,7 +19,10 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   constructor(readonly kind: ResourceKind) {}
 
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    loadSdk().configureFromStackConfig(req.config);
+    const sdk = loadSdk();
+    sdk.configureFromStackConfig(req.config);
+    // A signal to this process (a cancelled CI job) interrupts the creations under way, which answer with what they made.
+    sdk.stopOnSignals();
   }
 
   /** Also warns, as the engine's own warning, what preview can tell of a creation (a spend cap that will refuse it). */
@@ -29,7 +32,7 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
     const warnings = await fns.warnings(olds, news, sdk.UNKNOWN);
     // The dynamic provider host gives `check` no URN: the warning names the resource itself.
     if (warnings.length) await fromProgram<EngineLog>("gpu-rental/provider/engine-log").warnEngine(warnings);
-    return fns.check(news, sdk.UNKNOWN);
+    return fns.check(news, sdk.UNKNOWN, olds, news.__urn);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
@@ -37,8 +40,13 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
     return sdk.RESOURCE_FUNCTIONS[this.kind].diff(id, olds, news, sdk.UNKNOWN);
   }
 
+  /** The resource's URN comes as an input (the host gives `create` none): the creation's tokens are derived from it. */
   async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {
-    return functionsOf(this.kind).create(inputs);
+    try {
+      return await functionsOf(this.kind).create(inputs, inputs.__urn);
+    } catch (error) {
+      throw withProvider(error, inputs);
+    }
   }
 
   async read(id: string, props: any): Promise<pulumi.dynamic.ReadResult> {
@@ -48,12 +56,26 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   }
 
   async update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult> {
-    return { outs: await functionsOf(this.kind).update(id, olds, news) };
+    try {
+      return { outs: await functionsOf(this.kind).update(id, olds, news, news.__urn) };
+    } catch (error) {
+      throw withProvider(error, news);
+    }
   }
 
   async delete(id: string, props: any): Promise<void> {
     await functionsOf(this.kind).delete(id, props);
   }
+}
+
+/**
+ * A partial creation (an error with the object's id: the engine keeps it in the state) records the serialized
+ * provider with its outputs, as a success does: the host adds it to those only, and later operations on the
+ * resource load the provider from them.
+ */
+function withProvider(error: any, inputs: any): unknown {
+  if (error && error.id && error.properties) error.properties = { ...error.properties, __provider: inputs.__provider };
+  return error;
 }
 
 function functionsOf(kind: ResourceKind): ResourceFunctions {

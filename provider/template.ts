@@ -1,12 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
 import type { TemplateArgs, TemplateOutputProperties } from "./generated/resources";
 import { SdkProvider } from "./sdk-provider";
 import { registration, ResourceOptions } from "./resource-options";
 
 export type { TemplateArgs } from "./generated/resources";
-
-const DESCRIPTION = RESOURCE_DESCRIPTIONS.Template;
 
 /**
  * A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id
@@ -17,7 +14,7 @@ export class Template extends pulumi.dynamic.Resource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
     // Secret even when the program passes it in the clear: inputs are written to state too.
     const dockerLoginPass = args.dockerLoginPass === undefined ? undefined : pulumi.secret(args.dockerLoginPass);
-    const { props, options } = registration(Object.keys(DESCRIPTION.outputs), { ...args, dockerLoginPass }, opts, secretsOf(DESCRIPTION));
+    const { props, options } = registration("Template", name, { ...args, dockerLoginPass }, opts);
     super(new SdkProvider("Template"), name, props, options, "gpu-rental", "Template");
   }
 }

@@ -40,8 +40,8 @@ describe("gpu-rental spend and sweep by age", () => {
     expect(cents(report.totalAccrued)).toBe(cents(charges.reduce((sum, row) => sum + row.amount, 0)));
 
     const table = await cli("spend", "--older-than", "6h", "--token-prefix", "nightly");
-    expect(table).toMatch(new RegExp(`^${running.instanceId}\\s+train\\s+${running.token}\\s+running\\s+7h30m`, "m"));
-    expect(table).toMatch(new RegExp(`^${stopped.instanceId}\\s+-\\s+${stopped.token}\\s+stopped\\s+7h30m`, "m"));
+    expect(table).toMatch(new RegExp(`^${running.instanceId}\\s+train\\s+${running.token}\\s+gpu-rental\\s+running\\s+7h30m`, "m"));
+    expect(table).toMatch(new RegExp(`^${stopped.instanceId}\\s+-\\s+${stopped.token}\\s+gpu-rental\\s+stopped\\s+7h30m`, "m"));
     expect(table).not.toContain(String(young.instanceId));
     expect(table).toMatch(/^TOTAL\s+2 live/m);
 

@@ -22,7 +22,7 @@ describe("gpu-rental command", () => {
     [["emulator", "--api-key", "short"], /--api-key must be at least 8 characters/],
     [["emulator", "--colour"], /Unknown option '--colour'/],
     [["launch"], /Unknown command "launch"/],
-    [["sweep"], /sweep needs --token-prefix, --token or --label/],
+    [["sweep"], /sweep needs --token-prefix, --token, --label or --stack/],
     [["test", "--parallel", "1.5"], /--parallel must be a whole number/],
     [["deploy", "--parallel", "0"], /--parallel must be a number from 1 to 100000/],
   ])("refuses %j with a clear message and exit code 2", (args, message) => {

@@ -1,6 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError } from "../../sdk/errors";
 import { RESOURCE_FUNCTIONS, ResourceKind, UNKNOWN } from "../../sdk/resources/kinds";
+import { GENERATION_INPUT } from "../../sdk/resources/managed";
+import { PartialCreationError } from "../../sdk/resources/creation";
+import { interrupt } from "../../sdk/resources/provider-process";
 import { RESOURCE_DESCRIPTIONS, secretsOf } from "../../sdk/resources/descriptions";
 import { warnEngine } from "../engine-log";
 import { packageSchema } from "../schema/schema";
@@ -25,11 +28,11 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     // A fleet's members are labelled after the resource's name unless the program says otherwise.
     if (kind === "GpuFleet" && news.labelPrefix === undefined) news = { ...news, labelPrefix: urn.split("::").pop() };
     const fns = RESOURCE_FUNCTIONS[kind];
-    const result = fns.check(revealed(news), UNKNOWN);
+    const result = fns.check(revealed(news), UNKNOWN, revealed(olds), urn);
     // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
     await warnEngine(await fns.warnings(revealed(olds), revealed(news), UNKNOWN), urn);
-    // The inputs as given (secrets the program marked stay secret), with the kind's own secrets marked too.
-    return { inputs: secret(kind, news), failures: result.failures };
+    // The inputs as given (secrets the program marked stay secret) and the creation's generation, with the kind's own secrets marked too.
+    return { inputs: secret(kind, { ...news, [GENERATION_INPUT]: result.inputs[GENERATION_INPUT] }), failures: result.failures };
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.DiffResult> {
@@ -38,8 +41,17 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
 
   async create(urn: string, inputs: Props): Promise<pulumi.provider.CreateResult> {
     const kind = kindOf(urn);
-    const { id, outs } = await RESOURCE_FUNCTIONS[kind].create(revealed(inputs));
-    return { id, outs: secret(kind, outs) };
+    try {
+      const { id, outs } = await RESOURCE_FUNCTIONS[kind].create(revealed(inputs), urn);
+      return { id, outs: secret(kind, outs) };
+    } catch (error) {
+      throw secretPartial(kind, error);
+    }
+  }
+
+  /** The engine cancels (its own SIGINT or SIGTERM): the creations under way answer at once with what they made. */
+  async cancel(): Promise<void> {
+    interrupt();
   }
 
   /**
@@ -61,7 +73,11 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
 
   async update(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.UpdateResult> {
     const kind = kindOf(urn);
-    return { outs: secret(kind, await RESOURCE_FUNCTIONS[kind].update(id, revealed(olds), revealed(news))) };
+    try {
+      return { outs: secret(kind, await RESOURCE_FUNCTIONS[kind].update(id, revealed(olds), revealed(news), urn)) };
+    } catch (error) {
+      throw secretPartial(kind, error);
+    }
   }
 
   async delete(id: string, urn: string, props: Props): Promise<void> {
@@ -75,6 +91,12 @@ function kindOf(urn: string): ResourceKind {
   const kind = type.replace(/^gpu-rental:index:/, "");
   if (!(kind in RESOURCE_FUNCTIONS)) throw new Error(`gpu-rental has no resource type ${type}`);
   return kind as ResourceKind;
+}
+
+/** A partial creation's outputs, with the kind's secrets marked as a success's are (the engine writes them to state). */
+function secretPartial(kind: ResourceKind, error: unknown): unknown {
+  if (error instanceof PartialCreationError) error.properties = secret(kind, error.properties);
+  return error;
 }
 
 function secret(kind: ResourceKind, props: object): Props {

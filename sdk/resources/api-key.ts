@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { createApiKeyOnce } from "../workflows/create";
-import { nameWithoutToken as baseName } from "../workflows/tokens";
+import { nameWithoutToken as baseName, resourceToken, tokenOfApiKey } from "../workflows/tokens";
+import { InterruptedError } from "../workflows/interruption";
+import { CreationContext, interruptedCreation } from "./creation";
 import { ApiKey, CreateApiKeyRequest, PermissionSet } from "../schemas";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, sameValue, WithClient } from "./spec";
@@ -46,12 +48,23 @@ export function checkApiKeyInputs(news: Record<string, unknown>, unknown?: unkno
 
 /**
  * Issues the key (`POST /api/v0/auth/apikeys/`), named `<name>-<token>`: a key whose answer (with its value) was
- * lost is found by its token and revoked, and the key issued again; none is ever left live and unknown.
+ * lost is found by its token and revoked, and the key issued again; none is ever left live and unknown. With
+ * `identity` (a Pulumi resource) the token is the resource's: a key an earlier, cut-off run issued for it is revoked
+ * first (its value, shown once, is lost with that run).
  */
-export async function createApiKeyFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
+export async function createApiKeyFromSpec(input: unknown, options: WithClient & CreationContext = {}): Promise<{ id: string; outs: ApiKeySpec & ApiKeyOutputs }> {
   const spec = requireSpec("ApiKey", ApiKeySpec, input);
-  const { created } = await createApiKeyOnce(clientOf(options), spec);
-  return { id: String(created.id), outs: { ...spec, ...outputsOf(created, created.key) } };
+  const client = clientOf(options);
+  const token = options.identity && resourceToken(options.identity);
+  if (token) {
+    for (const key of (await client.apiKeys.list()).filter((k) => tokenOfApiKey(k) === token)) await deleteApiKeyById(String(key.id), { client });
+  }
+  try {
+    const { created } = await createApiKeyOnce(client, spec, { token, signal: options.signal });
+    return { id: String(created.id), outs: { ...spec, ...outputsOf(created, created.key) } };
+  } catch (error) {
+    throw error instanceof InterruptedError ? interruptedCreation(error, "The API key's creation") : error;
+  }
 }
 
 /** The key as it is now (`GET /api/v0/auth/apikeys/{id}/`), or null when it is revoked or gone. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULTS, diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
+import { diffInstanceSpec, InstanceSpec, SPEC_KEYS } from "./instance-spec";
 import { CheckFailure, checkInputs, requireSpec, sameValue } from "./spec";
 
 /**
@@ -94,10 +94,6 @@ export function diffFleetSpec(olds: Readonly<Record<string, any>>, news: Readonl
   }
   const changes = replaces.size > 0 || updates.size > 0;
   return { changes, replaces: [...replaces], updates: [...updates].filter((key) => !replaces.has(key)), deleteBeforeReplace: false };
-}
-
-export function targetOf(spec: Pick<FleetSpec, "targetState">): "running" | "stopped" {
-  return spec.targetState ?? DEFAULTS.targetState;
 }
 
 function pick(props: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {

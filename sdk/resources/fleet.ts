@@ -2,16 +2,22 @@ import { randomBytes } from "node:crypto";
 import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
 import { FAILED_STATUSES, Instance } from "../schemas";
-import { rentFleet } from "../workflows/fleet";
+import { FleetPolicy, rentFleet } from "../workflows/fleet";
 import type { InstanceOutputs } from "./instance";
 import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
-import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf, rentsAgain } from "./instance-spec";
+import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf, rentsAgain, targetOf } from "./instance-spec";
 import { stackSpendCap } from "../connection";
 import { capWarnings } from "../workflows/spend";
-import { adoptInstance } from "./instance";
-import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec, targetOf } from "./fleet-spec";
+import { adoptInstance, failedFor, instanceDigest } from "./instance";
+import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec } from "./fleet-spec";
 import type { DiffOptions, KindOptions } from "./managed";
 import { clientOf, deletedOrGone, knownValues, WithClient } from "./spec";
+import { instancesCarrying, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { destroyRetried, NotDestroyedError } from "../workflows/destroy";
+import { InterruptedError } from "../workflows/interruption";
+import { resourceToken, SPEC_ENV, specOfInstance, sweepCommand } from "../workflows/tokens";
+import type { Offer } from "../schemas";
+import { InstanceLeftError, RentOptions } from "../workflows/rent";
 
 export * from "./fleet-spec";
 
@@ -58,14 +64,37 @@ interface Made {
   key: string | null;
 }
 
-/** Creates the fleet: adopts `adoptIds`, rents the rest together, waits for all; all or nothing. */
+/**
+ * Creates the fleet: adopts `adoptIds`, rents the rest together, waits for all; all or nothing. Interrupted, or
+ * left with members that could not be destroyed, it throws a PartialCreationError holding the members it has, so
+ * the stack's state holds them and the next `up` (an update) completes the fleet.
+ */
 export async function createFleetFromSpec(input: unknown, options: FleetOptions = {}): Promise<{ id: string; outs: FleetSpec & FleetOutputs }> {
   const spec = requireFleetSpec(input);
   const client = clientOf(options);
-  const adopted = await Promise.all((spec.adoptIds ?? []).map((id, index) => adoptMember(client, spec, index, id, options)));
-  const indices = range(adopted.length, spec.size);
-  const rented = await rentMembers(client, spec, indices, options);
-  return { id: `fleet-${randomBytes(6).toString("hex")}`, outs: outputsOf(spec, [...adopted, ...rented]) };
+  const id = `fleet-${randomBytes(6).toString("hex")}`;
+  const adopted = await Promise.all((spec.adoptIds ?? []).map((instanceId, index) => adoptMember(client, spec, index, instanceId, options)));
+  const rented = await rentMembers(client, spec, range(adopted.length, spec.size), options).catch((error) => {
+    throw partialFleet(error, id, spec, adopted);
+  });
+  return { id, outs: outputsOf(spec, [...adopted, ...rented]) };
+}
+
+/** Members rented (or taken over) that are left when the renting stopped: interrupted, or not destroyed again. */
+class MembersLeft extends GpuRentalError {
+  override name = "MembersLeft";
+  constructor(
+    message: string,
+    readonly left: Made[],
+  ) {
+    super(message);
+  }
+}
+
+/** A MembersLeft as the partial creation (or update) of the fleet `id` with `others`: the state holds them all. */
+function partialFleet(error: unknown, id: string, spec: FleetSpec, others: Made[]): unknown {
+  if (!(error instanceof MembersLeft) || error.left.length + others.length === 0) return error;
+  return new PartialCreationError(`${error.message} ${KEPT_IN_STATE}`, id, outputsOf(spec, [...others, ...error.left]));
 }
 
 /**
@@ -107,11 +136,12 @@ export function diffFleet(olds: Readonly<Record<string, any>>, news: Readonly<Re
     return diff;
   }
   const target = targetOf(olds as FleetSpec);
-  const recorded = members.filter((m) => replacementReason(m.status, undefined, target) !== null);
-  if (!options || !members.length) return withBroken(diff, recorded.length);
+  // A partial creation's fleet (cut off, or left with members it could not destroy) is completed by an update.
+  const recorded = members.filter((m) => replacementReason(m.status, undefined, target) !== null).length + (olds[PARTIAL_OUTPUT] ? 1 : 0);
+  if (!options || !members.length) return withBroken(diff, recorded);
   return listedById(options.client()).then((listed) => {
     const broken = members.filter((m) => replacementReason(m.status, listed.get(m.instanceId), target) !== null);
-    return withBroken(diff, broken.length);
+    return withBroken(diff, broken.length + (olds[PARTIAL_OUTPUT] ? 1 : 0));
   });
 }
 
@@ -157,11 +187,18 @@ export async function updateFleetFromSpec(
     }
   }
   await destroyAll(client, broken.filter((m) => listed.has(m.instanceId)).map((m) => m.instanceId), log);
-  const renew = broken.map((m) => m.index);
-  const settled = await settleInPlace(client, spec, kept, options);
-  const added = await rentMembers(client, spec, [...renew, ...range(members.length, spec.size)], options);
-  const all = [...settled, ...added].sort((a, b) => a.member.index - b.member.index);
-  return outputsOf(spec, all);
+  // Members a cut-off creation never rented are missing from the state: they are rented like new ones.
+  const held = new Set(kept.map((m) => m.member.index));
+  const missing = range(0, spec.size).filter((index) => !held.has(index));
+  let settled: Made[] | undefined;
+  try {
+    settled = await settleInPlace(client, spec, kept, options);
+    const added = await rentMembers(client, spec, missing, options);
+    return outputsOf(spec, [...settled, ...added]);
+  } catch (error) {
+    // Interrupted while the kept members settled, the error holds them; while renting, the settled ones come too.
+    throw partialFleet(error, id, spec, settled ?? []);
+  }
 }
 
 /** Destroys every member; retries until none is left, else names those that remain. */
@@ -182,7 +219,10 @@ export async function adoptFleet(id: string): Promise<never> {
   throw new GpuRentalError(`GpuFleet cannot adopt ${id} with adoptId: a fleet adopts its members by index, with adoptIds: [id of member 0, ...].`);
 }
 
-/** Labels and target state of the members kept: set where they differ, then waited for together. */
+/**
+ * Labels and target state of the members kept: set where they differ, then waited for together with the members
+ * not there yet (a cut-off creation's, still booting). Interrupted, the members as they are now are left.
+ */
 async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Made[], options: FleetOptions): Promise<Made[]> {
   const target = targetOf(spec);
   const changing = kept.filter(({ member }) => member.label !== memberLabel(spec.labelPrefix, member.index) || stateOf(member) !== target);
@@ -194,11 +234,29 @@ async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Mad
       return client.instances.update(member.instanceId, change);
     }),
   );
-  if (!changing.length) return kept;
-  const outcomes = await waitForInstances(client, changing.map((m) => m.member.instanceId), target, options.wait);
+  const waiting = kept.filter((made) => changing.includes(made) || !reached(made.member, target));
+  if (!waiting.length) return kept;
+  const outcomes = await waitForInstances(client, waiting.map((m) => m.member.instanceId), target, { ...options.wait, signal: options.signal });
+  const seen = new Map(outcomes.flatMap((o) => (o.instance ? [[o.id, o.instance] as const] : [])));
+  const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId)) } : made));
+  if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new MembersLeft(`Interrupted while ${waiting.length} GpuFleet member(s) were brought to ${target}.`, now);
   failIfAny(outcomes, `could not be brought to ${target}`);
-  const seen = new Map(outcomes.map((o) => [o.id, o.instance!]));
-  return kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId)) } : made));
+  return now;
+}
+
+/** Whether a member's recorded status is its target's (a member recorded while booting is not). */
+function reached(member: FleetMember, target: "running" | "stopped"): boolean {
+  return target !== "running" || member.status === "running";
+}
+
+/** A member this creation holds, booting: rented now (offer and key known), or taken over from a cut-off run. */
+interface Booting {
+  index: number;
+  instanceId: number;
+  offer: Offer | null;
+  key: string | null;
+  /** As last seen. */
+  instance?: Instance;
 }
 
 /**
@@ -206,40 +264,128 @@ async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Mad
  * and rented again elsewhere (at most `maxBootAttempts` rentals) when rentsAgain says so: with `onBootFailure:
  * replace`, and always for one that did not come up within the boot deadline. All or nothing: on any failure
  * every member rented here is destroyed before the error is raised.
+ *
+ * With `identity` (a Pulumi fleet) member `i` carries the token of slot `member i`: members that an earlier,
+ * cut-off run rented for this spec are taken over, others carrying those tokens destroyed. Interrupted
+ * (`signal`), or left with members that cannot be destroyed, it throws MembersLeft with the members it holds.
  */
 async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: number[], options: FleetOptions): Promise<Made[]> {
   if (!indices.length) return [];
   const log = options.log ?? (() => undefined);
   const attempts = spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts;
+  const target = targetOf(spec);
+  const tokenOf = (index: number) => (options.identity ? resourceToken(options.identity, `member ${index}`) : undefined);
+  const policy: RentOptions = { requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: stackSpendCap(), signal: options.signal };
   const made: Made[] = [];
   const failedOffers: number[] = [];
-  let pending = indices;
+  let booting: Booting[] = [];
   try {
-    for (let boot = 1; pending.length; boot++) {
-      const criteria = criteriaOf(memberSpec(spec, 0));
-      if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
-      log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
-      // The cap is checked for the members together (all or nothing); each member's watchdog ends it at its lifetime.
-      const policy = { requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: stackSpendCap() };
-      const { rented } = await rentFleet(client, pending.length, criteria, (i) => creationRequestOf(memberSpec(spec, pending[i])), policy);
-      const outcomes = await waitForInstances(client, rented.map((r) => r.instanceId), targetOf(spec), options.wait);
-      outcomes.forEach((o, i) => o.error || made.push({ member: memberOf(pending[i], o.instance, rented[i].offer), key: rented[i].instanceApiKey ?? null }));
-      const failed = outcomes.flatMap((o, i) => (o.error ? [{ index: pending[i], error: o.error, instanceId: o.id, offerId: rented[i].offer.id }] : []));
+    if (options.identity) booting = await takeLeftBehind(client, spec, indices, tokenOf, policy, log);
+    let pending = indices.filter((index) => !booting.some((b) => b.index === index));
+    for (let boot = 1; pending.length || booting.length; boot++) {
+      if (pending.length) await rentTogether(client, spec, pending, failedOffers, { ...policy, tokenOf: (i) => tokenOf(pending[i]) }, booting, log, boot, attempts);
+      const outcomes = await waitForInstances(client, booting.map((b) => b.instanceId), target, { ...options.wait, signal: options.signal });
+      booting.forEach((b, i) => (b.instance = outcomes[i].instance ?? b.instance));
+      if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new InterruptedError("Interrupted while the members booted.");
+      const failed = booting.flatMap((b, i) => (outcomes[i].error ? [{ ...b, error: outcomes[i].error! }] : []));
+      made.push(...booting.filter((_, i) => !outcomes[i].error).map((b) => ({ member: memberOf(b.index, b.instance!, b.offer), key: b.key })));
+      booting = [];
       if (!failed.length) break;
-      await destroyAll(client, failed.map((f) => f.instanceId), log);
+      await destroyRetried(client, failed.map((f) => f.instanceId), policy);
       const first = failed.find((f) => !rentsAgain(spec, f.error, boot));
       if (first) throw new GpuRentalError(`${failed.length} member(s) did not boot, e.g. member ${first.index}: ${first.error.message} (destroyed).`);
-      for (const f of failed) log(`member ${f.index}: instance ${f.instanceId} on offer ${f.offerId} did not boot (${f.error.message}): destroyed, renting another`);
-      failedOffers.push(...failed.map((f) => f.offerId));
+      for (const f of failed) log(`member ${f.index}: instance ${f.instanceId}${f.offer ? ` on offer ${f.offer.id}` : ""} did not boot (${f.error.message}): destroyed, renting another`);
+      failedOffers.push(...failed.flatMap((f) => (f.offer ? [f.offer.id] : [])));
       pending = failed.map((f) => f.index);
     }
   } catch (error) {
-    const ids = made.map((m) => m.member.instanceId);
-    if (ids.length) await destroyAll(client, ids, log).catch(() => undefined);
-    const detail = ids.length ? ` The ${ids.length} member(s) it had rented were destroyed again (${ids.join(", ")}).` : "";
-    throw new GpuRentalError(`Could not rent ${indices.length} GpuFleet member(s): ${(error as Error).message}${detail}`);
+    const held = [...made, ...booting.map((b) => ({ member: memberOf(b.index, b.instance ?? unseen(b.instanceId), b.offer), key: b.key }))];
+    if (error instanceof InterruptedError) throw new MembersLeft(`The GpuFleet's members were being rented when it was interrupted: ${held.length} of ${indices.length} rented.${mayExist(error)}`, held);
+    throw await destroyedAgain(client, held, indices.length, error as Error, policy);
   }
   return made.sort((a, b) => a.member.index - b.member.index);
+}
+
+/**
+ * Rents the members at `pending` together (each with its member's token and spec digest), away from the offers
+ * that failed to boot, into `booting`. Any rental that failed ends it (all or nothing): its error is thrown.
+ */
+async function rentTogether(
+  client: GpuRentalClient, spec: FleetSpec, pending: number[], failedOffers: number[], policy: FleetPolicy, booting: Booting[],
+  log: (line: string) => void, boot: number, attempts: number,
+): Promise<void> {
+  const criteria = criteriaOf(memberSpec(spec, 0));
+  if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
+  log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
+  const requestOf = (index: number) => {
+    const request = creationRequestOf(memberSpec(spec, index));
+    return policy.tokenOf?.(0) ? { ...request, env: { ...request.env, [SPEC_ENV]: instanceDigest(memberSpec(spec, index)) } } : request;
+  };
+  // The cap is checked for the members together (all or nothing); each member's watchdog ends it at its lifetime.
+  const { members, failures } = await rentFleet(client, pending.length, criteria, (i) => requestOf(pending[i]), { ...policy, allOrNothing: false });
+  members.forEach((m, i) => {
+    if (!(m instanceof GpuRentalError)) booting.push({ index: pending[i], instanceId: m.instanceId, offer: m.offer, key: m.instanceApiKey ?? null });
+    // Rented without its key and not destroyed: held like the others, so it is destroyed with them or kept.
+    else if (m instanceof InstanceLeftError) booting.push({ index: pending[i], instanceId: m.instanceId, offer: null, key: null });
+  });
+  if (!failures.length) return;
+  const interrupted = failures.filter((f): f is InterruptedError => f instanceof InterruptedError);
+  if (interrupted.length) throw new InterruptedError("Interrupted while the members were rented.", interrupted.find((f) => f.token)?.token);
+  throw new GpuRentalError(`Could not rent a fleet of ${pending.length}: ${failures.length} rental(s) failed (${failures[0].message}).`);
+}
+
+/**
+ * What an earlier, cut-off run of this fleet's creation left for the members at `indices` (instances carrying their
+ * tokens, one listing): per member, the one rented for its spec and not failed is taken over; any other destroyed.
+ */
+async function takeLeftBehind(
+  client: GpuRentalClient, spec: FleetSpec, indices: number[], tokenOf: (index: number) => string | undefined, options: RentOptions, log: (line: string) => void,
+): Promise<Booting[]> {
+  const tokens = new Map(indices.map((index) => [tokenOf(index)!, index]));
+  const found = await instancesCarrying(client, [...tokens.keys()]);
+  const taken: Booting[] = [];
+  const extra: number[] = [];
+  for (const [token, left] of found) {
+    const index = tokens.get(token)!;
+    const member = memberSpec(spec, index);
+    for (const instance of left) {
+      const fits = specOfInstance(instance) === instanceDigest(member) && !failedFor(instance, targetOf(spec));
+      if (fits && !taken.some((t) => t.index === index)) taken.push({ index, instanceId: instance.id, offer: null, key: null, instance });
+      else extra.push(instance.id);
+    }
+  }
+  if (taken.length) log(`member(s) ${taken.map((t) => `${t.index} (instance ${t.instanceId})`).join(", ")}, rented by an earlier run that was cut off, taken over`);
+  if (extra.length) {
+    log(`instance(s) ${extra.join(", ")}, left by an earlier run that was cut off, do not fit the program now: destroying them`);
+    await destroyRetried(client, extra, options);
+  }
+  return taken;
+}
+
+/** What an interruption leaves unknown: a rental request under way whose instance may exist. */
+function mayExist(error: InterruptedError): string {
+  return error.token ? ` A rental request was under way: an instance may exist, carrying token ${error.token} (\`${sweepCommand(error.token)}\` destroys it).` : "";
+}
+
+/**
+ * All or nothing: the members rented here (`held`) are destroyed again after `error`, retried while the service
+ * fails; the error then says so. Members that still cannot be destroyed are left to the state (MembersLeft).
+ */
+async function destroyedAgain(client: GpuRentalClient, held: Made[], count: number, error: Error, options: RentOptions): Promise<Error> {
+  const ids = held.map((m) => m.member.instanceId);
+  try {
+    await destroyRetried(client, ids, options);
+  } catch (cleanup) {
+    const left = new Set(cleanup instanceof NotDestroyedError ? cleanup.left : ids);
+    return new MembersLeft(`Could not rent ${count} GpuFleet member(s): ${error.message} Then ${(cleanup as Error).message}.`, held.filter((m) => left.has(m.member.instanceId)));
+  }
+  const detail = ids.length ? ` The ${ids.length} member(s) it had rented were destroyed again (${ids.join(", ")}).` : "";
+  return new GpuRentalError(`Could not rent ${count} GpuFleet member(s): ${error.message}${detail}`);
+}
+
+/** A member known by its instance's id only. */
+function unseen(id: number): Instance {
+  return { id } as Instance;
 }
 
 async function adoptMember(client: GpuRentalClient, spec: FleetSpec, index: number, id: number, options: FleetOptions): Promise<Made> {

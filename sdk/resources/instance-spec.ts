@@ -179,6 +179,11 @@ function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Reco
   return offerMatches(rented, filtersOf(news));
 }
 
+/** The state the spec's instance is meant to be in. */
+export function targetOf(spec: Pick<InstanceSpec, "targetState">): "running" | "stopped" {
+  return spec.targetState ?? DEFAULTS.targetState;
+}
+
 /** The spec's lifetime policy (undefined when it declares none). */
 export function lifetimeOf(spec: InstanceSpec): LifetimePolicy | undefined {
   const { maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold } = spec;

@@ -6,7 +6,7 @@ import {
   createInstanceFromSpec,
   instanceWarnings,
   destroyInstanceById,
-  diffInstanceSpec,
+  diffInstance,
   readInstanceState,
   updateInstanceFromSpec,
 } from "./instance";
@@ -39,7 +39,7 @@ export type { Imported, ResourceFunctions } from "./managed";
 export const RESOURCE_FUNCTIONS = {
   Instance: managed("Instance", {
     check: checkInstanceInputs,
-    diff: diffInstanceSpec,
+    diff: diffInstance,
     create: createInstanceFromSpec,
     adopt: adoptInstance,
     read: readInstanceState,

@@ -3,6 +3,9 @@ import { ClientOptions, GpuRentalClient } from "../client";
 import { AccountRef, resolveConnection } from "../connection";
 import { GpuRentalError } from "../errors";
 import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./spec";
+import { CreationContext } from "./creation";
+import { interruption, tracked } from "./provider-process";
+import type { CreationIdentity } from "../workflows/tokens";
 
 /**
  * What every resource kind shares beyond its own spec, in one place: the account it lives in (`account`: a name
@@ -11,8 +14,11 @@ import { CheckFailure, checkSpec, definedOnly, sameValue, WithClient } from "./s
 
 type Props = Readonly<Record<string, any>>;
 
-/** What a kind's functions get: the client of the resource's account, and where progress lines go. */
-export interface KindOptions extends WithClient {
+/**
+ * What a kind's functions get: the client of the resource's account, where progress lines go, and (create and
+ * update) which creation of which resource it is and the signal that interrupts it.
+ */
+export interface KindOptions extends WithClient, CreationContext {
   log?: (line: string) => void;
 }
 
@@ -49,15 +55,19 @@ export interface KindFunctions {
   warnings?(news: Record<string, unknown>, unknown: unknown, options: WithClient): Promise<string[]>;
 }
 
-/** The functions the Pulumi provider calls, one per provider method. */
+/**
+ * The functions the Pulumi provider calls, one per provider method. `urn` is the resource's (the plugin has it
+ * from the engine; a dynamic resource passes it as its URN_INPUT): a creation's tokens are derived from it.
+ */
 export interface ResourceFunctions {
-  check(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] };
+  /** `olds`: the inputs in the state, if any; the inputs returned carry the creation's generation (GENERATION_INPUT). */
+  check(news: Record<string, unknown>, unknown?: unknown, olds?: Props, urn?: string): { inputs: Record<string, unknown>; failures: CheckFailure[] };
   /** A promise for kinds whose diff looks at the service (GpuFleet): callers await it. */
   diff(id: string, olds: Props, news: Props, unknown?: unknown): Diff | Promise<Diff>;
-  create(inputs: Props): Promise<{ id: string; outs: object }>;
+  create(inputs: Props, urn?: string): Promise<{ id: string; outs: object }>;
   /** The current outputs, or null when the thing is gone. */
   read(id: string, props: Props): Promise<object | null>;
-  update(id: string, olds: Props, news: Props): Promise<object>;
+  update(id: string, olds: Props, news: Props, urn?: string): Promise<object>;
   delete(id: string, props: Props): Promise<void>;
   /** `pulumi import` by id (of the provider's account): null when there is no such object. */
   import(id: string): Promise<Imported | null>;
@@ -81,12 +91,38 @@ export const CommonInputs = z.object({
   adoptId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, "an id is decimal digits")]).optional(),
 });
 
-/** A kind's functions with the account and adoption handled around them. */
+/**
+ * The input that says which creation of its resource a create makes: 0 at first, one more than the state's at each
+ * check of a resource the state holds. The tokens of a creation are derived from it and the URN, so the next `up`
+ * after a cut-off one makes the same tokens (the state it checks against is the same), and a replacement's new
+ * half never makes its old half's.
+ */
+export const GENERATION_INPUT = "__generation";
+
+/**
+ * The generation in the state of each resource checked by this process, by URN. The engine checks a resource
+ * about to be replaced twice: against its state, then (for the new half, so that names are made afresh) against
+ * nothing; the second check takes the state's generation from the first, as the same `up` always checks in that order.
+ */
+const checkedGenerations = new Map<string, number>();
+
+/** The generation of the creation a check is for (GENERATION_INPUT). */
+function generationOf(olds: Props, urn: string | undefined): number {
+  const held = Object.keys(olds).length > 0;
+  const previous = held ? Number(olds[GENERATION_INPUT] ?? 0) : urn === undefined ? undefined : checkedGenerations.get(urn);
+  if (held && urn !== undefined) checkedGenerations.set(urn, previous!);
+  return previous === undefined ? 0 : previous + 1;
+}
+/** The input that carries a dynamic resource's URN (the dynamic provider host gives `create` none). */
+export const URN_INPUT = "__urn";
+
+/** A kind's functions with the account, adoption, creation tokens and interruption handled around them. */
 export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
-  const check: ResourceFunctions["check"] = (news, unknown) => {
+  const check: ResourceFunctions["check"] = (news, unknown, olds = {}, urn) => {
     const own = fns.check(news, unknown);
     const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
-    return { inputs: own.inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
+    const inputs = { ...own.inputs, [GENERATION_INPUT]: generationOf(olds, urn) };
+    return { inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
   };
   return {
     check,
@@ -95,26 +131,27 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
       const own = fns.diff(olds, news, unknown, { client: () => clientFor(olds).client! });
       return own instanceof Promise ? own.then((diff) => withCommon(id, diff, olds, news, unknown)) : withCommon(id, own, olds, news, unknown);
     },
-    async create(inputs) {
-      const options = { ...clientFor(inputs), log: progressLog(kind, inputs) };
+    create: (inputs, urn) => tracked(async () => {
+      const options = { ...clientFor(inputs), log: progressLog(kind, inputs), ...creation(inputs, urn) };
       const made = inputs.adoptId !== undefined && inputs.adoptId !== null
         ? await fns.adopt(String(inputs.adoptId), inputs, options)
         : await fns.create(inputs, options);
       return { id: made.id, outs: { ...made.outs, ...commonOf(inputs) } };
-    },
+    }),
     async read(id, props) {
       const state = await fns.read(id, props, clientFor(props));
       return state && { ...state, ...commonOf(props) };
     },
-    async update(id, olds, news) {
+    update: (id, olds, news, urn) => tracked(async () => {
       if (!fns.update) {
         // Only the account's key source changed (anything else of this kind replaces): nothing to send.
         if ((await fns.diff(olds, news)).changes) throw new GpuRentalError(`${kind} ${id} cannot change in place: its diff should have asked for a replacement.`);
         return { ...olds, ...commonOf(news) };
       }
-      return { ...(await fns.update(id, olds, news, { ...clientFor(news), log: progressLog(kind, news) })), ...commonOf(news) };
-    },
-    delete: (id, props) => fns.delete(id, { ...clientFor(props), log: progressLog(kind, props) }, props),
+      const options = { ...clientFor(news), log: progressLog(kind, news), ...creation(news, urn) };
+      return { ...(await fns.update(id, olds, news, options)), ...commonOf(news) };
+    }),
+    delete: (id, props) => tracked(() => fns.delete(id, { ...clientFor(props), log: progressLog(kind, props) }, props)),
     import: (id) => fns.import(id, clientFor({})),
     async warnings(olds, news, unknown) {
       // Only a creation: changes of an existing resource are its diff's, and an adoption rents nothing.
@@ -141,6 +178,12 @@ export function managed(kind: string, fns: KindFunctions): ResourceFunctions {
     }
     return { changes: own.changes || account !== "same", replaces, deleteBeforeReplace: own.deleteBeforeReplace };
   }
+}
+
+/** Which creation a create or update makes (when the shell knows the URN), and the provider process's interruption. */
+function creation(inputs: Props, urn: string | undefined): CreationContext {
+  const identity: CreationIdentity | undefined = urn ? { urn, generation: Number(inputs[GENERATION_INPUT] ?? 0) } : undefined;
+  return { identity, signal: interruption() };
 }
 
 const clients = new Map<string, GpuRentalClient>();

@@ -3,7 +3,9 @@ import { GpuRentalClient } from "../client";
 import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
 import { attachedInstances, FieldFilter, Volume, volumeNameOf, VolumeOffer, VolumeQuery } from "../schemas";
 import { createNetworkVolumeOnce } from "../workflows/create";
-import { nameWithoutToken as baseName } from "../workflows/tokens";
+import { nameWithoutToken as baseName, nameWithToken, resourceToken, tokenOfVolume } from "../workflows/tokens";
+import { InterruptedError } from "../workflows/interruption";
+import { CreationContext, interruptedCreation } from "./creation";
 import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
 
 /**
@@ -88,15 +90,39 @@ export function checkNetworkVolumeInputs(news: Record<string, unknown>, unknown?
 /**
  * Creates the volume (`PUT /api/v0/network_volumes/`), on the pinned offer or on the cheapest one with room
  * for `size`, named `<name>-<token>`: a creation whose answer was lost is found by its token, never made twice.
+ * With `identity` (a Pulumi resource) the token is the resource's: a volume an earlier, cut-off run made for it is
+ * taken over when it has the declared size, name and offer, and deleted when not.
  */
-export async function createNetworkVolumeFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
+export async function createNetworkVolumeFromSpec(
+  input: unknown,
+  options: WithClient & CreationContext = {},
+): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
   const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
   const client = clientOf(options);
+  const token = options.identity && resourceToken(options.identity);
+  const left = token ? await takeLeftBehind(client, spec, token) : null;
+  if (left) return { id: String(left.id), outs: { ...spec, ...outputsOf(left) } };
   const offerId = spec.offerId ?? (await cheapestOffer(client, spec.q ?? {}, spec.size)).ask_contract_id;
-  const { volume: created } = await createNetworkVolumeOnce(client, definedOnly({ offerId, size: spec.size, name: spec.name }));
+  let created: Volume;
+  try {
+    ({ volume: created } = await createNetworkVolumeOnce(client, definedOnly({ offerId, size: spec.size, name: spec.name }), { token, signal: options.signal }));
+  } catch (error) {
+    throw error instanceof InterruptedError ? interruptedCreation(error, "The network volume's creation") : error;
+  }
   // The creation answer may name the volume only: the listing has the rest.
   const volume = (await findVolume(client, created.id)) ?? created;
   return { id: String(volume.id), outs: { ...spec, ...outputsOf(volume) } };
+}
+
+/** The volume a cut-off run made for this resource (carrying its token), if it is as declared; any other is deleted. */
+async function takeLeftBehind(client: GpuRentalClient, spec: NetworkVolumeSpec, token: string): Promise<Volume | null> {
+  let taken: Volume | null = null;
+  for (const volume of (await client.volumes.list("network_volume")).filter((v) => tokenOfVolume(v) === token)) {
+    const fits = volume.disk_space === spec.size && volume.name === nameWithToken(spec.name, token) && (spec.offerId === undefined || volume.ask_contract_id === spec.offerId);
+    if (fits && !taken) taken = volume;
+    else await deleteNetworkVolumeById(String(volume.id), { client });
+  }
+  return taken;
 }
 
 /** The volume as it is now, or null when it is gone (refresh then drops it). */

@@ -1,7 +1,8 @@
 import { GpuRentalError, NetworkError, ServerError, serviceDetails } from "../errors";
-import { newToken } from "./tokens";
+import { DEFAULT_INTERRUPT_GRACE_MS, InterruptedError, InterruptOptions, throwIfInterrupted, untilInterrupted } from "./interruption";
+import { newToken, sweepCommand } from "./tokens";
 
-export interface CreationOptions {
+export interface CreationOptions extends InterruptOptions {
   /**
    * How long to look for the thing after a request that may still be in flight (the client gave up waiting for
    * the answer) before taking it as not made. Default 30 s.
@@ -9,6 +10,11 @@ export interface CreationOptions {
   lateCreationWindowMs?: number;
   /** Prefix of the creation tokens (`sweep` finds what a crashed run left by it). Default `gr`. */
   tokenPrefix?: string;
+  /**
+   * The token to create with, instead of a fresh one (a Pulumi resource's, derived from its URN: resourceToken).
+   * The caller makes sure nothing carries it yet: an earlier, cut-off attempt's object is found by it.
+   */
+  token?: string;
   /**
    * How long the service may fail on its own (5xx, timeouts, resets: nothing made) without a single success or
    * refusal in between, before the creation stops with a ServiceFailingError. Separate from the deadline, which
@@ -55,6 +61,7 @@ export class FailureBudget {
 
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(
     options: CreationOptions,
@@ -63,6 +70,7 @@ export class FailureBudget {
     this.budgetMs = options.serviceFailureBudgetMs ?? DEFAULT_SERVICE_FAILURE_BUDGET_MS;
     this.now = options.clock ?? Date.now;
     this.sleep = options.sleep ?? realSleep;
+    this.signal = options.signal;
   }
 
   /** An attempt starts: a failure of it counts from here (its request and the look for its token included). */
@@ -86,13 +94,14 @@ export class FailureBudget {
 
   /**
    * Waits before the next try after `tries` certain failures: doubling from 250 ms to 5 s, jittered. A pause
-   * that would end when the budget has run out is not taken: the outage is reported now, within the budget.
+   * that would end when the budget has run out is not taken: the outage is reported now, within the budget. An
+   * interruption (the options' signal) ends it with an InterruptedError: nothing more is tried.
    */
   async pause(tries: number): Promise<void> {
     const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
     const now = this.now();
     if (this.since !== undefined && now + ms - this.since >= this.budgetMs) this.report(now);
-    await this.sleep(ms);
+    await untilInterrupted(this.sleep(ms), this.signal, 0, "nothing more was tried");
   }
 
   private report(now: number): never {
@@ -145,16 +154,22 @@ export class OutcomeUnknownError extends GpuRentalError {
 }
 
 /**
- * Sends one creation with a fresh token. When its outcome is unknown (no answer in time, a reset, a lost
- * answer, a 5xx), it is resolved by that token before anything else happens: found, it is the result; certainly
- * absent, a NotCreatedError says it is safe to try again. A refusal (4xx) is thrown as it is: nothing was made.
+ * Sends one creation with a fresh token (or `options.token`). When its outcome is unknown (no answer in time, a
+ * reset, a lost answer, a 5xx), it is resolved by that token before anything else happens: found, it is the
+ * result; certainly absent, a NotCreatedError says it is safe to try again. A refusal (4xx) is thrown as it is:
+ * nothing was made. Interrupted (`options.signal`), nothing is sent; a request already sent has
+ * `interruptGraceMs` to answer, else an InterruptedError names the token its object may carry.
  */
 export async function createOnce<Answer, Found>(creation: Creation<Answer, Found>, options: CreationOptions = {}): Promise<Created<Answer, Found>> {
-  const token = newToken(options.tokenPrefix);
+  const token = options.token ?? newToken(options.tokenPrefix);
+  throwIfInterrupted(options.signal, `${creation.what} was not sent`);
+  const unanswered = `${creation.what} was sent and not answered in time: it may exist, carrying token ${token} (${sweepCommand(token)} destroys it)`;
   try {
-    return { token, recovered: false, answer: await creation.send(token) };
+    const answer = await untilInterrupted(creation.send(token), options.signal, options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS, unanswered, token);
+    return { token, recovered: false, answer };
   } catch (error) {
     if (!(error instanceof NetworkError || error instanceof ServerError)) throw error;
+    if (options.signal?.aborted) throw new InterruptedError(`Interrupted: ${unanswered} (${error.message})`, token);
     const found = await lookFor(creation, token, stillInFlight(error) ? (options.lateCreationWindowMs ?? 30_000) : 1_000, options);
     if (found) return { token, recovered: true, found };
     throw new NotCreatedError(
@@ -186,7 +201,7 @@ async function lookFor<Found>(creation: Creation<unknown, Found>, token: string,
       // A listing that failed is no answer: the thing may exist, so it is never made again.
       throw new OutcomeUnknownError(
         `${creation.what}: the outcome is unknown, and it could not be looked for: ${(error as Error).message} ` +
-          `It may exist, carrying token ${token}: sweep(client, { tokens: ["${token}"] }) finds and removes it once the service answers.`,
+          `It may exist, carrying token ${token}: \`${sweepCommand(token)}\` (or sweep(client, { tokens: ["${token}"] })) finds and removes it once the service answers.`,
         token,
       );
     }

@@ -1,20 +1,24 @@
 import type { GpuRentalClient } from "../client";
 import { GpuRentalError } from "../errors";
-import { deletedOrGone } from "../resources/spec";
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers } from "./claims";
 import { NoMatchingOfferError, OfferCriteria, offerQuery, RentFailedError, RentOptions, RentResult, rentInstance } from "./rent";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
+import { destroyRetried } from "./destroy";
 
 export interface FleetPolicy extends RentOptions {
   /** A fleet that cannot be rented whole is destroyed again (default); otherwise what was rented is returned. */
   allOrNothing?: boolean;
+  /** The creation token of member `i` (a Pulumi fleet's, derived from its URN); default a fresh one per attempt. */
+  tokenOf?: (index: number) => string | undefined;
 }
 
 export interface FleetResult {
   rented: RentResult[];
   /** The rentals that failed (only without `allOrNothing`). */
   failures: GpuRentalError[];
+  /** Each member's rental or failure, in member order (only without `allOrNothing`, where some may fail). */
+  members: (RentResult | GpuRentalError)[];
 }
 
 /** A fleet that could not be rented whole: what failed, and what was destroyed again. */
@@ -50,12 +54,14 @@ export async function rentFleet(
   }
   const requestOf = typeof request === "function" ? request : () => request;
   const pool = new OfferPool(client, criteria, Math.min(1000, 2 * size + 10));
-  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentMember(client, pool, criteria, requestOf(i), policy)));
-  const rented = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
-  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [asError(o.reason)] : []));
-  if (!failures.length || policy.allOrNothing === false) return { rented, failures };
+  const { tokenOf, ...rest } = policy;
+  const outcomes = await Promise.allSettled(Array.from({ length: size }, (_, i) => rentMember(client, pool, criteria, requestOf(i), { ...rest, token: tokenOf?.(i) ?? rest.token })));
+  const members = outcomes.map((o) => (o.status === "fulfilled" ? o.value : asError(o.reason)));
+  const rented = members.filter((m): m is RentResult => !(m instanceof GpuRentalError));
+  const failures = members.filter((m): m is GpuRentalError => m instanceof GpuRentalError);
+  if (!failures.length || policy.allOrNothing === false) return { rented, failures, members };
   const destroyed = rented.map((r) => r.instanceId);
-  await Promise.all(destroyed.map((id) => deletedOrGone(() => client.instances.destroy(id))));
+  await destroyRetried(client, destroyed, policy);
   throw new FleetRentError(
     `Could not rent a fleet of ${size}: ${failures.length} rental(s) failed (${failures[0].message}). ` +
       `The ${rented.length} instance(s) rented were destroyed again${destroyed.length ? ` (${destroyed.join(", ")})` : ""}.`,

@@ -3,7 +3,9 @@ import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableEr
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
-import { TOKEN_ENV, tokenOfInstance } from "./tokens";
+import { sweepCommand, TOKEN_ENV, tokenOfInstance } from "./tokens";
+import { destroyRetried } from "./destroy";
+import { pauseUnlessInterrupted, throwIfInterrupted, untilInterrupted } from "./interruption";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
 import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
 import { OfferCriteria, offerQuery } from "./criteria";
@@ -64,6 +66,18 @@ export interface RentResult {
 /** No offer matches the criteria at all: nothing was tried. */
 export class NoMatchingOfferError extends GpuRentalError {
   override name = "NoMatchingOfferError";
+}
+
+/** A rental left an instance it could not use nor destroy (found without its key): `instanceId`, carrying `token`. */
+export class InstanceLeftError extends GpuRentalError {
+  override name = "InstanceLeftError";
+  constructor(
+    message: string,
+    readonly instanceId: number,
+    readonly token: string,
+  ) {
+    super(message);
+  }
 }
 
 /** No instance could be rented in the time budget; `attempts` says what was tried, and the message why. */
@@ -127,18 +141,22 @@ class Rental {
 
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
+      this.throwIfInterrupted();
       const searchedAt = Date.now();
-      const candidates = await this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
+      const search = this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
+      // A search under way sends nothing: an interruption need not wait for it.
+      const candidates = await untilInterrupted(search, this.options.signal, 0, "nothing was rented");
       if (candidates.length === 0) {
         const othersAccepting = acceptingOffers(this.client.apiUrl).length > 0;
         if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
         if (!othersAccepting) break;
         // Every match is being accepted by another rental of this process: one of them may give its offer back.
-        await pause(500);
+        await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented");
         continue;
       }
       for (const offer of candidates) {
         if (!this.timeLeft()) break;
+        this.throwIfInterrupted();
         if (!claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
         let rented: RentResult | null = null;
         try {
@@ -180,7 +198,7 @@ class Rental {
           return { instanceId: instance.id, offer, token: created.token, attempts: this.attempts };
         }
         // Ours for certain (its token says so): give it back, and rent the offer again to learn the key.
-        await this.client.instances.destroy(instance.id);
+        await this.giveBack(instance.id, created.token);
         this.failing.answered();
         this.record(offer, "keyless", `instance ${instance.id} found by its token, without its key: destroyed, renting again`);
       } catch (error) {
@@ -198,6 +216,20 @@ class Rental {
       }
     }
     return null;
+  }
+
+  /** Destroys an instance found without its key, retried while the service fails; one left is an InstanceLeftError. */
+  private async giveBack(id: number, token: string): Promise<void> {
+    try {
+      await destroyRetried(this.client, [id], this.options);
+    } catch (error) {
+      throw new InstanceLeftError(
+        `Instance ${id} was rented, its answer lost (with its key), and destroying it failed: ${(error as Error).message}. ` +
+          `It carries token ${token}: \`${sweepCommand(token)}\` destroys it.`,
+        id,
+        token,
+      );
+    }
   }
 
   /** The creation request with the attempt's token in the environment, and the bid for an interruptible offer. */
@@ -221,6 +253,11 @@ class Rental {
 
   private timeLeft(): boolean {
     return Date.now() < this.deadline;
+  }
+
+  /** Once interrupted, no offer is searched or accepted any more. */
+  private throwIfInterrupted(): void {
+    throwIfInterrupted(this.options.signal, `nothing was rented (${this.attempts.length} attempt(s) made)`);
   }
 
   /** A refusal (a bad request, a key without permission): retrying cannot help, so it ends the rental. */
@@ -271,6 +308,3 @@ function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
   return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

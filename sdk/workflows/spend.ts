@@ -3,6 +3,7 @@ import { GpuRentalError } from "../errors";
 import type { Instance } from "../schemas";
 import { durationSeconds } from "./watchdog";
 import { hasPrefix, tokenOfInstance } from "./tokens";
+import { ownerOf, StackHoldings } from "./stack-holdings";
 import { offerQuery, OfferCriteria } from "./criteria";
 
 /**
@@ -17,6 +18,14 @@ export interface SpendLine {
   token: string | null;
   /** `running`, `stopped` (disk still charged), a failure status, or `ended` (no longer exists). */
   state: string;
+  /**
+   * Whose it is: `held` by the state of `stack`, an `orphan` of `stack` (it carries the stack's creation token, its
+   * state does not hold it), made by `gpu-rental` otherwise (another stack's or run's token), or `other` (no token:
+   * not made by gpu-rental). Null for an ended one. Stacks are known only when the report is given them.
+   */
+  ownership: "held" | "orphan" | "gpu-rental" | "other" | null;
+  /** The stack (`project/stack`) it is held by or an orphan of. */
+  stack: string | null;
   /** Seconds since the instance was created (for an ended one: from its first charge to its end). */
   ageSeconds: number;
   /** What it costs per hour now: compute and disk while running, disk only when stopped, nothing once ended. */
@@ -51,8 +60,11 @@ export interface SpendFilter {
 
 const round = (n: number) => Number(n.toFixed(6));
 
-/** The account's spend, as `gpu-rental spend` shows it. Needs a key that may read billing. */
-export async function spendReport(client: GpuRentalClient, filter: SpendFilter = {}): Promise<SpendReport> {
+/**
+ * The account's spend, as `gpu-rental spend` shows it. Needs a key that may read billing. With `stacks` (what their
+ * states hold: stackHoldings), each instance says whether a stack holds it or it is an orphan of one.
+ */
+export async function spendReport(client: GpuRentalClient, filter: SpendFilter = {}, stacks: readonly StackHoldings[] = []): Promise<SpendReport> {
   const [instances, invoices] = await Promise.all([client.instances.list(), client.billing.invoices()]);
   const charged = new Map<number, { amount: number; start: number; end: number }>();
   for (const row of invoices.invoices) {
@@ -60,10 +72,13 @@ export async function spendReport(client: GpuRentalClient, filter: SpendFilter =
   }
   // The service's time: the end of a live instance's charge is when the view was read (the service bills as it goes).
   const now = Math.max(0, ...[...charged.values()].map((c) => c.end)) || Date.now() / 1000;
-  const live = instances.map((instance) => withStoppedTime(liveLine(instance, charged.get(instance.id)?.amount ?? 0, now), instance));
+  const live = instances.map((instance) => {
+    const line = withStoppedTime(liveLine(instance, charged.get(instance.id)?.amount ?? 0, now), instance);
+    return { ...line, ...ownerOf(line.token, line.id, stacks, (stack) => stack.instances) };
+  });
   const liveIds = new Set(live.map((line) => line.id));
   const ended: SpendLine[] = [...charged].filter(([id]) => !liveIds.has(id)).map(([id, c]) => ({
-    id, label: null, token: null, state: "ended", ageSeconds: Math.max(0, c.end - c.start), pricePerHour: 0, accrued: c.amount, endedAt: c.end,
+    id, label: null, token: null, ownership: null, stack: null, state: "ended", ageSeconds: Math.max(0, c.end - c.start), pricePerHour: 0, accrued: c.amount, endedAt: c.end,
   }));
   const lines = [...live, ...(filter.liveOnly ? [] : ended)].filter(matcher(filter)).sort((a, b) => a.id - b.id);
   return {
@@ -91,6 +106,8 @@ function liveLine(instance: Instance, accrued: number, now: number): SpendLine {
     id: instance.id,
     label: instance.label ?? null,
     token: tokenOfInstance(instance) ?? null,
+    ownership: null,
+    stack: null,
     state,
     ageSeconds: Math.max(0, now - ((instance as { start_date?: number }).start_date ?? now)),
     pricePerHour: round(computing ? total : Math.max(0, total - compute)),

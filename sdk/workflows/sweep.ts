@@ -2,8 +2,10 @@ import type { GpuRentalClient } from "../client";
 import { ConfigurationError } from "../errors";
 import { deletedOrGone } from "../resources/spec";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
+import { ownerOf, StackHoldings } from "./stack-holdings";
 import type { Instance } from "../schemas";
 import { spendReport } from "./spend";
+import { destroyRetried } from "./destroy";
 import { durationSeconds } from "./watchdog";
 
 export interface SweepOptions {
@@ -13,6 +15,11 @@ export interface SweepOptions {
   tokens?: string[];
   /** Instances with this label. */
   label?: string;
+  /**
+   * What carries this stack's creation tokens and its state does not hold (stackHoldings): the orphans of runs
+   * that were cut off. Its own objects are never touched.
+   */
+  stack?: StackHoldings;
   /** Only list what would be destroyed. */
   dryRun?: boolean;
   /** Only instances older than this (`"6h"`), by the service's clock; volumes and keys are then left alone. */
@@ -38,23 +45,26 @@ export interface SweepReport {
  * to delete. Things already gone count as destroyed.
  */
 export async function sweep(client: GpuRentalClient, options: SweepOptions): Promise<SweepReport> {
-  if (!options.tokenPrefix && !options.tokens?.length && !options.label) {
-    throw new ConfigurationError("sweep needs a tokenPrefix, tokens or a label: it never sweeps everything of an account.");
+  if (!options.tokenPrefix && !options.tokens?.length && !options.label && !options.stack) {
+    throw new ConfigurationError("sweep needs a tokenPrefix, tokens, a label or a stack: it never sweeps everything of an account.");
   }
   if (options.tokenPrefix) checkPrefix(options.tokenPrefix);
-  const matches = (token: string | undefined) =>
+  const byToken = (token: string | undefined) =>
     !!token && ((!!options.tokenPrefix && hasPrefix(token, options.tokenPrefix)) || !!options.tokens?.includes(token));
+  // Of a kind whose held ids `held` names: picked by token, or an orphan of the stack.
+  const selected = (held: (stack: StackHoldings) => number[]) => (token: string | undefined, id: number) =>
+    byToken(token) || (!!options.stack && ownerOf(token, id, [options.stack], held).ownership === "orphan");
 
   // Everything is listed before anything is destroyed: a listing that fails (a ListingError) stops the sweep
   // with nothing destroyed. By label alone the service narrows the listing; tokens sit in `extra_env`, which the
   // listing cannot filter on, so a sweep by token reads every page.
-  const byLabelOnly = !!options.label && !options.tokenPrefix && !options.tokens?.length;
+  const byLabelOnly = !!options.label && !options.tokenPrefix && !options.tokens?.length && !options.stack;
   const listed = await client.instances.list(byLabelOnly ? { filters: { label: { eq: options.label! } } } : {});
-  const picked = listed.filter((i) => matches(tokenOfInstance(i)) || (!!options.label && i.label === options.label));
+  const picked = listed.filter((i) => selected((s) => s.instances)(tokenOfInstance(i), i.id) || (!!options.label && i.label === options.label));
   const aged = options.olderThan !== undefined || options.idle !== undefined;
   const instances = aged ? await forgotten(client, picked, options) : picked;
-  const volumes = aged ? [] : (await client.volumes.list("all_volume")).filter((v) => matches(tokenOfVolume(v)));
-  const apiKeys = aged ? [] : (await client.apiKeys.list()).filter((k) => matches(tokenOfApiKey(k)));
+  const volumes = aged ? [] : (await client.volumes.list("all_volume")).filter((v) => selected((s) => s.volumes)(tokenOfVolume(v), v.id));
+  const apiKeys = aged ? [] : (await client.apiKeys.list()).filter((k) => selected((s) => s.apiKeys)(tokenOfApiKey(k), k.id));
   const report: SweepReport = {
     dryRun: !!options.dryRun,
     instances: instances.map((i) => ({ id: i.id, token: tokenOfInstance(i), label: i.label })),
@@ -62,7 +72,7 @@ export async function sweep(client: GpuRentalClient, options: SweepOptions): Pro
     apiKeys: apiKeys.map((k) => ({ id: k.id, name: k.name })),
   };
   if (options.dryRun) return report;
-  for (const { id } of report.instances) await deletedOrGone(() => client.instances.destroy(id));
+  await destroyRetried(client, report.instances.map((i) => i.id));
   for (const { id } of report.volumes) await deletedOrGone(() => client.volumes.delete(id));
   for (const { id } of report.apiKeys) await deletedOrGone(() => client.apiKeys.delete(id));
   return report;

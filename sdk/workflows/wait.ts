@@ -1,6 +1,7 @@
 import { GpuRentalClient } from "../client";
-import { GpuRentalError, NotFoundError } from "../errors";
+import { GpuRentalError, isTransient, ListingError, NotFoundError } from "../errors";
 import { FAILED_STATUSES, Instance } from "../schemas";
+import { InterruptedError, untilInterrupted } from "./interruption";
 
 export type WaitTarget = "running" | "stopped";
 
@@ -28,6 +29,8 @@ export interface WaitOptions {
   firstPollMs?: number;
   onPoll?: (instance: Instance) => void;
   clock?: WaitClock;
+  /** Aborted: the wait ends at once, each instance not there yet with an InterruptedError. */
+  signal?: AbortSignal;
 }
 
 /** The instance reached a state from which it never reaches the one waited for. */
@@ -57,7 +60,8 @@ export type WaitOutcome = { id: number; instance: Instance; error?: undefined } 
 /**
  * Polls an instance, just asked to start or stop, until it reaches `target`. Fails fast on `exited`, `unknown`
  * or `offline` when waiting for `running` (from those it never gets there; seen on two polls in a row), and
- * when the instance disappears. One request a poll (`GET /instances/{id}/`).
+ * when the instance disappears. One request a poll (`GET /instances/{id}/`). A poll the service fails (429, 5xx,
+ * a reset) says nothing of the instance: the next poll comes as planned, until the timeout.
  */
 export async function waitForStatus(
   client: GpuRentalClient,
@@ -112,18 +116,33 @@ async function pollUntilSettled(
   // `exited` of its stop for a moment.
   const failedPolls = new Map<number, number>();
   const pending = () => ids.filter((id) => !outcomes.has(id));
+  const endPending = (error: (id: number) => GpuRentalError) => pending().forEach((id) => outcomes.set(id, { id, instance: last.get(id), error: error(id) }));
+  // The last poll the service failed (cleared by one it answered): a timeout says so.
+  let failure: GpuRentalError | undefined;
   for (let poll = 0; pending().length; poll++) {
     const next = started + first + poll * interval;
     if (poll > 0 && next - started > timeoutMs) {
-      for (const id of pending()) {
+      endPending((id) => {
         const status = last.get(id)?.actual_status ?? "null";
-        const error = new WaitTimeoutError(`Instance ${id} did not reach ${target} in ${Math.round(timeoutMs / 1000)} s (last status: ${status}).`);
-        outcomes.set(id, { id, instance: last.get(id), error });
-      }
+        const failing = failure ? `; the service failed the last poll: ${failure.message}` : "";
+        return new WaitTimeoutError(`Instance ${id} did not reach ${target} in ${Math.round(timeoutMs / 1000)} s (last status: ${status}${failing}).`);
+      });
       break;
     }
-    await clock.sleep(Math.max(0, next - clock.now()));
-    const seen = await look();
+    let seen: Map<number, Instance>;
+    try {
+      await untilInterrupted(clock.sleep(Math.max(0, next - clock.now())), options.signal, 0, `stopped waiting for ${target}`);
+      seen = await untilInterrupted(look(), options.signal, 0, `stopped waiting for ${target}`);
+      failure = undefined;
+    } catch (error) {
+      if (error instanceof InterruptedError) {
+        endPending((id) => new InterruptedError(`Interrupted: stopped waiting for instance ${id} to reach ${target} (last status: ${last.get(id)?.actual_status ?? "null"}).`));
+        break;
+      }
+      if (!transientPoll(error)) throw error;
+      failure = error as GpuRentalError;
+      continue;
+    }
     for (const id of pending()) {
       const instance = seen.get(id);
       if (!instance) {
@@ -146,4 +165,9 @@ async function pollUntilSettled(
     }
   }
   return ids.map((id) => outcomes.get(id)!);
+}
+
+/** A poll the service failed on its own (a listing's failed page included): no news of the instances. */
+function transientPoll(error: unknown): boolean {
+  return isTransient(error) || (error instanceof ListingError && isTransient(error.cause));
 }

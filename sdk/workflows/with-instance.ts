@@ -1,7 +1,7 @@
 import type { GpuRentalClient } from "../client";
 import { CreateInstanceRequest, Instance } from "../schemas";
 import { copyFrom, copyTo, exec, ExecOptions, ExecResult, SshOptions, waitForSsh } from "./exec";
-import { deletedOrGone } from "../resources/spec";
+import { destroyRetried } from "./destroy";
 import { OfferCriteria, rentInstance, RentOptions } from "./rent";
 import { waitForStatus, WaitOptions } from "./wait";
 
@@ -55,8 +55,9 @@ export async function withInstance<T>(client: GpuRentalClient, criteria: OfferCr
       copyFrom: (remote, local) => copyFrom(instance, remote, local, needSsh()),
     });
   } finally {
-    // Gone already (fn destroyed it, or it vanished while waited on): the error that brought us here is the one to see.
-    await deletedOrGone(() => client.instances.destroy(id));
+    // Gone already (fn destroyed it, or it vanished while waited on): the error that brought us here is the one to
+    // see. A service failing meanwhile is tried again, within its failure budget.
+    await destroyRetried(client, [id], options.rent);
     options.onProgress?.("destroyed", id);
   }
 }

@@ -90,7 +90,7 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     first = await stack.outputs();
     const [template] = await ownTemplates();
     expect(template).toMatchObject({ id: first.templateId, hash_id: first.hashId, desc: "first", docker_login_pass: REGISTRY_TOKEN });
-    expect((await emu.client().volumes.list()).map((v) => [v.id, v.name, v.disk_space])).toEqual([[first.volumeId, expect.stringMatching(/^e2e-data-gr-[a-z2-7]{10}$/), 20]]);
+    expect((await emu.client().volumes.list()).map((v) => [v.id, v.name, v.disk_space])).toEqual([[first.volumeId, expect.stringMatching(/^e2e-data-gr[a-z2-7]{8}-[a-z2-7]{10}$/), 20]]);
     expect(instances()).toHaveLength(1);
     expect(instances()[0]).toMatchObject({ id: first.instanceId, label: "e2e-worker" });
     expect(instances()[0].config).toMatchObject({ template_hash_id: first.hashId, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", disk: 16 });

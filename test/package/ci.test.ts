@@ -8,15 +8,19 @@ import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 import { runnerEnv, runStep } from "./runner";
+import { runCutOff } from "../helpers/cut-off";
 
 const WORKFLOW = path.join(REPO_ROOT, "examples", "ci", ".github", "workflows", "gpu-infrastructure.yml");
 
 interface Step {
   uses?: string;
   run?: string;
+  if?: string;
   with?: Record<string, string>;
 }
 const workflow = parse(fs.readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, { if?: string; steps: Step[] }> };
+/** The deploy job's step after its `pulumi up`: the sweep of what a failed or cancelled deploy left. */
+const deploySweep = () => workflow.jobs.deploy.steps.find((s) => /gpu-rental sweep/.test(s.run ?? ""));
 
 describe("the GitHub Actions workflow of examples/ci", () => {
   let program: UserProgram;
@@ -38,6 +42,8 @@ describe("the GitHub Actions workflow of examples/ci", () => {
     // Every sweep of the schedule is bounded by a token prefix and an age or idleness: never the whole account.
     expect(sweeps.length).toBeGreaterThan(0);
     for (const command of sweeps) expect(command).toMatch(/--token-prefix .*--(older-than|idle) /);
+    // A deploy that failed or was cancelled is followed by a sweep of its stack's orphans.
+    expect(deploySweep()).toMatchObject({ if: "failure() || cancelled()", run: expect.stringMatching(/^npx gpu-rental sweep --stack "\$PULUMI_STACK"$/) });
   });
 
   it("its emulator job's commands, run exactly as written, test the program and leave a JUnit report", async () => {
@@ -76,6 +82,36 @@ describe("the GitHub Actions workflow of examples/ci", () => {
       const { code, output } = await runDrift();
       expect({ code, output }).toMatchObject({ code: 0 });
     }, 120_000);
+
+    it("its deploy job's clean-up step, after a deploy killed while renting, destroys exactly the stack's orphans; spend tells them apart", async () => {
+      const before = emu.marketplace.instances.all().map((i) => i.id);
+      const env = runnerEnv({ ...pulumiEnv(stack.ws), PULUMI_STACK: "prod", GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey });
+      // Not made by gpu-rental: rented by hand, no creation token.
+      const [offer] = await emu.client().offers.search({ limit: 1 });
+      const byHand = (await emu.client().instances.create(offer.id, { image: "by-hand" })).new_contract;
+      // Three replicas: the two new ones are rented and the deploy killed while they boot.
+      await stack.ok("config", "set", "replicas", "3");
+      emu.marketplace.lifecycle = { provisioningMs: 3_600_000, loadingMs: 0 };
+      const cut = await runCutOff(stack, ["up", "--yes"], "SIGKILL", () => emu.marketplace.instances.all().length >= before.length + 3);
+      expect(cut.signalled).toBe(true);
+      emu.marketplace.lifecycle = { provisioningMs: 50, loadingMs: 100 };
+      const orphans = emu.marketplace.instances.all().map((i) => i.id).filter((id) => !before.includes(id) && id !== byHand).sort();
+      expect(orphans).toHaveLength(2);
+
+      const spend = await runStep("npx gpu-rental spend --stack prod", program.dir, env);
+      expect(spend.code).toBe(0);
+      const owner = (id: number) => new RegExp(`^${id}\\s.*\\s${{ held: "state of gpu-rental-ci/prod", orphan: "orphan of gpu-rental-ci/prod", other: "not gpu-rental" }[id === byHand ? "other" : orphans.includes(id) ? "orphan" : "held"]}\\s`, "m");
+      for (const id of [...before, ...orphans, byHand]) expect(spend.output).toMatch(owner(id));
+
+      const sweep = await runStep(deploySweep()!.run!, program.dir, env);
+      expect(sweep).toMatchObject({ code: 0, output: expect.stringMatching(/sweep: destroyed 2 object\(s\)/) });
+      expect(emu.marketplace.instances.all().map((i) => i.id).sort()).toEqual([...before, byHand].sort());
+
+      // The stack is as it was before the deploy: unlocked (the kill left it locked), two replicas fewer.
+      await emu.client().instances.destroy(byHand);
+      await stack.ok("cancel", "--yes");
+      await stack.ok("config", "set", "replicas", "1");
+    }, 300_000);
 
     it("fails, naming the resource, when an instance was changed outside Pulumi", async () => {
       const [instance] = emu.marketplace.instances.all();
