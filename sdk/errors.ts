@@ -182,3 +182,12 @@ export async function foundOrNull<T>(read: () => Promise<T | null | undefined>):
     throw error;
   }
 }
+
+/** Runs a deletion; a thing already gone (404) counts as deleted. */
+export async function deletedOrGone(remove: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { deprecationBody, RETIRED_STATUS } from "./moves";
+import { deprecationBody, RETIRED_STATUS } from "../http/moves";
 
 const STATUS_CODES: Record<number, string> = { 429: "rate_limited", 500: "server_error", 502: "bad_gateway", 503: "service_unavailable" };
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { badRequest, notFound } from "../domain/errors";
 import { Machines } from "../sandbox/machines";
 import { Marketplace } from "../domain/marketplace";
-import { idParam, parse } from "./routes";
+import { idParam, parse } from "../http/routes";
 
 const GpuValues = z.union([z.number(), z.array(z.number())]);
 /** What the instance's `nvidia-smi` reports: one value for every GPU, or one per GPU. */

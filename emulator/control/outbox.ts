@@ -3,8 +3,8 @@ import { z } from "zod";
 import { PhoneNumber } from "../../sdk/schemas/tfa";
 import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
-import { idParam, parse } from "./routes";
-import { userView } from "./users";
+import { idParam, parse } from "../http/routes";
+import { userView } from "../http/users";
 import { OutboxMessage } from "../domain/tfa";
 
 /**

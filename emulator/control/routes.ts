@@ -3,9 +3,9 @@ import { isIP } from "node:net";
 import { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { notFound } from "../domain/errors";
-import { instanceView } from "./views/instances";
+import { instanceView } from "../http/views/instances";
 import { Marketplace } from "../domain/marketplace";
-import { idParam, parse } from "./routes";
+import { idParam, parse } from "../http/routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
 

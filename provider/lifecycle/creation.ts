@@ -1,21 +1,9 @@
-import type { GpuRentalClient } from "../client";
-import { GpuRentalError } from "../errors";
-import type { Instance } from "../schemas";
-import { InterruptedError } from "../workflows/interruption";
-import { CreationIdentity, sweepCommand, tokenOfInstance } from "../workflows/tokens";
+import { GpuRentalClient, GpuRentalError, Instance, InterruptedError, sweepCommand, tokenOfInstance } from "../../sdk";
 
 /**
  * What the resources do so that a creation cut off part-way (a cancelled CI job, a killed process, a service
  * failing) never leaves an object billing outside the stack's state: see docs/workflows.md, "Deploys cut off".
  */
-
-/** What a kind's create and update get from the Pulumi shells beyond the client: which creation, and what stops it. */
-export interface CreationContext {
-  /** The resource's URN and generation, from which its creation tokens are derived (resourceToken). */
-  identity?: CreationIdentity;
-  /** Aborted when the provider process is told to stop (SIGTERM, SIGINT) or the engine cancels. */
-  signal?: AbortSignal;
-}
 
 /**
  * A creation (or an update) that made something and did not finish: interrupted while an instance booted, or

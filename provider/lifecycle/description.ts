@@ -65,3 +65,17 @@ export const ADOPT_ID: PropertyDescription = {
     "The object must match what the resource declares where that cannot be changed; the rest is changed to match. From then on " +
     "it is managed like any other: `pulumi destroy` deletes it. The id matters only when the resource is created.",
 };
+
+/**
+ * One description of each function (a lookup the engine invokes: `gpu-rental:index:<name>`), as plain data: its
+ * arguments and what it answers. The package schema's `functions` and the reference page are made from it.
+ */
+export interface FunctionDescription {
+  /** The function's name: `gpu-rental:index:<name>`, the function's name in every language. */
+  name: string;
+  description: string;
+  inputs: Readonly<Record<string, PropertyDescription>>;
+  requiredInputs?: readonly string[];
+  outputs: Readonly<Record<string, PropertyDescription>>;
+  requiredOutputs?: readonly string[];
+}

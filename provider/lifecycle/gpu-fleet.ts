@@ -1,38 +1,24 @@
 import { randomBytes } from "node:crypto";
-import type { GpuRentalClient } from "../client";
-import { GpuRentalError } from "../errors";
-import { FAILED_STATUSES, Instance } from "../schemas";
-import { FleetPolicy, rentFleet } from "../workflows/fleet";
-import type { InstanceOutputs } from "./instance";
-import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
-import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf, rentsAgain, targetOf } from "./instance-spec";
-import { stackSpendCap } from "../connection";
-import { capWarnings } from "../workflows/spend";
-import { adoptInstance, failedFor, instanceDigest } from "./instance";
-import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec } from "./fleet-spec";
-import type { DiffOptions, KindOptions } from "./managed";
-import { clientOf, deletedOrGone, knownValues, WithClient } from "./spec";
-import { instancesCarrying, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
-import { destroyRetried, NotDestroyedError } from "../workflows/destroy";
-import { InterruptedError } from "../workflows/interruption";
-import { resourceToken, SPEC_ENV, specOfInstance, sweepCommand } from "../workflows/tokens";
-import type { Offer } from "../schemas";
-import { InstanceLeftError, RentOptions } from "../workflows/rent";
-
-export * from "./fleet-spec";
+import { z } from "zod";
+import {
+  capWarnings, destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, NotDestroyedError,
+  rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
+} from "../../sdk";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import type { ObjectDescription, ResourceDescription } from "./description";
+import { adoptInstance, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf } from "./instance";
+import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
+import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
 
 /**
- * GpuFleet: `size` instances of one spec held as ONE resource, so the engine spends one operation (one of its
- * `--parallel` slots) on the whole fleet however large it is.
+ * The GpuFleet kind: `size` instances of one spec held as ONE resource, so the engine spends one operation (one
+ * of its `--parallel` slots) on the whole fleet however large it is.
  *
- * Inputs: every Instance input except `offerId`, `label` and `adoptId` (the member spec: image or
- * templateHashId, gpuModel, gpuCount, filters, order, offerType, maxPricePerHour, disk, env, ..., targetState,
- * onBootFailure, maxBootAttempts), plus `size` (0-1000), `labelPrefix` (member i is labelled
- * `<labelPrefix>-<i>`) and `adoptIds` (instances taken as members 0.. at creation instead of being rented).
- *
- * Outputs: the inputs, plus `members` (each member's state, in index order: FleetMember), `instanceIds` and
- * `sshEndpoints` (`{instanceId, host, port}`) in index order, and `instanceApiKeys` (secret: each member's own
- * restricted key, null for an adopted member).
+ * Inputs: every Instance input except `offerId`, `label` and `adoptId` (the member spec), plus `size` (0-1000),
+ * `labelPrefix` (member i is labelled `<labelPrefix>-<i>`; default the resource's name) and `adoptIds` (instances
+ * taken as members 0.. at creation instead of being rented). Outputs: `members` (each member's state, in index
+ * order), `instanceIds` and `sshEndpoints` in index order, and `instanceApiKeys` (secret; null for an adopted member).
  *
  * Create rents every member together (all or nothing: rentFleet, no two members reaching for one offer) and
  * waits for them together (one listing a poll); on any failure everything it rented is destroyed again.
@@ -41,10 +27,173 @@ export * from "./fleet-spec";
  * touched. Delete destroys every member, retrying, and names what remains if any does.
  */
 
+/** Inputs that name one instance: a fleet has its own (member labels by `labelPrefix`, adoption by `adoptIds`). */
+const ONE_INSTANCE_ONLY = new Set(["offerId", "label", "adoptId"]);
+
+const SSH_ENDPOINT: ObjectDescription = {
+  name: "SshEndpoint",
+  description: "Where a member is reached over SSH.",
+  properties: {
+    instanceId: { type: "integer", description: "The member's instance id." },
+    host: { type: "string", nullable: true, description: "The host to reach it over SSH." },
+    port: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
+  },
+  required: ["instanceId"],
+};
+
+const MEMBER: ObjectDescription = {
+  name: "FleetMember",
+  description: "A member of a fleet as the service last showed it.",
+  properties: {
+    index: { type: "integer", description: "Its place in the fleet (0-based)." },
+    instanceId: { type: "integer", description: "Its instance id." },
+    label: { type: "string", description: "Its label, `<labelPrefix>-<index>`." },
+    status: { type: "string", nullable: true, description: "The instance's status; `gone` once it no longer exists (seen by refresh)." },
+    sshHost: { type: "string", nullable: true, description: "The host to reach it over SSH." },
+    sshPort: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
+    rentedOfferId: { type: "integer", nullable: true, description: "The offer rented; null for an adopted member." },
+    rentedOffer: { type: "map", values: { type: "any" }, nullable: true, description: "The offer as it was when rented." },
+    machineId: { type: "integer", nullable: true, description: "The machine it runs on." },
+    gpuName: { type: "string", nullable: true, description: "The GPU model." },
+    numGpus: { type: "integer", nullable: true, description: "GPUs on the instance." },
+    pricePerHour: { type: "number", nullable: true, description: "What it costs, $/hour." },
+    geolocation: { type: "string", nullable: true, description: "Where the machine is." },
+  },
+  required: ["index", "instanceId", "label"],
+};
+
+/** `size` instances of one spec as one resource: what the schema, the argument types and docs/reference.md say of it. */
+const DESCRIPTION: ResourceDescription = {
+  name: "GpuFleet",
+  description:
+    "`size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of " +
+    "one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing " +
+    "adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band " +
+    "is replaced on the next update without touching the others; destroy destroys every member.",
+  inputs: {
+    size: { type: "integer", description: "How many members (0 to 1000). Changing it adds members at the end or removes the last ones." },
+    labelPrefix: { type: "string", description: "Member `i` is labelled `<labelPrefix>-<i>`. Default: the resource's name." },
+    adoptIds: {
+      type: "array",
+      items: { type: "integer" },
+      description:
+        "Running instances to take as members 0, 1, ... when the fleet is created, instead of renting them (how a fleet of the " +
+        "earlier component form moves to this one: docs/fleets.md). Read only at creation.",
+    },
+    ...Object.fromEntries(Object.entries(INSTANCE.description.inputs).filter(([name]) => !ONE_INSTANCE_ONLY.has(name))),
+  },
+  requiredInputs: ["size"],
+  outputs: {
+    members: { type: "array", items: { type: "object", object: MEMBER }, description: "Each member's state, in index order." },
+    instanceIds: { type: "array", items: { type: "integer" }, description: "The members' instance ids, in index order." },
+    sshEndpoints: { type: "array", items: { type: "object", object: SSH_ENDPOINT }, description: "Where to reach each member over SSH, in index order." },
+    instanceApiKeys: {
+      type: "array",
+      items: { type: "string", nullable: true },
+      secret: true,
+      description: "Each member's own restricted key (`CONTAINER_API_KEY`), in index order; null for an adopted member. Kept secret.",
+    },
+  },
+  requiredOutputs: ["members", "instanceIds", "sshEndpoints"],
+};
+
+/** Every Instance input but those that name one instance (its offer, its label). */
+const MEMBER_KEYS = INSTANCE.spec.keys.filter((key) => key !== "offerId" && key !== "label");
+
+const SIZE_RULE = "size must be a whole number from 0 to 1000";
+
+const FleetOwnSpec = z.object({
+  /** Members, 0 to 1000. */
+  size: z.number().int(SIZE_RULE).min(0, SIZE_RULE).max(1000, SIZE_RULE),
+  /** Member `i` is labelled `<labelPrefix>-<i>` (default: the resource's name, given to the check). */
+  labelPrefix: z.string().min(1),
+  /**
+   * Instances to take under management as members instead of renting them, by index (`adoptIds[i]` becomes
+   * member `i`): how a fleet of the component form (one `Instance` per member) moves to this one. Read only
+   * when the fleet is created.
+   */
+  adoptIds: z.array(z.number().int().positive()).max(1000).optional(),
+});
+const OWN = specOf("GpuFleet", FleetOwnSpec);
+
+export type FleetSpec = z.infer<typeof FleetOwnSpec> & Omit<InstanceSpec, "offerId" | "label">;
+
+/** The fleet's own inputs and the member spec: each checked by its own schema, parsed together. */
+const SPEC: SpecOf<FleetSpec> = {
+  keys: [...OWN.keys, ...MEMBER_KEYS],
+  check: (news, unknown) => [...OWN.check(news, unknown), ...INSTANCE.spec.check(pick(news, MEMBER_KEYS), unknown)],
+  parse: (input) => ({ ...INSTANCE.spec.parse(pick(input, MEMBER_KEYS)), ...OWN.parse(pick(input, OWN.keys)) }) as FleetSpec,
+};
+
+/** Inputs that name one instance: a fleet has other ways (its members' labels, adoptIds). */
+const NOT_FOR_FLEETS: Record<string, string> = {
+  offerId: "a fleet rents by criteria; pin offers with an Instance each",
+  label: "members are labelled <labelPrefix>-<index>: set labelPrefix",
+  adoptId: "a fleet adopts its members by index: set adoptIds",
+};
+
+/**
+ * The provider's `check`: the fleet's own inputs and the member spec, each bad one named; the members are labelled
+ * after the resource's name unless the program says otherwise.
+ */
+function checkFleet(given: Readonly<Record<string, unknown>>, resource: CheckContext): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  const news: Record<string, unknown> = given.labelPrefix === undefined && resource.name ? { ...given, labelPrefix: resource.name } : { ...given };
+  const failures = SPEC.check(news, resource.unknown).map((f) =>
+    f.property === "size" && typeof news.size === "number" ? { ...f, reason: `GpuFleet${resource.name ? ` ${resource.name}` : ""}: ${SIZE_RULE}, got ${news.size}` } : f,
+  );
+  const refused = Object.entries(NOT_FOR_FLEETS)
+    .filter(([key]) => news[key] !== undefined && news[key] !== null)
+    .map(([property, reason]) => ({ property, reason: `${property} is not a GpuFleet input: ${reason}` }));
+  const { adoptIds, size } = news;
+  if (Array.isArray(adoptIds) && typeof size === "number" && adoptIds.length > size) {
+    refused.push({ property: "adoptIds", reason: `adoptIds names ${adoptIds.length} instances for a fleet of ${size}` });
+  }
+  return { inputs: news, failures: [...failures, ...refused] };
+}
+
+/** The spec of member `index`: what an Instance of it would declare. */
+function memberSpec(spec: FleetSpec, index: number): InstanceSpec {
+  return { ...(pick(spec, MEMBER_KEYS) as InstanceSpec), label: memberLabel(spec.labelPrefix, index) };
+}
+
+function memberLabel(prefix: string, index: number): string {
+  return `${prefix}-${index}`;
+}
+
+/**
+ * Compares a fleet's state with a new spec. Size and label prefix change in place; a member input changes in
+ * place when it would for an Instance (label, target state, policies, criteria that every member's rented offer
+ * still meets), and otherwise replaces the fleet. `adoptIds` matters only at creation.
+ */
+export function diffFleetSpec(olds: Props, news: Props, unknown?: unknown): FleetDiff {
+  const own = (["size", "labelPrefix"] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || !sameValue(olds[key], news[key]));
+  const members: any[] = Array.isArray(olds.members) && olds.members.length ? olds.members : [{}];
+  const replaces = new Set<string>();
+  const updates = new Set<string>(own);
+  for (const member of members) {
+    // Each member's rented offer decides whether new criteria still hold for it; labels are the fleet's.
+    const memberOlds = { ...olds, label: "", rentedOffer: member.rentedOffer ?? null, rentedOfferId: member.rentedOfferId ?? null };
+    const diff = diffInstanceSpec(memberOlds, { ...news, label: "" }, unknown);
+    diff.replaces.forEach((key) => replaces.add(key));
+    diff.updates.forEach((key) => updates.add(key));
+  }
+  const changes = replaces.size > 0 || updates.size > 0;
+  return { changes, replaces: [...replaces], updates: [...updates].filter((key) => !replaces.has(key)), deleteBeforeReplace: false };
+}
+
+export interface FleetDiff extends Diff {
+  /** Member inputs that no member can take in place: the fleet is rented anew. */
+  replaces: string[];
+  /** Changed in place: size (members added or removed at the end), labels, target state, recorded policies. */
+  updates: string[];
+}
+
 /** A member: what an Instance reports of itself (its key aside, kept apart as a secret; `status` is `gone` once it no longer exists), plus its place and label. */
-export interface FleetMember extends Omit<InstanceOutputs, "instanceApiKey" | "lifetimeInEffect"> {
+export interface FleetMember extends ObservedOutputs {
   index: number;
   label: string;
+  rentedOfferId: number | null;
+  rentedOffer: Record<string, unknown> | null;
 }
 
 export interface FleetOutputs {
@@ -54,9 +203,19 @@ export interface FleetOutputs {
   instanceApiKeys: (string | null)[];
 }
 
-export interface FleetOptions extends KindOptions {
-  wait?: WaitOptions;
-}
+export const GPU_FLEET: Kind<FleetSpec, FleetOutputs> = {
+  description: DESCRIPTION,
+  spec: SPEC,
+  check: checkFleet,
+  diff: diffFleet,
+  create: createFleet,
+  adopt: adoptFleet,
+  read: readFleet,
+  import: importFleet,
+  update: updateFleet,
+  delete: deleteFleet,
+  warnings: fleetWarnings,
+};
 
 /** A member as created: its state and its key. */
 interface Made {
@@ -64,17 +223,18 @@ interface Made {
   key: string | null;
 }
 
+/** How long the destroys of a fleet's own members (delete, shrink, replacement) go on while the service fails. */
+const MEMBER_DESTROY_BUDGET_MS = 5_000;
+
 /**
  * Creates the fleet: adopts `adoptIds`, rents the rest together, waits for all; all or nothing. Interrupted, or
  * left with members that could not be destroyed, it throws a PartialCreationError holding the members it has, so
  * the stack's state holds them and the next `up` (an update) completes the fleet.
  */
-export async function createFleetFromSpec(input: unknown, options: FleetOptions = {}): Promise<{ id: string; outs: FleetSpec & FleetOutputs }> {
-  const spec = requireFleetSpec(input);
-  const client = clientOf(options);
+async function createFleet(spec: FleetSpec, op: Operation): Promise<{ id: string; outs: FleetSpec & FleetOutputs }> {
   const id = `fleet-${randomBytes(6).toString("hex")}`;
-  const adopted = await Promise.all((spec.adoptIds ?? []).map((instanceId, index) => adoptMember(client, spec, index, instanceId, options)));
-  const rented = await rentMembers(client, spec, range(adopted.length, spec.size), options).catch((error) => {
+  const adopted = await Promise.all((spec.adoptIds ?? []).map((instanceId, index) => adoptMember(spec, index, instanceId, op)));
+  const rented = await rentMembers(spec, range(adopted.length, spec.size), op).catch((error) => {
     throw partialFleet(error, id, spec, adopted);
   });
   return { id, outs: outputsOf(spec, [...adopted, ...rented]) };
@@ -101,17 +261,17 @@ function partialFleet(error: unknown, id: string, spec: FleetSpec, others: Made[
  * What `pulumi preview` can say of the rental of a fleet whose check passed: that the stack's maxHourlySpend will
  * refuse its members (those not adopted), together. Nothing while its size or its search is not known yet.
  */
-export async function fleetWarnings(news: Record<string, unknown>, unknown?: unknown, options: WithClient = {}): Promise<string[]> {
+async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const own = knownValues(news, ["size", "adoptIds"], unknown);
   if (!search || typeof own?.size !== "number") return [];
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return capWarnings(clientOf(options), criteriaOf(search), stackSpendCap(), renting);
+  return capWarnings(op.client, criteriaOf(search), op.spendCap(), renting);
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */
-export async function readFleetState(id: string, props: Readonly<Record<string, any>>, options: FleetOptions = {}): Promise<Record<string, unknown>> {
-  const listed = await listedById(clientOf(options));
+async function readFleet(_id: string, props: Props, op: Operation): Promise<Record<string, unknown> & FleetOutputs> {
+  const listed = await listedById(op.client);
   const members = membersOf(props).map((member) => observed(member, listed.get(member.instanceId)));
   return { ...props, ...projections(members, keysOf(props)) };
 }
@@ -121,7 +281,7 @@ export async function readFleetState(id: string, props: Readonly<Record<string, 
  * its members as the service shows them (one listing): a member failed, outbid or destroyed is a change,
  * which the update replaces.
  */
-export function diffFleet(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown, options?: DiffOptions): FleetDiff | Promise<FleetDiff> {
+function diffFleet(olds: Props, news: Props, unknown?: unknown, look?: DiffLook): FleetDiff | Promise<FleetDiff> {
   const diff = diffFleetSpec(olds, news, unknown);
   const members = membersOf(olds);
   if (diff.replaces.length) {
@@ -135,11 +295,11 @@ export function diffFleet(olds: Readonly<Record<string, any>>, news: Readonly<Re
     }
     return diff;
   }
-  const target = targetOf(olds as FleetSpec);
+  const target = targetOf(olds);
   // A partial creation's fleet (cut off, or left with members it could not destroy) is completed by an update.
   const recorded = members.filter((m) => replacementReason(m.status, undefined, target) !== null).length + (olds[PARTIAL_OUTPUT] ? 1 : 0);
-  if (!options || !members.length) return withBroken(diff, recorded);
-  return listedById(options.client()).then((listed) => {
+  if (!look || !members.length) return withBroken(diff, recorded);
+  return listedById(look.client()).then((listed) => {
     const broken = members.filter((m) => replacementReason(m.status, listed.get(m.instanceId), target) !== null);
     return withBroken(diff, broken.length + (olds[PARTIAL_OUTPUT] ? 1 : 0));
   });
@@ -153,28 +313,20 @@ function withBroken(diff: FleetDiff, broken: number): FleetDiff {
  * Brings the fleet to the new spec, touching only what must change: the last members removed (shrink), members
  * failed/outbid/gone replaced, labels and target state set on the rest, new members rented at the end (grow).
  */
-export async function updateFleetFromSpec(
-  id: string,
-  olds: Readonly<Record<string, any>>,
-  input: unknown,
-  options: FleetOptions = {},
-): Promise<FleetSpec & FleetOutputs> {
-  const spec = requireFleetSpec(input);
+async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operation): Promise<FleetSpec & FleetOutputs> {
   const diff = diffFleetSpec(olds, spec as Record<string, unknown>);
   if (diff.replaces.length) throw new GpuRentalError(`GpuFleet ${id}: ${diff.replaces.join(", ")} cannot change in place (the engine should replace it).`);
-  const client = clientOf(options);
-  const log = options.log ?? (() => undefined);
   const keys = keysOf(olds);
   const members = membersOf(olds);
   const removed = members.filter((m) => m.index >= spec.size);
   if (removed.length) {
-    log(`removing members ${removed[0].index}-${removed[removed.length - 1].index}`);
-    await destroyAll(client, removed.map((m) => m.instanceId), log);
+    op.log(`removing members ${removed[0].index}-${removed[removed.length - 1].index}`);
+    await destroyMembers(removed.map((m) => m.instanceId), op);
   }
-  const listed = await listedById(client);
+  const listed = await listedById(op.client);
   // Health is judged against what the members were meant to be: a member stopped as the old spec said is started
   // in place when the new one says running, not replaced.
-  const target = targetOf(olds as FleetSpec);
+  const target = targetOf(olds);
   const kept: Made[] = [];
   const broken: FleetMember[] = [];
   for (const member of members.filter((m) => m.index < spec.size)) {
@@ -182,18 +334,18 @@ export async function updateFleetFromSpec(
     const why = replacementReason(member.status, instance, target);
     if (why === null) kept.push({ member: observed(member, instance), key: keys[member.index] ?? null });
     else {
-      log(`member ${member.index} (instance ${member.instanceId}) ${why}: replacing it`);
+      op.log(`member ${member.index} (instance ${member.instanceId}) ${why}: replacing it`);
       broken.push(member);
     }
   }
-  await destroyAll(client, broken.filter((m) => listed.has(m.instanceId)).map((m) => m.instanceId), log);
+  await destroyMembers(broken.filter((m) => listed.has(m.instanceId)).map((m) => m.instanceId), op);
   // Members a cut-off creation never rented are missing from the state: they are rented like new ones.
   const held = new Set(kept.map((m) => m.member.index));
   const missing = range(0, spec.size).filter((index) => !held.has(index));
   let settled: Made[] | undefined;
   try {
-    settled = await settleInPlace(client, spec, kept, options);
-    const added = await rentMembers(client, spec, missing, options);
+    settled = await settleInPlace(spec, kept, op);
+    const added = await rentMembers(spec, missing, op);
     return outputsOf(spec, [...settled, ...added]);
   } catch (error) {
     // Interrupted while the kept members settled, the error holds them; while renting, the settled ones come too.
@@ -201,21 +353,20 @@ export async function updateFleetFromSpec(
   }
 }
 
-/** Destroys every member; retries until none is left, else names those that remain. */
-export async function deleteFleet(id: string, options: FleetOptions = {}, props: Readonly<Record<string, any>> = {}): Promise<void> {
-  const ids = membersOf(props).map((m) => m.instanceId);
-  await destroyAll(clientOf(options), ids, options.log ?? (() => undefined), `GpuFleet ${id}`);
+/** Destroys every member; retries while the service fails, else names those that remain. */
+async function deleteFleet(id: string, props: Props, op: Operation): Promise<void> {
+  await destroyMembers(membersOf(props).map((m) => m.instanceId), op, `GpuFleet ${id}`);
 }
 
 /** A fleet is not imported whole: its members are adopted by index (adoptIds). */
-export async function importFleet(id: string): Promise<never> {
+async function importFleet(id: string): Promise<never> {
   throw new GpuRentalError(
     `A GpuFleet is not imported by id (${id}): declare the fleet with adoptIds: [id of member 0, ...] and run up; its members are taken as they are.`,
   );
 }
 
 /** A fleet is not adopted whole: its members are (adoptIds). */
-export async function adoptFleet(id: string): Promise<never> {
+async function adoptFleet(id: string): Promise<never> {
   throw new GpuRentalError(`GpuFleet cannot adopt ${id} with adoptId: a fleet adopts its members by index, with adoptIds: [id of member 0, ...].`);
 }
 
@@ -223,7 +374,7 @@ export async function adoptFleet(id: string): Promise<never> {
  * Labels and target state of the members kept: set where they differ, then waited for together with the members
  * not there yet (a cut-off creation's, still booting). Interrupted, the members as they are now are left.
  */
-async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Made[], options: FleetOptions): Promise<Made[]> {
+async function settleInPlace(spec: FleetSpec, kept: Made[], op: Operation): Promise<Made[]> {
   const target = targetOf(spec);
   const changing = kept.filter(({ member }) => member.label !== memberLabel(spec.labelPrefix, member.index) || stateOf(member) !== target);
   await Promise.all(
@@ -231,12 +382,12 @@ async function settleInPlace(client: GpuRentalClient, spec: FleetSpec, kept: Mad
       const change: { label?: string; state?: "running" | "stopped" } = {};
       if (member.label !== memberLabel(spec.labelPrefix, member.index)) change.label = memberLabel(spec.labelPrefix, member.index);
       if (stateOf(member) !== target) change.state = target;
-      return client.instances.update(member.instanceId, change);
+      return op.client.instances.update(member.instanceId, change);
     }),
   );
   const waiting = kept.filter((made) => changing.includes(made) || !reached(made.member, target));
   if (!waiting.length) return kept;
-  const outcomes = await waitForInstances(client, waiting.map((m) => m.member.instanceId), target, { ...options.wait, signal: options.signal });
+  const outcomes = await waitForInstances(op.client, waiting.map((m) => m.member.instanceId), target, { clock: op.clock, ...op.wait, signal: op.signal });
   const seen = new Map(outcomes.flatMap((o) => (o.instance ? [[o.id, o.instance] as const] : [])));
   const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId)) } : made));
   if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new MembersLeft(`Interrupted while ${waiting.length} GpuFleet member(s) were brought to ${target}.`, now);
@@ -249,61 +400,48 @@ function reached(member: FleetMember, target: "running" | "stopped"): boolean {
   return target !== "running" || member.status === "running";
 }
 
-/** A member this creation holds, booting: rented now (offer and key known), or taken over from a cut-off run. */
-interface Booting {
-  index: number;
-  instanceId: number;
-  offer: Offer | null;
-  key: string | null;
-  /** As last seen. */
-  instance?: Instance;
-}
-
 /**
- * Rents the members at `indices` together and waits for them together. A member whose boot fails is destroyed
- * and rented again elsewhere (at most `maxBootAttempts` rentals) when rentsAgain says so: with `onBootFailure:
- * replace`, and always for one that did not come up within the boot deadline. All or nothing: on any failure
- * every member rented here is destroyed before the error is raised.
+ * Rents the members at `indices` together and waits for them together (rentAndBoot): a member whose boot fails is
+ * destroyed and rented again elsewhere (at most `maxBootAttempts` rentals) when the policy says so. All or nothing:
+ * on any failure every member rented here is destroyed before the error is raised.
  *
  * With `identity` (a Pulumi fleet) member `i` carries the token of slot `member i`: members that an earlier,
  * cut-off run rented for this spec are taken over, others carrying those tokens destroyed. Interrupted
  * (`signal`), or left with members that cannot be destroyed, it throws MembersLeft with the members it holds.
  */
-async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: number[], options: FleetOptions): Promise<Made[]> {
+async function rentMembers(spec: FleetSpec, indices: number[], op: Operation): Promise<Made[]> {
   if (!indices.length) return [];
-  const log = options.log ?? (() => undefined);
-  const attempts = spec.maxBootAttempts ?? DEFAULTS.maxBootAttempts;
-  const target = targetOf(spec);
-  const tokenOf = (index: number) => (options.identity ? resourceToken(options.identity, `member ${index}`) : undefined);
-  const policy: RentOptions = { requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: stackSpendCap(), signal: options.signal };
-  const made: Made[] = [];
-  const failedOffers: number[] = [];
-  let booting: Booting[] = [];
+  const tokenOf = (index: number) => (op.identity ? resourceToken(op.identity, `member ${index}`) : undefined);
+  const policy: RentOptions = { clock: op.clock, ...op.rent, requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: op.spendCap(), signal: op.signal };
+  const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer), key: held.key });
   try {
-    if (options.identity) booting = await takeLeftBehind(client, spec, indices, tokenOf, policy, log);
-    let pending = indices.filter((index) => !booting.some((b) => b.index === index));
-    for (let boot = 1; pending.length || booting.length; boot++) {
-      if (pending.length) await rentTogether(client, spec, pending, failedOffers, { ...policy, tokenOf: (i) => tokenOf(pending[i]) }, booting, log, boot, attempts);
-      const outcomes = await waitForInstances(client, booting.map((b) => b.instanceId), target, { ...options.wait, signal: options.signal });
-      booting.forEach((b, i) => (b.instance = outcomes[i].instance ?? b.instance));
-      if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new InterruptedError("Interrupted while the members booted.");
-      const failed = booting.flatMap((b, i) => (outcomes[i].error ? [{ ...b, error: outcomes[i].error! }] : []));
-      made.push(...booting.filter((_, i) => !outcomes[i].error).map((b) => ({ member: memberOf(b.index, b.instance!, b.offer), key: b.key })));
-      booting = [];
-      if (!failed.length) break;
-      await destroyRetried(client, failed.map((f) => f.instanceId), policy);
-      const first = failed.find((f) => !rentsAgain(spec, f.error, boot));
-      if (first) throw new GpuRentalError(`${failed.length} member(s) did not boot, e.g. member ${first.index}: ${first.error.message} (destroyed).`);
-      for (const f of failed) log(`member ${f.index}: instance ${f.instanceId}${f.offer ? ` on offer ${f.offer.id}` : ""} did not boot (${f.error.message}): destroyed, renting another`);
-      failedOffers.push(...failed.flatMap((f) => (f.offer ? [f.offer.id] : [])));
-      pending = failed.map((f) => f.index);
-    }
+    const booted = await rentAndBoot(
+      {
+        policy: spec,
+        indices,
+        tokenOf,
+        digestOf: (index) => instanceDigest(memberSpec(spec, index)),
+        who: (held) => `member ${held.index}: instance ${held.instanceId}`,
+        rent: (pending, failedOffers, boot, into) => rentTogether(spec, pending, failedOffers, { ...policy, tokenOf: (i) => tokenOf(pending[i]) }, into, boot, op),
+      },
+      op,
+      policy,
+    );
+    return booted.map(made);
   } catch (error) {
-    const held = [...made, ...booting.map((b) => ({ member: memberOf(b.index, b.instance ?? unseen(b.instanceId), b.offer), key: b.key }))];
-    if (error instanceof InterruptedError) throw new MembersLeft(`The GpuFleet's members were being rented when it was interrupted: ${held.length} of ${indices.length} rented.${mayExist(error)}`, held);
-    throw await destroyedAgain(client, held, indices.length, error as Error, policy);
+    if (!(error instanceof BootFailure)) throw error;
+    const held = error.held.map(made);
+    const count = indices.length;
+    if (error.interrupted) {
+      throw new MembersLeft(`The GpuFleet's members were being rented when it was interrupted: ${held.length} of ${count} rented.${mayExist(error.error)}`, held);
+    }
+    const cause = error.error instanceof BootsFailed
+      ? `${error.error.count} member(s) did not boot, e.g. member ${error.error.first.index}: ${error.error.first.error.message} (destroyed).`
+      : error.error.message;
+    if (error.cleanup) throw new MembersLeft(`Could not rent ${count} GpuFleet member(s): ${cause} Then ${error.cleanup.message}.`, held);
+    const detail = error.destroyed.length ? ` The ${error.destroyed.length} member(s) it had rented were destroyed again (${error.destroyed.join(", ")}).` : "";
+    throw new GpuRentalError(`Could not rent ${count} GpuFleet member(s): ${cause}${detail}`);
   }
-  return made.sort((a, b) => a.member.index - b.member.index);
 }
 
 /**
@@ -311,22 +449,22 @@ async function rentMembers(client: GpuRentalClient, spec: FleetSpec, indices: nu
  * that failed to boot, into `booting`. Any rental that failed ends it (all or nothing): its error is thrown.
  */
 async function rentTogether(
-  client: GpuRentalClient, spec: FleetSpec, pending: number[], failedOffers: number[], policy: FleetPolicy, booting: Booting[],
-  log: (line: string) => void, boot: number, attempts: number,
+  spec: FleetSpec, pending: number[], failedOffers: number[], policy: RentOptions & { tokenOf(i: number): string | undefined }, booting: Held[], boot: number, op: Operation,
 ): Promise<void> {
   const criteria = criteriaOf(memberSpec(spec, 0));
   if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
-  log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
+  const attempts = spec.maxBootAttempts ?? BOOT_DEFAULTS.maxBootAttempts;
+  op.log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
   const requestOf = (index: number) => {
     const request = creationRequestOf(memberSpec(spec, index));
-    return policy.tokenOf?.(0) ? { ...request, env: { ...request.env, [SPEC_ENV]: instanceDigest(memberSpec(spec, index)) } } : request;
+    return policy.tokenOf(0) ? { ...request, env: { ...request.env, [SPEC_ENV]: instanceDigest(memberSpec(spec, index)) } } : request;
   };
   // The cap is checked for the members together (all or nothing); each member's watchdog ends it at its lifetime.
-  const { members, failures } = await rentFleet(client, pending.length, criteria, (i) => requestOf(pending[i]), { ...policy, allOrNothing: false });
+  const { members, failures } = await rentFleet(op.client, pending.length, criteria, (i) => requestOf(pending[i]), { ...policy, allOrNothing: false });
   members.forEach((m, i) => {
-    if (!(m instanceof GpuRentalError)) booting.push({ index: pending[i], instanceId: m.instanceId, offer: m.offer, key: m.instanceApiKey ?? null });
+    if (!(m instanceof GpuRentalError)) booting.push({ index: pending[i], instanceId: m.instanceId, offer: m.offer, key: m.instanceApiKey ?? null, token: m.token });
     // Rented without its key and not destroyed: held like the others, so it is destroyed with them or kept.
-    else if (m instanceof InstanceLeftError) booting.push({ index: pending[i], instanceId: m.instanceId, offer: null, key: null });
+    else if (m instanceof InstanceLeftError) booting.push({ index: pending[i], instanceId: m.instanceId, offer: null, key: null, token: m.token });
   });
   if (!failures.length) return;
   const interrupted = failures.filter((f): f is InterruptedError => f instanceof InterruptedError);
@@ -334,89 +472,31 @@ async function rentTogether(
   throw new GpuRentalError(`Could not rent a fleet of ${pending.length}: ${failures.length} rental(s) failed (${failures[0].message}).`);
 }
 
-/**
- * What an earlier, cut-off run of this fleet's creation left for the members at `indices` (instances carrying their
- * tokens, one listing): per member, the one rented for its spec and not failed is taken over; any other destroyed.
- */
-async function takeLeftBehind(
-  client: GpuRentalClient, spec: FleetSpec, indices: number[], tokenOf: (index: number) => string | undefined, options: RentOptions, log: (line: string) => void,
-): Promise<Booting[]> {
-  const tokens = new Map(indices.map((index) => [tokenOf(index)!, index]));
-  const found = await instancesCarrying(client, [...tokens.keys()]);
-  const taken: Booting[] = [];
-  const extra: number[] = [];
-  for (const [token, left] of found) {
-    const index = tokens.get(token)!;
-    const member = memberSpec(spec, index);
-    for (const instance of left) {
-      const fits = specOfInstance(instance) === instanceDigest(member) && !failedFor(instance, targetOf(spec));
-      if (fits && !taken.some((t) => t.index === index)) taken.push({ index, instanceId: instance.id, offer: null, key: null, instance });
-      else extra.push(instance.id);
-    }
-  }
-  if (taken.length) log(`member(s) ${taken.map((t) => `${t.index} (instance ${t.instanceId})`).join(", ")}, rented by an earlier run that was cut off, taken over`);
-  if (extra.length) {
-    log(`instance(s) ${extra.join(", ")}, left by an earlier run that was cut off, do not fit the program now: destroying them`);
-    await destroyRetried(client, extra, options);
-  }
-  return taken;
-}
-
 /** What an interruption leaves unknown: a rental request under way whose instance may exist. */
-function mayExist(error: InterruptedError): string {
-  return error.token ? ` A rental request was under way: an instance may exist, carrying token ${error.token} (\`${sweepCommand(error.token)}\` destroys it).` : "";
+function mayExist(error: Error): string {
+  const token = error instanceof InterruptedError ? error.token : undefined;
+  return token ? ` A rental request was under way: an instance may exist, carrying token ${token} (\`${sweepCommand(token)}\` destroys it).` : "";
 }
 
-/**
- * All or nothing: the members rented here (`held`) are destroyed again after `error`, retried while the service
- * fails; the error then says so. Members that still cannot be destroyed are left to the state (MembersLeft).
- */
-async function destroyedAgain(client: GpuRentalClient, held: Made[], count: number, error: Error, options: RentOptions): Promise<Error> {
-  const ids = held.map((m) => m.member.instanceId);
-  try {
-    await destroyRetried(client, ids, options);
-  } catch (cleanup) {
-    const left = new Set(cleanup instanceof NotDestroyedError ? cleanup.left : ids);
-    return new MembersLeft(`Could not rent ${count} GpuFleet member(s): ${error.message} Then ${(cleanup as Error).message}.`, held.filter((m) => left.has(m.member.instanceId)));
-  }
-  const detail = ids.length ? ` The ${ids.length} member(s) it had rented were destroyed again (${ids.join(", ")}).` : "";
-  return new GpuRentalError(`Could not rent ${count} GpuFleet member(s): ${error.message}${detail}`);
-}
-
-/** A member known by its instance's id only. */
-function unseen(id: number): Instance {
-  return { id } as Instance;
-}
-
-async function adoptMember(client: GpuRentalClient, spec: FleetSpec, index: number, id: number, options: FleetOptions): Promise<Made> {
-  await adoptInstance(String(id), memberSpec(spec, index), { client, wait: options.wait });
-  const instance = await client.instances.get(id);
+async function adoptMember(spec: FleetSpec, index: number, id: number, op: Operation): Promise<Made> {
+  await adoptInstance(String(id), memberSpec(spec, index), op);
+  const instance = await op.client.instances.get(id);
   if (!instance) throw new GpuRentalError(`GpuFleet member ${index}: instance ${id} disappeared while it was adopted.`);
   return { member: memberOf(index, instance, null), key: null };
 }
 
 /**
- * Destroys instances together, again while some remain (a failed call, a service that hiccups), at most five
- * rounds; then names those still there. One already gone counts as destroyed.
+ * Destroys a fleet's members together (destroyRetried: again while the service fails, a few seconds at most); then
+ * names those still there. One already gone counts as destroyed.
  */
-async function destroyAll(client: GpuRentalClient, ids: number[], log: (line: string) => void, what = "GpuFleet"): Promise<void> {
-  if (!ids.length) return;
-  let left = ids;
-  let lastError: Error | undefined;
-  for (let round = 1; left.length && round <= 5; round++) {
-    const results = await Promise.allSettled(left.map((id) => deletedOrGone(() => client.instances.destroy(id))));
-    lastError = results.flatMap((r) => (r.status === "rejected" ? [r.reason as Error] : []))[0] ?? lastError;
-    const listed = await listedById(client).catch(() => null);
-    left = listed ? left.filter((id) => listed.has(id)) : left.filter((_, i) => results[i].status === "rejected");
-    if (left.length && round < 5) {
-      log(`${left.length} instance(s) not destroyed yet (${left.join(", ")}): trying again`);
-      await new Promise((resolve) => setTimeout(resolve, 500 * round));
-    }
-  }
-  if (left.length) {
+async function destroyMembers(ids: number[], op: Operation, what = "GpuFleet"): Promise<void> {
+  try {
+    await destroyRetried(op.client, ids, { clock: op.clock, serviceFailureBudgetMs: MEMBER_DESTROY_BUDGET_MS });
+  } catch (error) {
+    if (!(error instanceof NotDestroyedError)) throw error;
     throw new GpuRentalError(
-      `${what}: ${left.length} instance(s) could not be destroyed and still run: ${left.join(", ")}` +
-        `${lastError ? ` (${lastError.message})` : ""}. Run the command again; nothing else was left.`,
+      `${what}: ${error.left.length} instance(s) could not be destroyed and still run: ${error.left.join(", ")} (${error.failure.message}). ` +
+        "Run the command again; nothing else was left.",
     );
   }
 }
@@ -456,21 +536,8 @@ function observed(member: FleetMember, instance: Instance | null | undefined): F
 }
 
 function memberOf(index: number, instance: Instance, rentedOffer: Record<string, unknown> | null): FleetMember {
-  return {
-    index,
-    instanceId: instance.id,
-    label: instance.label ?? "",
-    status: instance.actual_status ?? null,
-    sshHost: instance.ssh_host ?? null,
-    sshPort: instance.ssh_port ?? null,
-    rentedOfferId: typeof rentedOffer?.id === "number" ? rentedOffer.id : null,
-    rentedOffer,
-    machineId: instance.machine_id ?? null,
-    gpuName: instance.gpu_name ?? null,
-    numGpus: instance.num_gpus ?? null,
-    pricePerHour: instance.dph_total ?? null,
-    geolocation: instance.geolocation ?? null,
-  };
+  const outputs = observedOutputs(instance);
+  return { index, ...outputs, label: instance.label ?? "", rentedOfferId: typeof rentedOffer?.id === "number" ? rentedOffer.id : null, rentedOffer };
 }
 
 function stateOf(member: FleetMember): "running" | "stopped" {
@@ -492,11 +559,11 @@ function projections(members: FleetMember[], keys: (string | null)[]): FleetOutp
   };
 }
 
-function membersOf(props: Readonly<Record<string, any>>): FleetMember[] {
+function membersOf(props: Props): FleetMember[] {
   return Array.isArray(props.members) ? [...props.members].sort((a, b) => a.index - b.index) : [];
 }
 
-function keysOf(props: Readonly<Record<string, any>>): (string | null)[] {
+function keysOf(props: Props): (string | null)[] {
   return Array.isArray(props.instanceApiKeys) ? props.instanceApiKeys : [];
 }
 

@@ -1,18 +1,56 @@
 import { z } from "zod";
-import { GpuRentalClient } from "../client";
-import { BadRequestError, GpuRentalError, NotFoundError } from "../errors";
-import { attachedInstances, FieldFilter, Volume, volumeNameOf, VolumeOffer, VolumeQuery } from "../schemas";
-import { createNetworkVolumeOnce } from "../workflows/create";
-import { nameWithoutToken as baseName, nameWithToken, resourceToken, tokenOfVolume } from "../workflows/tokens";
-import { InterruptedError } from "../workflows/interruption";
-import { CreationContext, interruptedCreation } from "./creation";
-import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, WithClient } from "./spec";
+import {
+  attachedInstances, BadRequestError, createNetworkVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError,
+  nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
+} from "../../sdk";
+import { interruptedCreation } from "./creation";
+import { ADOPT_ID, ResourceDescription } from "./description";
+import type { Kind, Operation, Props } from "./kind";
+import { changedKeys, definedOnly, specOf } from "./spec";
 
 /**
- * The Pulumi `NetworkVolume` resource: a network volume taken from a network volume offer. The offer (or the
- * search for one) is its identity; which offer was used is an output (`askContractId`).
+ * The NetworkVolume kind: a network volume taken from a network volume offer. The offer (or the search for one)
+ * is its identity; which offer was used is an output (`askContractId`).
  */
-export const NetworkVolumeSpec = z
+
+/** A network volume: what the schema, the argument types and docs/reference.md say of it. */
+const DESCRIPTION: ResourceDescription = {
+  name: "NetworkVolume",
+  description:
+    "A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): " +
+    "an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. " +
+    "The API shows no way to resize or rename one, so every change makes a new volume (before the old one is " +
+    "deleted). A volume still attached to an instance is not deleted: destroy the instance first.",
+  inputs: {
+    offerId: { type: "integer", description: "Take the space from exactly this network volume offer (`ask_contract_id`)." },
+    q: {
+      type: "map",
+      values: { type: "any" },
+      tsType: "VolumeQuery",
+      description:
+        "Otherwise the cheapest offer (by `storage_cost`) with room for `size` matching this network volume offer search, e.g. " +
+        '`{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`.',
+    },
+    size: { type: "number", description: "GB." },
+    name: { type: "string", description: "The volume's name." },
+    adoptId: ADOPT_ID,
+  },
+  requiredInputs: ["size"],
+  outputs: {
+    volumeId: { type: "integer", description: "The volume's id (also the resource's id)." },
+    askContractId: { type: "integer", nullable: true, description: "The network volume offer the space was taken from." },
+    diskSpace: { type: "number", nullable: true, description: "Its size in GB." },
+    volumeName: { type: "string", nullable: true, description: "The name the service gave the volume." },
+    geolocation: { type: "string", nullable: true, description: "Where it is." },
+    status: { type: "string", nullable: true, description: "Its status as the service reports it." },
+    storageCost: { type: "number", nullable: true, description: "$/GB/month." },
+    storageCostTotal: { type: "number", nullable: true, description: "$/hour for the whole volume." },
+    instances: { type: "array", items: { type: "integer" }, description: "The instances it is attached to." },
+  },
+  requiredOutputs: ["volumeId", "instances"],
+};
+
+const NetworkVolumeSpec = z
   .object({
     /** Take space from exactly this network volume offer (`ask_contract_id` of the offer search). */
     offerId: z.number().int().nonnegative().optional(),
@@ -28,7 +66,7 @@ export const NetworkVolumeSpec = z
   });
 export type NetworkVolumeSpec = z.infer<typeof NetworkVolumeSpec>;
 
-const SPEC_KEYS = ["offerId", "q", "size", "name"] as const;
+const SPEC = specOf("NetworkVolume", NetworkVolumeSpec);
 
 /** What the volume record reports. Nulls, never undefined. */
 export interface NetworkVolumeOutputs {
@@ -56,13 +94,25 @@ export interface NetworkVolumeDiff {
   deleteBeforeReplace: boolean;
 }
 
+export const NETWORK_VOLUME: Kind<NetworkVolumeSpec, NetworkVolumeOutputs> = {
+  description: DESCRIPTION,
+  spec: SPEC,
+  diff: diffNetworkVolumeSpec,
+  create: createNetworkVolume,
+  adopt: adoptNetworkVolume,
+  read: readNetworkVolume,
+  import: importNetworkVolume,
+  update: updateNetworkVolume,
+  delete: deleteNetworkVolume,
+};
+
 /**
  * The search (`q`) only said where to take the space: a new one changes nothing for the volume that exists, and is
  * recorded in place. So is pinning the offer the volume was taken from. Any other change makes a new volume,
  * before the old one goes, so its data can be copied over.
  */
-export function diffNetworkVolumeSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): NetworkVolumeDiff {
-  const changed = changedKeys(SPEC_KEYS, olds, news, (_key, value) => value ?? null, unknown);
+export function diffNetworkVolumeSpec(olds: Props, news: Props, unknown?: unknown): NetworkVolumeDiff {
+  const changed = changedKeys(SPEC.keys, olds, news, (_key, value) => value ?? null, unknown);
   // Unpinning keeps the volume; pinning keeps it when the pin is the offer it came from.
   const offerKept = news.offerId === undefined || news.offerId === null || news.offerId === olds.askContractId;
   const replaces = changed.filter((key) => key !== "q" && !(key === "offerId" && offerKept));
@@ -70,21 +120,10 @@ export function diffNetworkVolumeSpec(olds: Readonly<Record<string, any>>, news:
 }
 
 /** Records a new `q` (or the pinned offer it came from): nothing about the volume itself changes. */
-export async function updateNetworkVolumeFromSpec(
-  id: string,
-  olds: Readonly<Record<string, any>>,
-  input: unknown,
-  options: WithClient = {},
-): Promise<NetworkVolumeSpec & NetworkVolumeOutputs> {
-  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
-  const volume = await findVolume(clientOf(options), Number(id));
+async function updateNetworkVolume(id: string, _olds: Props, spec: NetworkVolumeSpec, op: Operation): Promise<NetworkVolumeSpec & NetworkVolumeOutputs> {
+  const volume = await findVolume(op.client, Number(id));
   if (!volume) throw new GpuRentalError(`Network volume ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   return { ...spec, ...outputsOf(volume) };
-}
-
-/** The provider's `check`. */
-export function checkNetworkVolumeInputs(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(NetworkVolumeSpec, SPEC_KEYS, news, unknown);
 }
 
 /**
@@ -93,19 +132,15 @@ export function checkNetworkVolumeInputs(news: Record<string, unknown>, unknown?
  * With `identity` (a Pulumi resource) the token is the resource's: a volume an earlier, cut-off run made for it is
  * taken over when it has the declared size, name and offer, and deleted when not.
  */
-export async function createNetworkVolumeFromSpec(
-  input: unknown,
-  options: WithClient & CreationContext = {},
-): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
-  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
-  const client = clientOf(options);
-  const token = options.identity && resourceToken(options.identity);
+async function createNetworkVolume(spec: NetworkVolumeSpec, op: Operation): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
+  const client = op.client;
+  const token = op.identity && resourceToken(op.identity);
   const left = token ? await takeLeftBehind(client, spec, token) : null;
   if (left) return { id: String(left.id), outs: { ...spec, ...outputsOf(left) } };
   const offerId = spec.offerId ?? (await cheapestOffer(client, spec.q ?? {}, spec.size)).ask_contract_id;
   let created: Volume;
   try {
-    ({ volume: created } = await createNetworkVolumeOnce(client, definedOnly({ offerId, size: spec.size, name: spec.name }), { token, signal: options.signal }));
+    ({ volume: created } = await createNetworkVolumeOnce(client, definedOnly({ offerId, size: spec.size, name: spec.name }), { clock: op.clock, token, signal: op.signal }));
   } catch (error) {
     throw error instanceof InterruptedError ? interruptedCreation(error, "The network volume's creation") : error;
   }
@@ -120,18 +155,14 @@ async function takeLeftBehind(client: GpuRentalClient, spec: NetworkVolumeSpec, 
   for (const volume of (await client.volumes.list("network_volume")).filter((v) => tokenOfVolume(v) === token)) {
     const fits = volume.disk_space === spec.size && volume.name === nameWithToken(spec.name, token) && (spec.offerId === undefined || volume.ask_contract_id === spec.offerId);
     if (fits && !taken) taken = volume;
-    else await deleteNetworkVolumeById(String(volume.id), { client });
+    else await deleteVolume(client, volume.id);
   }
   return taken;
 }
 
 /** The volume as it is now, or null when it is gone (refresh then drops it). */
-export async function readNetworkVolumeState(
-  id: string,
-  props: Readonly<Record<string, any>>,
-  options: WithClient = {},
-): Promise<(Record<string, unknown> & NetworkVolumeOutputs) | null> {
-  const volume = await findVolume(clientOf(options), Number(id));
+async function readNetworkVolume(id: string, props: Props, op: Operation): Promise<(Record<string, unknown> & NetworkVolumeOutputs) | null> {
+  const volume = await findVolume(op.client, Number(id));
   return volume ? { ...props, ...outputsOf(volume) } : null;
 }
 
@@ -139,13 +170,8 @@ export async function readNetworkVolumeState(
  * Takes an existing network volume of the account under management (`adoptId`): it must have the declared size
  * (and name, when one is declared), since neither can be changed.
  */
-export async function adoptNetworkVolume(
-  id: string,
-  input: unknown,
-  options: WithClient = {},
-): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
-  const spec = requireSpec("NetworkVolume", NetworkVolumeSpec, input);
-  const volume = await findVolume(clientOf(options), Number(id));
+async function adoptNetworkVolume(id: string, spec: NetworkVolumeSpec, op: Operation): Promise<{ id: string; outs: NetworkVolumeSpec & NetworkVolumeOutputs }> {
+  const volume = await findVolume(op.client, Number(id));
   if (!volume) {
     throw new NotFoundError(`Network volume ${id} cannot be adopted: the account has no network volume ${id}. Check adoptId, and the account the resource uses.`);
   }
@@ -163,8 +189,8 @@ export async function adoptNetworkVolume(
  * An existing network volume as `pulumi import` takes it: the inputs that declare it as it is (its size, and its
  * name without a creation token), and its outputs. Null when the account has no such volume.
  */
-export async function importNetworkVolume(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
-  const volume = await findVolume(clientOf(options), Number(id));
+async function importNetworkVolume(id: string, op: Operation): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const volume = await findVolume(op.client, Number(id));
   if (!volume) return null;
   const inputs = definedOnly({ size: volume.disk_space ?? undefined, name: baseName(volumeNameOf(volume)) || undefined });
   return { inputs, outs: { ...inputs, ...outputsOf(volume) } };
@@ -186,9 +212,12 @@ export class VolumeInUseError extends GpuRentalError {
 }
 
 /** Deletes the volume (`DELETE /api/v0/volumes/?id=`); one already gone counts as deleted. */
-export async function deleteNetworkVolumeById(id: string, options: WithClient = {}): Promise<void> {
-  const client = clientOf(options);
-  const volume = await findVolume(client, Number(id));
+async function deleteNetworkVolume(id: string, _props: Props, op: Operation): Promise<void> {
+  await deleteVolume(op.client, Number(id));
+}
+
+async function deleteVolume(client: GpuRentalClient, id: number): Promise<void> {
+  const volume = await findVolume(client, id);
   if (!volume) return;
   if (attachedInstances(volume).length) throw new VolumeInUseError(volume.id, attachedInstances(volume));
   await deletedOrGone(() => client.volumes.delete(volume.id).catch((error) => refusedInUse(client, volume.id, error)));

@@ -1,97 +1,48 @@
-import { adoptApiKey, checkApiKeyInputs, importApiKey, createApiKeyFromSpec, deleteApiKeyById, diffApiKeySpec, readApiKeyState } from "./api-key";
-import {
-  adoptInstance,
-  importInstance,
-  checkInstanceInputs,
-  createInstanceFromSpec,
-  instanceWarnings,
-  destroyInstanceById,
-  diffInstance,
-  readInstanceState,
-  updateInstanceFromSpec,
-} from "./instance";
-import { adoptFleet, checkFleetInputs, createFleetFromSpec, deleteFleet, diffFleet, fleetWarnings, importFleet, readFleetState, updateFleetFromSpec } from "./fleet";
-import { managed } from "./managed";
-import {
-  adoptNetworkVolume,
-  importNetworkVolume,
-  checkNetworkVolumeInputs,
-  createNetworkVolumeFromSpec,
-  deleteNetworkVolumeById,
-  diffNetworkVolumeSpec,
-  readNetworkVolumeState,
-  updateNetworkVolumeFromSpec,
-} from "./network-volume";
-import {
-  adoptTemplate,
-  importTemplate,
-  checkTemplateInputs,
-  createTemplateFromSpec,
-  deleteTemplateById,
-  diffTemplateSpec,
-  readTemplateState,
-  updateTemplateFromSpec,
-} from "./template";
+import { API_KEY } from "./api-key";
+import type { FunctionDescription } from "./description";
+import { GPU_FLEET } from "./gpu-fleet";
+import { INSTANCE } from "./instance";
+import type { Kind, Operation } from "./kind";
+import { NETWORK_VOLUME } from "./network-volume";
+import type { SpecOf } from "./spec";
+import { TEMPLATE } from "./template";
 
-export type { Imported, ResourceFunctions } from "./managed";
+/**
+ * Every resource kind and every function of the provider package: one line each, in the order the schema and the
+ * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
+ * schema, the TypeScript resource classes and the reference page follow from the registry.
+ */
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, GPU_FLEET];
 
-/** Every resource kind of the provider package, by its Pulumi type name. */
-export const RESOURCE_FUNCTIONS = {
-  Instance: managed("Instance", {
-    check: checkInstanceInputs,
-    diff: diffInstance,
-    create: createInstanceFromSpec,
-    adopt: adoptInstance,
-    read: readInstanceState,
-    import: importInstance,
-    update: updateInstanceFromSpec,
-    delete: destroyInstanceById,
-    warnings: instanceWarnings,
-  }),
-  Template: managed("Template", {
-    check: checkTemplateInputs,
-    diff: diffTemplateSpec,
-    create: createTemplateFromSpec,
-    adopt: adoptTemplate,
-    read: readTemplateState,
-    import: importTemplate,
-    update: updateTemplateFromSpec,
-    delete: deleteTemplateById,
-  }),
-  NetworkVolume: managed("NetworkVolume", {
-    check: checkNetworkVolumeInputs,
-    diff: diffNetworkVolumeSpec,
-    create: createNetworkVolumeFromSpec,
-    adopt: adoptNetworkVolume,
-    read: readNetworkVolumeState,
-    import: importNetworkVolume,
-    update: updateNetworkVolumeFromSpec,
-    delete: deleteNetworkVolumeById,
-  }),
-  ApiKey: managed("ApiKey", {
-    check: checkApiKeyInputs,
-    diff: diffApiKeySpec,
-    create: createApiKeyFromSpec,
-    adopt: adoptApiKey,
-    read: readApiKeyState,
-    import: importApiKey,
-    delete: deleteApiKeyById,
-  }),
-  /** `size` instances of one spec as one resource: see sdk/resources/fleet.ts for its inputs and outputs. */
-  GpuFleet: managed("GpuFleet", {
-    check: checkFleetInputs,
-    diff: diffFleet,
-    create: createFleetFromSpec,
-    adopt: adoptFleet,
-    read: readFleetState,
-    import: importFleet,
-    update: updateFleetFromSpec,
-    delete: deleteFleet,
-    warnings: fleetWarnings,
-  }),
-};
+/** The functions (lookups the engine invokes): none yet. */
+export const FUNCTIONS: readonly LookupFunction[] = [];
 
-export type ResourceKind = keyof typeof RESOURCE_FUNCTIONS;
+/** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
+export interface LookupFunction<A = any, R extends object = object> {
+  readonly description: FunctionDescription;
+  readonly args: SpecOf<A>;
+  invoke(args: A, op: Operation): Promise<R>;
+}
 
-/** The engine's marker for a value not known yet (preview): the provider passes it on to `check` and `diff`. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The kinds and functions of a package, by their description's name. */
+export interface Registry {
+  kinds: ReadonlyMap<string, Kind>;
+  functions: ReadonlyMap<string, LookupFunction>;
+}
+
+/** A registry of `kinds` and `functions`; two of one name are refused. */
+export function registryOf(kinds: readonly Kind[], functions: readonly LookupFunction[] = []): Registry {
+  return { kinds: byName(kinds, "resource kind"), functions: byName(functions, "function") };
+}
+
+function byName<T extends { description: { name: string } }>(items: readonly T[], what: string): ReadonlyMap<string, T> {
+  const named = new Map<string, T>();
+  for (const item of items) {
+    if (named.has(item.description.name)) throw new Error(`Two of gpu-rental's ${what}s are named ${item.description.name}.`);
+    named.set(item.description.name, item);
+  }
+  return named;
+}
+
+/** The package's own registry. */
+export const REGISTRY: Registry = registryOf(KINDS, FUNCTIONS);

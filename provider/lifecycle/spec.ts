@@ -1,12 +1,9 @@
 import { z } from "zod";
-import { GpuRentalClient } from "../client";
-import { GpuRentalError, NotFoundError } from "../errors";
-export { foundOrNull } from "../errors";
-import { canonicalJson, describeIssues } from "../schemas";
+import { canonicalJson, describeIssues, GpuRentalError } from "../../sdk";
 
 /**
- * What the resources share: checking a declared spec with its zod schema the way the Pulumi provider's `check`
- * reports it, comparing values, and the options every resource function takes.
+ * What the kinds share: checking a declared spec with its zod schema the way the Pulumi provider's `check`
+ * reports it, and comparing values.
  */
 
 export interface CheckFailure {
@@ -14,14 +11,32 @@ export interface CheckFailure {
   reason: string;
 }
 
-/** The options every resource function takes: the client to use (tests pass one bound to an emulator). */
-export interface WithClient {
-  client?: GpuRentalClient;
+/** The declared inputs of a kind: their names (its zod object's keys), their check, their parse. */
+export interface SpecOf<S> {
+  keys: readonly string[];
+  /**
+   * The provider's `check` of the known inputs among `keys`, each bad one named. Inputs still unknown (preview)
+   * are checked once they are known, so failures about other inputs only are reported meanwhile.
+   */
+  check(news: Readonly<Record<string, unknown>>, unknown?: unknown): CheckFailure[];
+  /** The spec, or a GpuRentalError naming every bad input: nothing is sent to the service for a bad spec. */
+  parse(input: unknown): S;
 }
 
-/** The client of the options, or one from the configured connection (stack config or environment). */
-export function clientOf(options: WithClient): GpuRentalClient {
-  return options.client ?? new GpuRentalClient();
+/** The SpecOf a zod object (refined or not): its keys are its shape's. */
+export function specOf<S extends z.ZodObject>(kind: string, schema: S): SpecOf<z.infer<S>> {
+  const keys = Object.keys(schema.shape);
+  return {
+    keys,
+    check: (news, unknown) => checkInputs(schema, keys, news, unknown),
+    parse: (input) => requireSpec(kind, schema, input ?? {}),
+  };
+}
+
+/** The values of `keys` that are set (null ones left out): what a spec is parsed from. */
+export function pick(input: unknown, keys: readonly string[]): Record<string, unknown> {
+  const props = (input ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(keys.filter((k) => props[k] !== undefined && props[k] !== null).map((k) => [k, props[k]]));
 }
 
 /** Validates a spec; each failure names the input (the first path segment) and the problem. */
@@ -43,22 +58,13 @@ export function requireSpec<S extends z.ZodType>(kind: string, schema: S, input:
   return spec;
 }
 
-/**
- * The provider's `check`: validates the known inputs among `keys` and names each bad one. Inputs still unknown
- * (preview) are checked once they are known, so failures about other inputs only are reported meanwhile.
- */
-export function checkInputs<S extends z.ZodType>(
-  schema: S,
-  keys: readonly string[],
-  news: Record<string, unknown>,
-  unknown?: unknown,
-): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+function checkInputs<S extends z.ZodType>(schema: S, keys: readonly string[], news: Readonly<Record<string, unknown>>, unknown?: unknown): CheckFailure[] {
   // A value not known yet (preview), even deep inside an object (`{volumeId: <unknown>}`), is checked later.
   const known = Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null && (unknown === undefined || !holds(v, unknown))));
   const hasUnknown = Object.keys(known).length !== Object.keys(news).filter((k) => news[k] !== null).length;
   const spec = Object.fromEntries(Object.entries(known).filter(([k]) => keys.includes(k)));
   const { failures } = checkSpec(schema, spec);
-  return { inputs: news, failures: hasUnknown ? failures.filter((f) => f.property in spec) : failures };
+  return hasUnknown ? failures.filter((f) => f.property in spec) : failures;
 }
 
 /**
@@ -94,15 +100,6 @@ export function withDefault<K extends string>(defaults: Partial<Record<K, unknow
 /** A copy without keys whose value is undefined: gRPC cannot carry undefined in outputs. */
 export function definedOnly<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-/** Runs a deletion; a thing already gone counts as deleted. */
-export async function deletedOrGone(remove: () => Promise<void>): Promise<void> {
-  try {
-    await remove();
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-  }
 }
 
 /** Whether `value` is `marker` or holds it somewhere inside. */

@@ -1,13 +1,72 @@
 import { z } from "zod";
-import { GpuRentalError, NotFoundError } from "../errors";
-import { EditTemplateRequest, Template, TEMPLATE_DEFAULTS } from "../schemas";
-import type { GpuRentalClient } from "../client";
-import { changedKeys, checkInputs, CheckFailure, clientOf, definedOnly, deletedOrGone, requireSpec, sameValue, WithClient, withDefault } from "./spec";
+import { deletedOrGone, EditTemplateRequest, GpuRentalClient, GpuRentalError, NotFoundError, Template, TEMPLATE_DEFAULTS } from "../../sdk";
+import { ADOPT_ID, ResourceDescription } from "./description";
+import type { Kind, Operation, Props } from "./kind";
+import { changedKeys, definedOnly, sameValue, SpecOf, specOf, withDefault } from "./spec";
 
 /**
- * The Pulumi `Template` resource: a stored template of the service. Its numeric `id` is the resource's id (it
- * never changes); its `hash_id` derives from its content, so it is an output that changes on every edit.
+ * The Template kind: a stored template of the service. Its numeric `id` is the resource's id (it never changes);
+ * its `hash_id` derives from its content, so it is an output that changes on every edit.
  */
+
+/** A stored template: the fields of the service's template table, in camelCase. */
+const DESCRIPTION: ResourceDescription = {
+  name: "Template",
+  description:
+    "A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the " +
+    "resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit.",
+  inputs: {
+    name: { type: "string", description: "The template's name." },
+    image: { type: "string", description: "The container image." },
+    tag: { type: "string", default: "latest", description: "Image tag." },
+    desc: { type: "string", description: "A description." },
+    readme: { type: "string", description: "A readme (Markdown)." },
+    env: { type: "string", description: "Docker flags, e.g. `-e VAR=value -p 8080:8080`." },
+    onstart: { type: "string", description: "A script run when an instance starts." },
+    runtype: {
+      type: "string",
+      enum: {
+        name: "TemplateRuntype",
+        description: "How instances of a template are launched.",
+        values: [
+          { value: "ssh", description: "Reached over SSH." },
+          { value: "jupyter", description: "Reached through Jupyter." },
+          { value: "args", description: "The image's own entrypoint, with `argsStr` as its arguments." },
+        ],
+      },
+      tsType: "TemplateRuntype",
+      default: "args",
+      description: "`ssh`, `jupyter` or `args`.",
+    },
+    argsStr: { type: "string", description: "Arguments of the image's entrypoint (runtype `args`)." },
+    sshDirect: { type: "boolean", description: "SSH straight to the machine's port." },
+    useSsh: { type: "boolean", description: "Launch with SSH." },
+    jupDirect: { type: "boolean", description: "Jupyter straight on the machine's port." },
+    jupyterDir: { type: "string", description: "The folder Jupyter opens in.", tsType: "string | null" },
+    useJupyterLab: { type: "boolean", description: "Jupyter Lab rather than the classic notebook." },
+    dockerLoginRepo: { type: "string", description: "The private registry of the image." },
+    dockerLoginUser: { type: "string", description: "The registry's user." },
+    dockerLoginPass: { type: "string", secret: true, description: "The registry's access token: always kept secret, in inputs and outputs." },
+    href: { type: "string", description: "A link shown with the template." },
+    repo: { type: "string", description: "The image's repository." },
+    extraFilters: {
+      type: "map",
+      values: { type: "any" },
+      tsType: "Record<string, unknown>",
+      description: "Default machine search filters, same shape as offer-search filters.",
+    },
+    recommendedDiskSpace: { type: "number", default: 8, description: "GB." },
+    private: { type: "boolean", description: "Visible to its owner only." },
+    adoptId: ADOPT_ID,
+  },
+  requiredInputs: ["name", "image"],
+  outputs: {
+    templateId: { type: "integer", description: "The template's numeric id (also the resource's id)." },
+    hashId: { type: "string", description: "The content hash instances are created from (`templateHashId`); it changes on every edit." },
+  },
+  requiredOutputs: ["templateId", "hashId"],
+};
+
 
 /** Each input and the template field it stands for (the spec's template table, in camelCase). */
 const WIRE_FIELDS = {
@@ -36,7 +95,6 @@ const WIRE_FIELDS = {
 } as const satisfies Record<string, keyof EditTemplateRequest>;
 
 type TemplateInput = keyof typeof WIRE_FIELDS;
-const TEMPLATE_INPUTS = Object.keys(WIRE_FIELDS) as TemplateInput[];
 
 export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof WIRE_FIELDS)[K]] } & { name: string; image: string };
 
@@ -44,9 +102,11 @@ export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof 
  * Validated as the service validates the fields (the wire schema of an edit), `name` and `image` required. Keys
  * that are not inputs (the engine's `__provider`, outputs of the state) are dropped, not refused.
  */
-export const TemplateSpec = z
-  .object(Object.fromEntries(TEMPLATE_INPUTS.map((input) => [input, EditTemplateRequest.shape[WIRE_FIELDS[input]]])))
-  .required({ name: true, image: true }) as unknown as z.ZodType<TemplateSpec>;
+const TemplateSpec = z
+  .object(Object.fromEntries(Object.entries(WIRE_FIELDS).map(([input, field]) => [input, EditTemplateRequest.shape[field]])))
+  .required({ name: true, image: true });
+const SPEC = specOf("Template", TemplateSpec) as unknown as SpecOf<TemplateSpec>;
+const TEMPLATE_INPUTS = SPEC.keys as TemplateInput[];
 
 /** The service's defaults (sdk/schemas/templates.ts), by input name. */
 const DEFAULTS: Partial<Record<TemplateInput, unknown>> = Object.fromEntries(
@@ -68,21 +128,27 @@ export interface TemplateDiff {
   deleteBeforeReplace: boolean;
 }
 
+export const TEMPLATE: Kind<TemplateSpec, TemplateOutputs> = {
+  description: DESCRIPTION,
+  spec: SPEC,
+  diff: diffTemplateSpec,
+  create: createTemplate,
+  adopt: adoptTemplate,
+  read: readTemplate,
+  import: importTemplate,
+  update: updateTemplate,
+  delete: deleteTemplate,
+};
+
 /** Compares the declared template of the state with a new one; defaults written out are not a change. */
-export function diffTemplateSpec(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>, unknown?: unknown): TemplateDiff {
+export function diffTemplateSpec(olds: Props, news: Props, unknown?: unknown): TemplateDiff {
   const updates = changedKeys(TEMPLATE_INPUTS, olds, news, (key, value) => withDefault(DEFAULTS, key, value), unknown);
   return { changes: updates.length > 0, replaces: [], updates, deleteBeforeReplace: false };
 }
 
-/** The provider's `check`. */
-export function checkTemplateInputs(news: Record<string, unknown>, unknown?: unknown): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
-  return checkInputs(TemplateSpec, TEMPLATE_INPUTS, news, unknown);
-}
-
 /** Creates the template (`POST /api/v0/template/`); the registry fields are required by the service, empty when unused. */
-export async function createTemplateFromSpec(input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
-  const spec = requireSpec("Template", TemplateSpec, input);
-  const template = await clientOf(options).templates.create({
+async function createTemplate(spec: TemplateSpec, op: Operation): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
+  const template = await op.client.templates.create({
     ...wireFieldsOf(spec, TEMPLATE_INPUTS),
     name: spec.name,
     image: spec.image,
@@ -97,15 +163,9 @@ export async function createTemplateFromSpec(input: unknown, options: WithClient
  * Applies the changed fields with one `PUT` to the template's current `hash_id` (looked up by id, so an edit
  * made elsewhere does not make it fail). A field the program no longer sets goes back to its default.
  */
-export async function updateTemplateFromSpec(
-  id: string,
-  olds: Readonly<Record<string, any>>,
-  input: unknown,
-  options: WithClient = {},
-): Promise<TemplateSpec & TemplateOutputs> {
-  const spec = requireSpec("Template", TemplateSpec, input);
+async function updateTemplate(id: string, olds: Props, spec: TemplateSpec, op: Operation): Promise<TemplateSpec & TemplateOutputs> {
   const { updates } = diffTemplateSpec(olds, spec);
-  const client = clientOf(options);
+  const client = op.client;
   let template = await client.templates.get(Number(id));
   if (!template) throw new GpuRentalError(`Template ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
   const withDefaults = Object.fromEntries(updates.map((key) => [key, withDefault(DEFAULTS, key, spec[key])]));
@@ -117,12 +177,8 @@ export async function updateTemplateFromSpec(
  * The template as it is now, or null when it is gone (refresh then drops it). Fields changed elsewhere show
  * as changed inputs, so the next `up` puts them back.
  */
-export async function readTemplateState(
-  id: string,
-  props: Readonly<Record<string, any>>,
-  options: WithClient = {},
-): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
-  const template = await clientOf(options).templates.get(Number(id));
+async function readTemplate(id: string, props: Props, op: Operation): Promise<(Record<string, unknown> & TemplateOutputs) | null> {
+  const template = await op.client.templates.get(Number(id));
   return template && { ...props, ...observedSpec(template), ...outputsOf(template) };
 }
 
@@ -130,23 +186,23 @@ export async function readTemplateState(
  * Takes an existing template of the account under management (`adoptId`, its numeric id): the fields the
  * program declares differently are then edited in place, as an update would.
  */
-export async function adoptTemplate(id: string, input: unknown, options: WithClient = {}): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
-  const { template, others } = await ownTemplate(clientOf(options), id);
+async function adoptTemplate(id: string, spec: TemplateSpec, op: Operation): Promise<{ id: string; outs: TemplateSpec & TemplateOutputs }> {
+  const { template, others } = await ownTemplate(op.client, id);
   if (!template) {
     throw new NotFoundError(
       `Template ${id} cannot be adopted: the account has no template with id ${id}${others ? " (it is someone else's public template)" : ""}. ` +
         "Check adoptId (the numeric id, not the hash_id), and the account the resource uses.",
     );
   }
-  return { id, outs: await updateTemplateFromSpec(id, observedSpec(template), input, options) };
+  return { id, outs: await updateTemplate(id, observedSpec(template), spec, op) };
 }
 
 /**
  * An existing template of the account as `pulumi import` takes it: the inputs that declare it as it is (fields
  * at their default left out), and its outputs. Null when the account has no such template.
  */
-export async function importTemplate(id: string, options: WithClient = {}): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
-  const { template } = await ownTemplate(clientOf(options), id);
+async function importTemplate(id: string, op: Operation): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+  const { template } = await ownTemplate(op.client, id);
   if (!template) return null;
   const observed = observedSpec(template);
   const inputs = Object.fromEntries(
@@ -170,8 +226,8 @@ function observedSpec(template: Template): Record<string, unknown> {
 }
 
 /** Deletes the template by its numeric id; one already gone counts as deleted. */
-export async function deleteTemplateById(id: string, options: WithClient = {}): Promise<void> {
-  await deletedOrGone(() => clientOf(options).templates.delete({ id: Number(id) }));
+async function deleteTemplate(id: string, _props: Props, op: Operation): Promise<void> {
+  await deletedOrGone(() => op.client.templates.delete({ id: Number(id) }));
 }
 
 function outputsOf(template: Template): TemplateOutputs {

@@ -1,10 +1,11 @@
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+import type { PropertyDescription, PropertyType } from "../lifecycle/description";
+import type { Registry } from "../lifecycle/registry";
 import { PROVIDER_CONFIG } from "./schema";
 
 /** docs/reference.md: every resource's inputs and outputs, made from the resource descriptions. */
-export function referenceMarkdown(descriptions: Record<string, ResourceDescription>): string {
+export function referenceMarkdown(registry: Registry): string {
   return [
-    "<!-- Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
+    "<!-- Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
     "# Resource reference",
     "",
     "The resources of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
@@ -17,7 +18,7 @@ export function referenceMarkdown(descriptions: Record<string, ResourceDescripti
     "Stack config `gpu-rental:<name>`, or the inputs of an explicit provider (`gpu_rental.Provider(...)`).",
     "",
     table(PROVIDER_CONFIG, new Set()),
-    ...Object.values(descriptions).flatMap((d) => [
+    ...[...registry.kinds.values()].flatMap(({ description: d }) => [
       `## ${d.name}`,
       "",
       `Type \`gpu-rental:index:${d.name}\`. ${d.description}`,
@@ -30,6 +31,18 @@ export function referenceMarkdown(descriptions: Record<string, ResourceDescripti
       "Every input, and:",
       "",
       table(d.outputs, new Set()),
+    ]),
+    ...[...registry.functions.values()].flatMap(({ description: d }) => [
+      `## ${d.name} (function)`,
+      "",
+      `Function \`gpu-rental:index:${d.name}\`. ${d.description}`,
+      "",
+      "### Arguments",
+      "",
+      table(d.inputs, new Set(d.requiredInputs ?? [])),
+      "### Result",
+      "",
+      table(d.outputs, new Set(d.requiredOutputs ?? [])),
     ]),
   ].join("\n");
 }
