@@ -28,7 +28,7 @@ import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./sp
  */
 
 /** Inputs that name one instance: a fleet has its own (member labels by `labelPrefix`, adoption by `adoptIds`). */
-const ONE_INSTANCE_ONLY = new Set(["offerId", "label", "adoptId"]);
+const ONE_INSTANCE_ONLY: readonly string[] = ["offerId", "label", "adoptId"];
 
 const SSH_ENDPOINT: ObjectDescription = {
   name: "SshEndpoint",
@@ -80,7 +80,7 @@ const DESCRIPTION: ResourceDescription = {
         "Running instances to take as members 0, 1, ... when the fleet is created, instead of renting them (how a fleet of the " +
         "earlier component form moves to this one: docs/fleets.md). Read only at creation.",
     },
-    ...Object.fromEntries(Object.entries(INSTANCE.description.inputs).filter(([name]) => !ONE_INSTANCE_ONLY.has(name))),
+    ...Object.fromEntries(Object.entries(INSTANCE.description.inputs).filter(([name]) => !ONE_INSTANCE_ONLY.includes(name))),
   },
   requiredInputs: ["size"],
   outputs: {

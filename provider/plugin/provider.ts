@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError } from "../../sdk/errors";
-import { GENERATION_INPUT, kindOfUrn, Lifecycle, PartialCreationError, ProcessStop, REGISTRY, secretsOf, UNKNOWN } from "../lifecycle";
+import { GENERATION_INPUT, kindOfUrn, Lifecycle, PartialCreationError, ProcessStop, REGISTRY, Registry, secretsOf, UNKNOWN } from "../lifecycle";
 import { warnEngine } from "../engine-log";
 import { packageSchema } from "../schema/schema";
 import { revealed, withSecrets } from "./secrets";
@@ -20,6 +20,8 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     readonly version: string,
     /** The process's stop: the engine's Cancel and the process's signals interrupt the creations under way. */
     readonly stop: ProcessStop,
+    /** The kinds and functions served. */
+    readonly registry: Registry = REGISTRY,
   ) {}
 
   /** The provider's lifecycle, made by Configure (the engine configures a provider before any other call of a resource). */
@@ -28,7 +30,7 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
   }
 
   async getSchema(): Promise<string> {
-    return JSON.stringify(packageSchema(this.version));
+    return JSON.stringify(packageSchema(this.version, this.registry));
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<pulumi.provider.CheckResult> {
@@ -40,7 +42,7 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     // The inputs as given (secrets the program marked stay secret), with what the check added (the kind's defaults,
     // the creation's generation) and the kind's own secrets marked too.
     const added = Object.fromEntries(Object.entries(result.inputs).filter(([key]) => !(key in news) || key === GENERATION_INPUT));
-    return { inputs: secret(kind, { ...news, ...added }), failures: result.failures };
+    return { inputs: this.secret(kind, { ...news, ...added }), failures: result.failures };
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.DiffResult> {
@@ -51,9 +53,9 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     const kind = kindOfUrn(urn);
     try {
       const { id, outs } = await this.resource(urn).create(revealed(inputs), urn);
-      return { id, outs: secret(kind, outs) };
+      return { id, outs: this.secret(kind, outs) };
     } catch (error) {
-      throw secretPartial(kind, error);
+      throw this.secretPartial(kind, error);
     }
   }
 
@@ -72,19 +74,19 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     if (Object.keys(props).length === 0) {
       const found = await fns.import(id);
       if (!found) throw new NotFoundError(`${kind} ${id} cannot be imported: the account has no ${kind} ${id}. Check the id, and the account the provider uses.`);
-      return { id, props: secret(kind, found.outs), inputs: secret(kind, found.inputs) };
+      return { id, props: this.secret(kind, found.outs), inputs: this.secret(kind, found.inputs) };
     }
     const state = await fns.read(id, revealed(props));
     // An empty id: the object is gone, and refresh drops it from the stack.
-    return state ? { id, props: secret(kind, state) } : { id: "", props: {} };
+    return state ? { id, props: this.secret(kind, state) } : { id: "", props: {} };
   }
 
   async update(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.UpdateResult> {
     const kind = kindOfUrn(urn);
     try {
-      return { outs: secret(kind, await this.resource(urn).update(id, revealed(olds), revealed(news), urn)) };
+      return { outs: this.secret(kind, await this.resource(urn).update(id, revealed(olds), revealed(news), urn)) };
     } catch (error) {
-      throw secretPartial(kind, error);
+      throw this.secretPartial(kind, error);
     }
   }
 
@@ -98,6 +100,18 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     return { outputs: { ...(await this.lifecycle.invoke(token, revealed(inputs))) } };
   }
 
+  /** A copy with the kind's secret properties marked as secrets. */
+  private secret(kind: string, props: object): Props {
+    const description = this.registry.kinds.get(kind)?.description;
+    return description ? withSecrets(props, secretsOf(description)) : { ...props };
+  }
+
+  /** A partial creation's outputs, with the kind's secrets marked as a success's are (the engine writes them to state). */
+  private secretPartial(kind: string, error: unknown): unknown {
+    if (error instanceof PartialCreationError) error.properties = this.secret(kind, error.properties);
+    return error;
+  }
+
   /** The functions of the kind a resource's URN names (`...::gpu-rental:index:Instance::name`). */
   private resource(urn: string) {
     if (!this.lifecycle) throw new Error("gpu-rental: the provider was not configured");
@@ -105,15 +119,4 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     if (!type.startsWith("gpu-rental:index:")) throw new Error(`gpu-rental has no resource type ${type}`);
     return this.lifecycle.resource(kindOfUrn(urn));
   }
-}
-
-/** A partial creation's outputs, with the kind's secrets marked as a success's are (the engine writes them to state). */
-function secretPartial(kind: string, error: unknown): unknown {
-  if (error instanceof PartialCreationError) error.properties = secret(kind, error.properties);
-  return error;
-}
-
-function secret(kind: string, props: object): Props {
-  const description = REGISTRY.kinds.get(kind)?.description;
-  return description ? withSecrets(props, secretsOf(description)) : { ...props };
 }
