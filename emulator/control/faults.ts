@@ -98,7 +98,7 @@ export function installFaults(app: FastifyInstance, faults: Faults): void {
     const delayMs = delayed.get(request);
     if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
   });
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", async (request, _reply, payload) => {
     if (!lost.has(request)) return payload;
     // The request was carried out; the client never hears of it.
     request.raw.socket.destroy();

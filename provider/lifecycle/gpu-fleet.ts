@@ -4,7 +4,7 @@ import {
   capWarnings, destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, NotDestroyedError,
   rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
-import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import type { ObjectDescription, ResourceDescription } from "./description";
 import { adoptInstance, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf } from "./instance";

@@ -8,7 +8,7 @@ import { offerMatches } from "../../sdk/filter-predicate";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { ADOPT_ID, EnumDescription, ResourceDescription } from "./description";
-import type { Diff, DiffLook, Kind, Operation, Props } from "./kind";
+import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
 /**
