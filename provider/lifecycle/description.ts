@@ -67,15 +67,8 @@ export const ADOPT_ID: PropertyDescription = {
 };
 
 /**
- * One description of each function (a lookup the engine invokes: `gpu-rental:index:<name>`), as plain data: its
- * arguments and what it answers. The package schema's `functions` and the reference page are made from it.
+ * One description of each function (a lookup the engine invokes: `gpu-rental:index:<name>`), as plain data, in the
+ * same terms as a kind's: its arguments (`inputs`) and what it answers (`outputs`, all of them: a function has no
+ * inputs to report back). The package schema's `functions` and the reference page are made from it.
  */
-export interface FunctionDescription {
-  /** The function's name: `gpu-rental:index:<name>`, the function's name in every language. */
-  name: string;
-  description: string;
-  inputs: Readonly<Record<string, PropertyDescription>>;
-  requiredInputs?: readonly string[];
-  outputs: Readonly<Record<string, PropertyDescription>>;
-  requiredOutputs?: readonly string[];
-}
+export type FunctionDescription = ResourceDescription;
