@@ -195,7 +195,7 @@ const DESCRIPTION: ResourceDescription = {
  * compare. The search criteria are placement rules, not identity: the offer rented is an output, and new criteria
  * that the rented machine still satisfies change nothing on the service.
  */
-export const InstanceSpec = z
+const InstanceSpec = z
   .object({
     offerId: z.number().int().optional(),
     /** Criteria sugar: `filters.gpu_name = {eq: gpuModel}`. */
@@ -267,15 +267,15 @@ export type InstanceSpec = z.infer<typeof InstanceSpec>;
 
 type SpecKey = keyof InstanceSpec & string;
 /** The inputs of the spec, from its shape. */
-export const SPEC = specOf("Instance", InstanceSpec);
+const SPEC = specOf("Instance", InstanceSpec);
 
 /** Inputs changed in place by `PUT /api/v0/instances/{id}/`. */
-export const UPDATABLE_INPUTS = ["label", "targetState"] as const;
+const UPDATABLE_INPUTS = ["label", "targetState"] as const;
 /** Inputs that say which offer to rent: placement rules, recorded in place while the rented machine satisfies them. */
 const CRITERIA_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour"] as const;
 /** Inputs that decide the offer search (the criteria, and the runtype, which may ask for a direct port). */
-export const SEARCH_KEYS = [...CRITERIA_KEYS, "runtype"] as const;
-export type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
+const SEARCH_KEYS = [...CRITERIA_KEYS, "runtype"] as const;
+type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
 /**
  * Inputs that only steer the creation: recorded in place, nothing sent. The lifetime policy is among them: the
  * watchdog on a running instance keeps the policy it was started with (`lifetimeInEffect`); a new one applies to
@@ -284,7 +284,7 @@ export type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
 const POLICY_KEYS = ["onBootFailure", "maxBootAttempts", ...LIFETIME_KEYS] as const;
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
-export const DEFAULTS = {
+const DEFAULTS = {
   disk: 8,
   runtype: "ssh_direct" as Runtype,
   targetState: BOOT_DEFAULTS.targetState as TargetState,
@@ -424,7 +424,7 @@ function volumeInfoOf(volume: InstanceSpec["volume"]): CreateInstanceRequest["vo
   };
 }
 
-export function withDefault(key: SpecKey, value: unknown): unknown {
+function withDefault(key: SpecKey, value: unknown): unknown {
   if (key === "offerType" && value === "ondemand") return "on-demand";
   return defaultOf<SpecKey>(DEFAULTS, key, value);
 }
