@@ -1,10 +1,10 @@
 import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
-import { Faults } from "./http/faults";
+import { Faults } from "./control/faults";
 import { FileStore } from "./storage/store";
 import { RunningSsh, SshOptions, startSsh } from "./ssh";
-import { registerMachineControl } from "./http/machines";
+import { registerMachineControl } from "./control/machines";
 import { SshKeyRecord, sshKeys } from "./domain/ssh-keys";
 import type { UserRecord } from "./domain/accounts";
 
@@ -12,8 +12,8 @@ export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";
 export { Clock } from "./domain/clock";
 export { buildServer } from "./http/server";
-export { Faults } from "./http/faults";
-export type { FaultSpec } from "./http/faults";
+export { Faults } from "./control/faults";
+export type { FaultSpec } from "./control/faults";
 export { DataDirInUse } from "./storage/store";
 export { holdingsOf, heldSince } from "./domain/holdings";
 export type { Holdings } from "./domain/holdings";

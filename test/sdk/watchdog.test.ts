@@ -4,12 +4,13 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { Clock } from "../../emulator";
 import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
-import {
-  checkInstanceInputs, ConfigurationError, createInstanceFromSpec, diffInstanceSpec, rentInstance, updateInstanceFromSpec, userOnstart,
-  waitForStatus, withWatchdog,
-} from "../../sdk";
+import { ConfigurationError, rentInstance, userOnstart, waitForStatus, withWatchdog } from "../../sdk";
+import { INSTANCE, direct } from "../../provider/lifecycle";
+import { diffInstanceSpec } from "../../provider/lifecycle/instance";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { scratch } from "../ssh/machines";
+
+const Instance = direct(INSTANCE);
 
 const run = promisify(execFile);
 const DIST = path.resolve(__dirname, "..", "..", "dist", "sdk", "index.js");
@@ -147,18 +148,18 @@ describe("watchdog: maxLifetime and idleTimeout", () => {
   });
 
   it("Instance resource: refuses args at check, records a new lifetime in place (the watchdog keeps its own), ends itself", async () => {
-    const args = checkInstanceInputs({ image: "x", runtype: "args", maxLifetime: "1h" });
+    const args = Instance.check({ image: "x", runtype: "args", maxLifetime: "1h" });
     expect(args.failures).toEqual([expect.objectContaining({ property: "runtype", reason: expect.stringContaining("runtype args runs no onstart") })]);
-    expect(checkInstanceInputs({ image: "x", maxLifetime: "an hour" }).failures[0]).toMatchObject({ property: "maxLifetime" });
-    expect(checkInstanceInputs({ image: "x", maxLifetime: "2d", idleTimeout: "15m", idleThreshold: 5 }).failures).toEqual([]);
+    expect(Instance.check({ image: "x", maxLifetime: "an hour" }).failures[0]).toMatchObject({ property: "maxLifetime" });
+    expect(Instance.check({ image: "x", maxLifetime: "2d", idleTimeout: "15m", idleThreshold: 5 }).failures).toEqual([]);
     const base = { image: "ubuntu:22.04", maxLifetime: "3s", onstart: "echo mine" };
     expect(diffInstanceSpec(base, { ...base, maxLifetime: "6h", onLifetimeEnd: "stop" })).toMatchObject({ replaces: [], updates: ["maxLifetime", "onLifetimeEnd"] });
 
     const lines: string[] = [];
-    const created = await createInstanceFromSpec(base, { client: emu.client(), log: (line) => lines.push(line) });
+    const created = await Instance.create(base, { client: emu.client(), log: (line) => lines.push(line) });
     expect(created.outs.lifetimeInEffect).toBe("maxLifetime 3s, then destroy");
     expect(userOnstart(record(Number(created.id))!.config.onstart)).toBe("echo mine");
-    const updated = await updateInstanceFromSpec(created.id, created.outs, { ...base, maxLifetime: "6h" }, { client: emu.client(), log: (line) => lines.push(line) });
+    const updated = await Instance.update(created.id, created.outs, { ...base, maxLifetime: "6h" }, { client: emu.client(), log: (line) => lines.push(line) });
     expect(updated.lifetimeInEffect).toBe("maxLifetime 3s, then destroy");
     expect(lines.join("\n")).toContain("its watchdog keeps the lifetime it was started with (maxLifetime 3s, then destroy)");
     await until(async () => record(Number(created.id)) === undefined, 60_000, "ended by its watchdog");
