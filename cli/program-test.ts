@@ -50,13 +50,14 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: sshKeyConfigs.length > 0 });
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
-    const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
     for (const name of sshKeyConfigs) {
       const key = freshKey();
       registerOnSeededAccount(emulator, key);
       secrets[name] = key.privateKey;
     }
+    // What the run found (the keys registered above included): only what the program made must be gone after it.
+    const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const env = {
       GPU_RENTAL_API_URL: emulator.url,
       GPU_RENTAL_API_KEY: emulator.apiKey,

@@ -75,6 +75,17 @@ export function keyMaterial(line: string | null | undefined): string | undefined
   return key instanceof Error ? undefined : `${key.type} ${key.getPublicSSH().toString("base64")}`;
 }
 
+/**
+ * The public key line of a private key (OpenSSH's format or PEM, unencrypted), with its comment: what a program
+ * that holds only the private key registers or attaches. Throws when the text is not a private key.
+ */
+export function publicKeyOfPrivate(privateKey: string): string {
+  const parsed = utils.parseKey(privateKey);
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (key instanceof Error || !key?.isPrivateKey()) throw new Error(`not an unencrypted private key${key instanceof Error ? ` (${key.message})` : ""}`);
+  return [key.type, key.getPublicSSH().toString("base64"), key.comment].filter(Boolean).join(" ");
+}
+
 /** Whether two key lines are the same key, whatever their comments. */
 export function sameKey(a: string | null | undefined, b: string | null | undefined): boolean {
   const material = keyMaterial(a);

@@ -102,7 +102,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
     expect(await machine.ok("cat __main__.py", dir)).toMatch(/adopted = gpu_rental\.Instance\("adopted"/);
 
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 9 deleted/);
-    expect(holdingsOf(emu.marketplace, seeded())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
-    expect(holdingsOf(emu.marketplace, team.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+    expect(holdingsOf(emu.marketplace, seeded())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
+    expect(holdingsOf(emu.marketplace, team.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
   }, 600_000);
 });

@@ -67,6 +67,6 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/4 unchanged/);
 
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 4 deleted/);
-    expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+    expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
   }, 600_000);
 });
