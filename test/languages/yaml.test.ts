@@ -139,7 +139,7 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     const adopted = await machine.ok(scriptOf("yaml.md", ["Adopt what was made elsewhere"]).replaceAll("4343", String(laptop.id)), dir);
     expect(adopted).toMatch(/= 1 imported/);
     expect(adopted).toMatch(/6 unchanged/);
-    expect(await machine.ok("cat Pulumi.yaml", dir)).toMatch(/^  laptop:\n    type: gpu-rental:(index:)?SshKey$/m);
+    expect(await machine.ok("cat Pulumi.yaml", dir)).toMatch(/^ {2}laptop:\n {4}type: gpu-rental:(index:)?SshKey$/m);
 
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 6 deleted/);
     expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
