@@ -84,6 +84,16 @@ interface Machine {
 /** The shell commands run with, as a container's root user would have it. */
 export const SHELL = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
+/**
+ * Why this computer cannot run emulated machines (a POSIX shell, process groups), or undefined when it can: on
+ * Windows, instances would crash at every boot, so the emulator serves them without machines and says so.
+ */
+export function machinesUnsupported(): string | undefined {
+  if (process.platform === "win32") return "this computer runs Windows, where the emulated machines (POSIX shells, process groups) cannot run";
+  if (!fs.existsSync(SHELL)) return `this computer has no ${SHELL} to run the instances' commands with`;
+  return undefined;
+}
+
 export class Machines implements InstanceWatcher {
   private readonly machines = new Map<number, Machine>();
   private readonly emulatorId = randomBytes(4).toString("hex");
