@@ -47,7 +47,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const steps = new Steps(log);
   // Quick boots: a CI run tests the program's wiring, not the market's patience.
   const sshKeyConfigs = options.sshKeyConfigs ?? [];
-  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: sshKeyConfigs.length > 0 });
+  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true });
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
     const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));

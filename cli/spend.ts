@@ -1,11 +1,11 @@
-import { GpuRentalClient, spendReport, SpendFilter, SpendReport } from "../sdk";
+import { Connection, GpuRentalClient, spendReport, SpendFilter, SpendReport } from "../sdk";
 
 /**
  * `gpu-rental spend`: every instance of the account (GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY, a key that may read
  * billing) with what it costs per hour now and has cost so far, as a table or JSON.
  */
-export async function runSpend(filter: SpendFilter, json: boolean): Promise<SpendReport> {
-  const report = await spendReport(new GpuRentalClient(), filter);
+export async function runSpend(filter: SpendFilter, json: boolean, account: Connection): Promise<SpendReport> {
+  const report = await spendReport(new GpuRentalClient(account), filter);
   if (json) {
     console.log(JSON.stringify(report, null, 2));
     return report;

@@ -1,12 +1,12 @@
-import { GpuRentalClient, sweep, SweepOptions, SweepReport } from "../sdk";
+import { Connection, GpuRentalClient, sweep, SweepOptions, SweepReport } from "../sdk";
 
 /**
  * `gpu-rental sweep`: finds (and unless --dry-run destroys) what crashed runs left behind, by creation token
  * prefix, token or instance label, with the account of GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY. The key is read
  * from the environment only, never from the command line (where other users of the machine see it).
  */
-export async function runSweep(options: SweepOptions): Promise<SweepReport> {
-  const client = new GpuRentalClient();
+export async function runSweep(options: SweepOptions, account: Connection): Promise<SweepReport> {
+  const client = new GpuRentalClient(account);
   const report = await sweep(client, options);
   const verb = report.dryRun ? "would destroy" : "destroyed";
   const lines = [
