@@ -8,6 +8,7 @@ import { waitForInstances, WaitOptions, WaitOutcome } from "../workflows/wait";
 import { creationRequestOf, criteriaOf, DEFAULTS, knownSearch, lifetimeOf, rentsAgain } from "./instance-spec";
 import { stackSpendCap } from "../connection";
 import { capWarnings } from "../workflows/spend";
+import { LIFETIME_KEYS, LifetimePolicy, lifetimeWarnings } from "../workflows/watchdog";
 import { adoptInstance } from "./instance";
 import { FleetSpec, diffFleetSpec, FleetDiff, memberLabel, memberSpec, requireFleetSpec, targetOf } from "./fleet-spec";
 import type { DiffOptions, KindOptions } from "./managed";
@@ -75,9 +76,10 @@ export async function createFleetFromSpec(input: unknown, options: FleetOptions 
 export async function fleetWarnings(news: Record<string, unknown>, unknown?: unknown, options: WithClient = {}): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const own = knownValues(news, ["size", "adoptIds"], unknown);
-  if (!search || typeof own?.size !== "number") return [];
+  const lifetime = await lifetimeWarnings(clientOf(options), knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
+  if (!search || typeof own?.size !== "number") return lifetime;
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return capWarnings(clientOf(options), criteriaOf(search), stackSpendCap(), renting);
+  return [...lifetime, ...(await capWarnings(clientOf(options), criteriaOf(search), stackSpendCap(), renting))];
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */

@@ -3,8 +3,8 @@ import { rentInstance, RentOptions } from "../workflows/rent";
 import { waitForStatus, WaitOptions } from "../workflows/wait";
 import { GpuRentalError, NotFoundError } from "../errors";
 import { creationRequestOf, criteriaOf, DEFAULTS, lifetimeOf, diffInstanceSpec, InstanceSpec, knownSearch, rentsAgain, SPEC_KEYS } from "./instance-spec";
-import { checkInputs, CheckFailure, clientOf, definedOnly, requireSpec as requireValid, WithClient } from "./spec";
-import { describePolicy } from "../workflows/watchdog";
+import { checkInputs, CheckFailure, clientOf, definedOnly, knownValues, requireSpec as requireValid, WithClient } from "./spec";
+import { describePolicy, LIFETIME_KEYS, LifetimePolicy, lifetimeWarnings, watchdogCannotRun } from "../workflows/watchdog";
 import { stackSpendCap } from "../connection";
 import { capWarnings } from "../workflows/spend";
 
@@ -51,6 +51,9 @@ export async function createInstanceFromSpec(
   const client = clientOf(options);
   const log = options.log ?? (() => undefined);
   const failedOffers: number[] = [];
+  // A policy is reported in effect only where a watchdog can run (not on an emulator without machines).
+  const unenforced = lifetimeOf(spec) && (await watchdogCannotRun(client));
+  if (unenforced) log(`its lifetime policy (${describePolicy(lifetimeOf(spec)!)}) is not in effect: ${unenforced}`);
   for (let boot = 1; ; boot++) {
     const criteria = criteriaOf(spec);
     if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
@@ -69,7 +72,7 @@ export async function createInstanceFromSpec(
       const lifetime = lifetimeOf(spec);
       const outs = {
         ...spec, ...outputsOf(instance, rented.offer.id), rentedOffer: rented.offer, instanceApiKey: rented.instanceApiKey ?? null,
-        lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
+        lifetimeInEffect: lifetime && !unenforced ? describePolicy(lifetime) : null,
       };
       return { id: String(rented.instanceId), outs };
     } catch (error) {
@@ -84,11 +87,14 @@ export async function createInstanceFromSpec(
 
 /**
  * What `pulumi preview` can say of the rental of inputs whose check passed: that the stack's maxHourlySpend will
- * refuse it. Nothing while an input that decides the search is not known yet.
+ * refuse it (nothing while an input that decides the search is not known yet); that its lifetime policy will not
+ * be enforced (an emulator without machines).
  */
 export async function instanceWarnings(news: Record<string, unknown>, unknown?: unknown, options: WithClient = {}): Promise<string[]> {
   const search = knownSearch(news, unknown);
-  return search ? capWarnings(clientOf(options), criteriaOf(search), stackSpendCap()) : [];
+  const client = clientOf(options);
+  const lifetime = await lifetimeWarnings(client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
+  return [...lifetime, ...(search ? await capWarnings(client, criteriaOf(search), stackSpendCap()) : [])];
 }
 
 /** Destroys an instance that did not boot; if that fails too, the error says which instance is left running. */
