@@ -3,6 +3,8 @@ import { configureProvider } from "./configure";
 import { exitWithEngine } from "./exit-with-engine";
 import { patchProviderServer } from "./engine-patches";
 import { GpuRentalProvider } from "./provider";
+import { programWords, schemaNames, speakingProgramWords } from "./program-words";
+import { packageSchema } from "../schema/schema";
 
 /** The plugin's version: the package's (read from dist/provider/plugin/; the executable's bundle has it built in). */
 export const VERSION: string = require("../../../package.json").version;
@@ -14,5 +16,6 @@ export function main(args: string[] = process.argv.slice(2)): Promise<void> {
   exitWithEngine();
   // The provider server alone, not the whole of @pulumi/pulumi (its runtime for programs): the plugin starts some
   // 0.35 s sooner, and every `up` waits for that start.
-  return serve(new GpuRentalProvider(VERSION), args);
+  const words = programWords(schemaNames(packageSchema(VERSION)));
+  return serve(speakingProgramWords(new GpuRentalProvider(VERSION, words), words), args);
 }

@@ -5,6 +5,7 @@ import { RESOURCE_DESCRIPTIONS, secretsOf } from "../../sdk/resources/descriptio
 import { warnEngine } from "../engine-log";
 import { packageSchema } from "../schema/schema";
 import { revealed, withSecrets } from "./secrets";
+import { AS_IN_SCHEMA, ProgramWords } from "./program-words";
 
 type Props = Record<string, any>;
 
@@ -14,7 +15,11 @@ type Props = Record<string, any>;
  * calls onto it, unwraps secret inputs, and marks the secret properties of the kind's description as secrets.
  */
 export class GpuRentalProvider implements pulumi.provider.Provider {
-  constructor(readonly version: string) {}
+  constructor(
+    readonly version: string,
+    /** How the program spells the inputs that refusals and warnings name (a Python program: `max_lifetime`). */
+    private readonly words: ProgramWords = AS_IN_SCHEMA,
+  ) {}
 
   async getSchema(): Promise<string> {
     return JSON.stringify(packageSchema(this.version));
@@ -27,9 +32,9 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     const fns = RESOURCE_FUNCTIONS[kind];
     const result = fns.check(revealed(news), UNKNOWN);
     // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
-    await warnEngine(await fns.warnings(revealed(olds), revealed(news), UNKNOWN), urn);
+    await warnEngine((await fns.warnings(revealed(olds), revealed(news), UNKNOWN)).map(this.words.text), urn);
     // The inputs as given (secrets the program marked stay secret), with the kind's own secrets marked too.
-    return { inputs: secret(kind, news), failures: result.failures };
+    return { inputs: secret(kind, news), failures: result.failures.map(this.words.failure) };
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.DiffResult> {
