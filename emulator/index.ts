@@ -22,6 +22,9 @@ export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";
 export type { OnstartReport, MachineLimits } from "./sandbox/machines";
+export { MACHINE_MARK } from "./sandbox/machines";
+export { RUN_MARKS, markedProcesses, killMarked, leftRunning } from "./sandbox/processes";
+export type { MarkedProcess } from "./sandbox/processes";
 export type { MachinesStatus } from "./http/machines";
 export type { SshKeyRecord };
 

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
+import { isRunning as alive } from "../helpers/processes";
 import { REPO_ROOT } from "../helpers/provider-host";
 
 /**
@@ -64,12 +65,3 @@ it.concurrent("ends when the process that started it is gone (stdin not a pipe)"
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/** Running (a zombie that nobody reaped yet has ended). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
