@@ -65,6 +65,18 @@ describe("gpu-rental command", () => {
     expect(res.stderr).toMatch(/Usage: gpu-rental/);
   });
 
+  it("toolchain --env prints the line that puts pulumi on PATH, for eval", () => {
+    const bin = path.join(REPO_ROOT, "bin", "gpu-rental.js");
+    const res = spawnSync("bash", ["-c", `eval "$("${process.execPath}" "${bin}" toolchain --env)" && pulumi version`], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      timeout: 120_000,
+    });
+    expect(res.stderr).toMatch(/\[toolchain\] /);
+    expect(res.stdout.trim()).toBe("v3.248.0");
+    expect(res.status).toBe(0);
+  });
+
   it.each(["spend", "sweep"])("gpu-rental %s without an account says to export both variables, for that command", (command) => {
     const res = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), command, "--label", "train"], {
       encoding: "utf8",
