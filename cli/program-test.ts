@@ -19,7 +19,7 @@ export interface ProgramTestOptions {
   accountConfigs?: string[];
   /**
    * Stack config keys that get the private half of a fresh SSH key, as a secret, its public half registered on
-   * the account: the emulator then serves SSH (programs with post-boot steps over SSH).
+   * the account (programs with post-boot steps over SSH; the emulator serves SSH in any case).
    */
   sshKeyConfigs?: string[];
   /** Environment variables that each get the API key of a fresh emulator account. */
@@ -38,15 +38,15 @@ export interface ProgramTestOptions {
 
 /**
  * `gpu-rental test`: tests a Pulumi program against a throwaway emulator in one step, as a CI pipeline runs it.
- * Starts the emulator, creates an ephemeral stack on a local backend, runs `up`, a second `up` that must show no
- * changes, the output checks, `destroy`, and checks that nothing the run created is left in the emulator.
+ * Starts the emulator (its instances run onstart and serve SSH, as the service's do), creates an ephemeral stack on
+ * a local backend, runs `up`, a second `up` that must show no changes, the output checks, `destroy`, and checks that
+ * nothing the run created is left in the emulator, nor any process it started running.
  */
 export async function testProgram(options: ProgramTestOptions): Promise<StepResult[]> {
   const out = options.out ?? process.stdout;
   const log = (line: string) => out.write(`${line}\n`);
   const steps = new Steps(log);
   // Quick boots: a CI run tests the program's wiring, not the market's patience.
-  const sshKeyConfigs = options.sshKeyConfigs ?? [];
   const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true });
   // Every process the run starts carries the mark (the engine, its plugins, the program, the instances' processes).
   const run = crypto.randomBytes(6).toString("hex");
@@ -55,7 +55,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
     const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
-    for (const name of sshKeyConfigs) {
+    for (const name of options.sshKeyConfigs ?? []) {
       const key = freshKey();
       registerOnSeededAccount(emulator, key);
       secrets[name] = key.privateKey;
