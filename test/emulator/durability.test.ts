@@ -182,7 +182,8 @@ describe("--data-dir", () => {
     // Two creations acknowledged, then SIGKILL: the journal holds their two records, as after a crash.
     const made = async () => {
       const dataDir = tempDir();
-      const emulator = await emulatorProcess(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
+      // No machines: the folder holds the state's files only (their sandboxes and host key would be in it too).
+      const emulator = await emulatorProcess(["--data-dir", dataDir, "--api-key", "damage-key-1", "--no-ssh"]);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: "damage-key-1" });
       const [first, second] = await client.offers.search({ limit: 2 });
       await client.instances.create(first.id, { image: "x", label: "one" });
