@@ -16,6 +16,6 @@ export function main(args: string[] = process.argv.slice(2)): Promise<void> {
   exitWithEngine();
   // The provider server alone, not the whole of @pulumi/pulumi (its runtime for programs): the plugin starts some
   // 0.35 s sooner, and every `up` waits for that start.
-  const words = programWords(schemaNames(packageSchema(VERSION)));
+  const words = programWords(() => schemaNames(packageSchema(VERSION)));
   return serve(speakingProgramWords(new GpuRentalProvider(VERSION, words), words), args);
 }

@@ -24,12 +24,21 @@ const SPELLINGS: Record<string, (name: string) => string> = {
   dotnet: (name) => name.charAt(0).toUpperCase() + name.slice(1),
 };
 
-/** The words of the program in `dir`, for the property names of the schema (`names`). */
-export function programWords(names: Iterable<string>, dir = process.cwd()): ProgramWords {
-  const spell = SPELLINGS[runtimeIn(dir) ?? ""];
+/**
+ * The words of the program in `dir`, for the property names of the schema (`names`). Worked out at first use, not
+ * at the plugin's start (which every `up` waits for).
+ */
+export function programWords(names: () => Iterable<string>, dir = process.cwd()): ProgramWords {
+  let words: ProgramWords | undefined;
+  const get = () => (words ??= wordsOf(SPELLINGS[runtimeIn(dir) ?? ""], names));
+  return { text: (message) => get().text(message), failure: (failure) => get().failure(failure) };
+}
+
+function wordsOf(spell: ((name: string) => string) | undefined, names: () => Iterable<string>): ProgramWords {
   if (!spell) return AS_IN_SCHEMA;
-  // Only the names the language spells otherwise, longest first (so `adoptIds` is not read as `adoptId` + `s`).
-  const changed = [...new Set(names)].filter((name) => spell(name) !== name).sort((a, b) => b.length - a.length);
+  // Only the names of several words (camelCase) that the language spells otherwise: a name of one word (`image`,
+  // `label`) is also a word of the message's prose. Longest first (so `adoptIds` is not read as `adoptId` + `s`).
+  const changed = [...new Set(names())].filter((name) => /[A-Z]/.test(name) && spell(name) !== name).sort((a, b) => b.length - a.length);
   const pattern = changed.length ? new RegExp(`\\b(${changed.join("|")})\\b`, "g") : undefined;
   const text = (message: string) => (pattern ? message.replace(pattern, (name) => spell(name)) : message);
   return {
