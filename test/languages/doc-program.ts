@@ -136,7 +136,7 @@ export class DocMachine {
     let output = "";
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
-    return new Promise((resolve) =>
+    return new Promise((resolve) => {
       // "exit", not "close": a process it left in the background would hold the pipes open. Whatever it left is
       // ended with its process group, once its output is read (or a second later).
       child.on("exit", async (code) => {
@@ -144,8 +144,10 @@ export class DocMachine {
         killGroup(child);
         if (options.record !== false) this.transcript.push(output);
         resolve({ code: code ?? 1, output });
-      }),
-    );
+      });
+      // Not started at all (a folder that is not there): no exit follows.
+      child.on("error", (error) => resolve({ code: 1, output: `${output}${error.message}` }));
+    });
   }
 
   /** Runs and requires success; returns the output. */
