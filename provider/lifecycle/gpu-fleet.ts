@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import {
-  capWarnings, destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, NotDestroyedError,
+  capWarnings, destroyRetried, LIFETIME_KEYS, LifetimePolicy, lifetimeWarnings, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, NotDestroyedError,
   rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
@@ -264,9 +264,10 @@ function partialFleet(error: unknown, id: string, spec: FleetSpec, others: Made[
 async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const own = knownValues(news, ["size", "adoptIds"], unknown);
-  if (!search || typeof own?.size !== "number") return [];
+  const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
+  if (!search || typeof own?.size !== "number") return lifetime;
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return capWarnings(op.client, criteriaOf(search), op.spendCap(), renting);
+  return [...lifetime, ...(await capWarnings(op.client, criteriaOf(search), op.spendCap(), renting))];
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */
