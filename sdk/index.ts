@@ -4,6 +4,8 @@ export * from "./connection";
 export * from "./clock";
 export * from "./client";
 export type * from "./offer-filters";
+export * from "./filter-check";
+export { nearestName } from "./nearest-name";
 export * from "./workflows/rent";
 export * from "./workflows/wait";
 export * from "./workflows/create-once";
