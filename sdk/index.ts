@@ -17,6 +17,7 @@ export * from "./workflows/fleet";
 export * from "./workflows/rentals";
 export * from "./workflows/watchdog";
 export * from "./workflows/spend";
+export * from "./workflows/preview";
 export * from "./workflows/exec";
 export * from "./workflows/with-instance";
 // Every endpoint is `client.<kind>.<verb>()`: the endpoint modules' factories (templatesApi, ...) are not exported.
