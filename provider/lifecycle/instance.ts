@@ -1,8 +1,9 @@
 import { z } from "zod";
 import {
-  CreateInstanceRequest, describePolicy, DEFAULT_ORDER, FieldFilter, GpuRentalError, hasReached, Instance, InstanceFailedError, InstanceLeftError,
-  InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, NotFoundError, OfferCriteria, OfferFilters, Order, RentOptions,
-  rentInstance, resourceToken, lifetimeWarnings, watchdogCannotRun, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState, capWarnings, waitForStatus,
+  CreateInstanceRequest, describePolicy, DEFAULT_ORDER, GpuRentalError, hasReached, Instance, InstanceFailedError, InstanceLeftError,
+  InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, lifetimeWarnings, NotFoundError, OfferCriteria, OfferFilters,
+  OfferFiltersInput, Order, RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
+  waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
@@ -202,7 +203,8 @@ const InstanceSpec = z
     gpuModel: z.string().min(1).optional(),
     /** Criteria sugar: `filters.num_gpus = {eq: gpuCount}`. */
     gpuCount: z.number().int().positive().optional(),
-    filters: z.record(z.string(), FieldFilter).optional(),
+    /** Checked against the fields the offer search knows (sdk/filter-check.ts): the service ignores the others. */
+    filters: OfferFiltersInput.optional(),
     order: Order.optional(),
     /** `reserved` is left out: the API shows no way to accept an offer at its reserved price. */
     offerType: z.enum(["on-demand", "ondemand", "bid"]).optional(),
@@ -550,14 +552,14 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
 }
 
 /**
- * What preview can say of the rental of inputs whose check passed: that the stack's maxHourlySpend will refuse it
- * (nothing while an input that decides the search is not known yet); that its lifetime policy will not be
- * enforced (an emulator without machines).
+ * What preview can say of the rental of inputs whose check passed: that its lifetime policy will not be enforced
+ * (an emulator without machines); that no offer on the market matches them, or that the stack's maxHourlySpend
+ * will refuse it (nothing while an input that decides the search is not known yet).
  */
 async function instanceWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
-  return [...lifetime, ...(search ? await capWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
+  return [...lifetime, ...(search ? await rentalWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
 }
 
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */
