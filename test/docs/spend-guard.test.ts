@@ -22,11 +22,11 @@ it("docs/spend-guard.md's instance with a lifetime ends itself in time, each com
     expect(output).toMatch(/\+ 2 created/);
     expect(output).toMatch(new RegExp(`lifetime\\s*:\\s*"maxLifetime ${LIFETIME_S}s, then destroy"`));
     const id = Number(/instanceId\s*:\s*(\d+)/.exec(output)?.[1]);
-    // The first spend, right after up: running, labelled; the sweep would take it.
-    expect(output).toMatch(new RegExp(`^${id}\\s+train\\s+\\S+\\s+running\\s`, "m"));
+    // The first spend, right after up: running, labelled, made by gpu-rental; the sweep would take it.
+    expect(output).toMatch(new RegExp(`^${id}\\s+train\\s+\\S+\\s+gpu-rental\\s+running\\s`, "m"));
     expect(output).toMatch(new RegExp(`would destroy: instance ${id} \\(token \\S+\\) label "train"`));
     // After the wait: ended, by its own watchdog, within its lifetime and one check of its boot.
-    expect(output).toMatch(new RegExp(`^${id}\\s+-\\s+-\\s+ended \\d{4}-`, "m"));
+    expect(output).toMatch(new RegExp(`^${id}\\s+-\\s+-\\s+-\\s+ended \\d{4}-`, "m"));
     expect(output).toMatch(/^TOTAL\s+0 live/m);
     const report = JSON.parse(/^\{\n {2}"instances"[\s\S]*?^\}$/m.exec(output)![0]);
     const line = report.instances.find((l: { id: number }) => l.id === id);

@@ -69,4 +69,26 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 4 deleted/);
     expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
   }, 600_000);
+
+  /** Mistakes YAML lets through to the engine, each its own project: preview fails naming the input, nothing rented. */
+  const MISTAKES: Record<string, { properties: string; fails: RegExp }> = {
+    // Refused by the YAML host's own check of the program against the schema, before the provider sees it.
+    "misspelt-input": { properties: "maxLifetme: 10m", fails: /Property maxLifetme does not exist on 'gpu-rental:index:Instance'/ },
+    "misspelt-filter": { properties: "filters:\n        reliabilty:\n          gte: 0.99", fails: /filters\.reliabilty: not a field the search filters on .*did you mean reliability\?/ },
+    "operand-type": { properties: "filters:\n        reliability:\n          gte: high", fails: /filters\.reliability\.gte: reliability takes a number/ },
+  };
+
+  it("fails preview naming the input for a misspelt input, a misspelt filter and an operand of the wrong type, renting nothing", async () => {
+    const previews = await Promise.all(
+      Object.entries(MISTAKES).map(async ([name, { properties }]) => {
+        const program = `name: yaml-${name}\nruntime: yaml\nresources:\n  worker:\n    type: gpu-rental:index:Instance\n    properties:\n      image: pytorch/pytorch\n      gpuModel: RTX 4090\n      ${properties}\n`;
+        const folder = `mistake-${name}`;
+        await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\n${program}END`);
+        await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${emu.url} && pulumi config set --secret gpu-rental:apiKey ${emu.apiKey}`, folder);
+        return [name, await machine.run("pulumi preview", folder)] as const;
+      }),
+    );
+    for (const [name, run] of previews) expect({ name, ...run }).toEqual({ name, code: 1, output: expect.stringMatching(MISTAKES[name].fails) });
+    expect(holdingsOf(emu.marketplace, user()).instances).toEqual([]);
+  }, 300_000);
 });
