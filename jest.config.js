@@ -16,5 +16,7 @@ module.exports = {
   maxConcurrency: 2,
   // The longest files first, also on a fresh clone (jest's own order would start them last).
   testSequencer: "<rootDir>/test/helpers/sequencer.js",
-  reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],
+  // The skip gate lists every skip (and fails the run for one not allowed, under GPU_RENTAL_REQUIRE_ALL=1); the
+  // summary prints the slowest files and the totals line last.
+  reporters: ["default", "<rootDir>/test/helpers/skip-gate.js", "<rootDir>/test/helpers/summary-reporter.js"],
 };
