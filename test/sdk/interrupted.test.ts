@@ -44,10 +44,28 @@ describe("creations cut off part-way", () => {
   const boots = { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(1_000) };
   /** Polls that never see the instance boot (the frozen clock is not moved), until `signal` is aborted. */
   const stalls = { pollMs: 5 };
-  const aborted = (ms: number) => AbortSignal.timeout(ms);
+  /**
+   * Interrupted while the instances boot: the signal is aborted at the first poll of the wait (every rental
+   * answered by then), whatever the machine's speed (no timer races the rental).
+   */
+  const whileBooting = () => {
+    const controller = new AbortController();
+    return { signal: controller.signal, wait: { ...stalls, onPoll: () => controller.abort() } };
+  };
+  /** Interrupted once the emulator has the rental request (its latency fault taken), before its answer. */
+  const onceRentalSent = () => {
+    const controller = new AbortController();
+    const before = emu.faults.injected;
+    const watch = setInterval(() => {
+      if (emu.faults.injected === before) return;
+      clearInterval(watch);
+      controller.abort();
+    }, 2);
+    return { signal: controller.signal, wait: stalls };
+  };
 
   it("interrupted while the instance boots, answers with a partial creation holding it; the update then waits for it", async () => {
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), signal: aborted(100), wait: stalls }).catch((e) => e);
+    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...whileBooting() }).catch((e) => e);
     expect(error).toBeInstanceOf(PartialCreationError);
     expect(error.message).toMatch(/interrupted before it was running[\s\S]*kept in the stack's state/);
     expect(live()).toEqual([Number(error.id)]);
@@ -64,7 +82,7 @@ describe("creations cut off part-way", () => {
   });
 
   it("a partial creation whose instance failed or went away is replaced by the next diff", async () => {
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), signal: aborted(50), wait: stalls }).catch((e) => e);
+    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...whileBooting() }).catch((e) => e);
     const client = emu.client();
     emu.marketplace.instances.fail(Number(error.id), "exited", "image pull failed");
     expect(await diffInstance(error.properties, base, undefined, { client: () => client })).toMatchObject({ changes: true, replaces: ["status"] });
@@ -86,7 +104,7 @@ describe("creations cut off part-way", () => {
 
   it("a rental request already sent is given its grace: its answer makes the partial creation", async () => {
     emu.faults.add({ method: "PUT", path: "/api/v0/asks/", kind: "latency", delayMs: 400 });
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), signal: aborted(150), wait: stalls }).catch((e) => e);
+    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...onceRentalSent() }).catch((e) => e);
     expect(error).toBeInstanceOf(PartialCreationError);
     expect(live()).toEqual([Number(error.id)]);
   });
@@ -94,7 +112,7 @@ describe("creations cut off part-way", () => {
   it("a rental request not answered within the grace names its token; the next creation of the resource takes the instance over", async () => {
     emu.faults.add({ method: "PUT", path: "/api/v0/asks/", kind: "latency", delayMs: 500 });
     const error = await createInstanceFromSpec(base, {
-      client: emu.client(), identity: identity("a"), signal: aborted(100), rent: { interruptGraceMs: 50 }, wait: stalls,
+      client: emu.client(), identity: identity("a"), ...onceRentalSent(), rent: { interruptGraceMs: 50 },
     }).catch((e) => e);
     const token = resourceToken(identity("a"));
     expect(error.message).toMatch(new RegExp(`may exist, carrying token ${token}[\\s\\S]*next \`pulumi up\`[\\s\\S]*gpu-rental sweep --token ${token}`));
@@ -152,7 +170,7 @@ describe("creations cut off part-way", () => {
     const fleetIdentity = (generation = 0) => ({ urn: "urn:pulumi:dev::proj::gpu-rental:index:GpuFleet::w", generation });
 
     it("interrupted while its members boot, answers with the members it has; the next update completes and waits for them", async () => {
-      const error = await createFleetFromSpec(fleet, { client: emu.client(), identity: fleetIdentity(), signal: aborted(150), wait: stalls }).catch((e) => e);
+      const error = await createFleetFromSpec(fleet, { client: emu.client(), identity: fleetIdentity(), ...whileBooting() }).catch((e) => e);
       expect(error).toBeInstanceOf(PartialCreationError);
       expect(error.properties.instanceIds.sort()).toEqual(live());
       expect(error.properties[PARTIAL_OUTPUT]).toBe(true);
