@@ -78,6 +78,7 @@ function firstLine(text = ""): string {
 function xml(text: string): string {
   // Characters XML 1.0 cannot hold at all (terminal escape codes among them) are dropped.
   return text
+    // eslint-disable-next-line no-control-regex -- the control characters XML allows are named to keep them
     .replace(/[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd]/gu, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -1,14 +1,16 @@
-export { Instance } from "./instance";
-export type { InstanceArgs } from "./instance";
-export { Template } from "./template";
-export type { TemplateArgs } from "./template";
-export { NetworkVolume } from "./network-volume";
-export type { NetworkVolumeArgs } from "./network-volume";
-export { ApiKey } from "./api-key";
-export type { ApiKeyArgs } from "./api-key";
+export * from "./generated/resources";
 export { Account } from "./account";
 export type { AccountArgs } from "./account";
 export type { CommonArgs, ResourceOptions } from "./resource-options";
 export { SdkProvider } from "./sdk-provider";
-export { GpuFleet } from "./gpu-fleet";
-export type { GpuFleetArgs, GpuFleetOptions, SshEndpoint } from "./gpu-fleet";
+import type { ResourceOptions } from "./resource-options";
+
+/** The options of a fleet: Pulumi's own, plus the account its instances are rented in. */
+export type GpuFleetOptions = ResourceOptions;
+
+/** Where a GpuFleet member is reached over SSH (an item of its `sshEndpoints`). */
+export interface SshEndpoint {
+  instanceId: number;
+  host: string | null;
+  port: number | null;
+}

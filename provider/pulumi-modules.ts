@@ -14,6 +14,7 @@ export const PULUMI_MODULES = [
   "./proto/provider_grpc_pb",
   "@grpc/grpc-js",
   "google-protobuf/google/protobuf/struct_pb",
+  "./version",
 ] as const;
 
 export type PulumiModule = (typeof PULUMI_MODULES)[number];

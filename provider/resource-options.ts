@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Account } from "./account";
-import { RESOURCE_DESCRIPTIONS, secretsOf } from "../sdk/resources/descriptions";
-import { URN_INPUT } from "../sdk/resources/managed";
-import type { ResourceKind } from "../sdk/resources/kinds";
+import { secretsOf } from "./lifecycle";
+import { URN_INPUT } from "./lifecycle/managed";
+import { REGISTRY } from "./lifecycle/registry";
 
 /** The options of every gpu-rental resource: Pulumi's own, plus the account the resource lives in. */
 export interface ResourceOptions extends pulumi.CustomResourceOptions {
@@ -23,20 +23,27 @@ export interface CommonArgs {
 
 /**
  * The props and options a dynamic resource of `kind` is registered with: the declared args with the outputs seeded
- * as undefined (or the engine drops them), the account recorded by name, the resource's URN (its creations' tokens
- * are derived from it: the dynamic provider host gives `create` none), and the kind's secret outputs encrypted in
- * state.
+ * as undefined (or the engine drops them), the kind's secret inputs made secrets even when the program passes them
+ * in the clear (inputs are written to state too), the account recorded by name, the resource's URN (the kind of
+ * every operation, and its creations' tokens, are derived from it: the dynamic provider host gives `create` none),
+ * and the kind's secret outputs encrypted in state.
  */
 export function registration(
-  kind: ResourceKind,
+  kind: string,
   name: string,
   args: object,
   opts: ResourceOptions,
 ): { props: Record<string, unknown>; options: pulumi.CustomResourceOptions } {
-  const description = RESOURCE_DESCRIPTIONS[kind];
+  const description = REGISTRY.kinds.get(kind)!.description;
   const { account, ...options } = opts;
   const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/gpu-rental:${kind}`, options.parent);
-  const props = { ...Object.fromEntries(Object.keys(description.outputs).map((output) => [output, undefined])), ...args, account: account?.ref, [URN_INPUT]: urn };
+  const secretInputs = Object.entries(args).map(([k, v]) => [k, description.inputs[k]?.secret && v !== undefined ? pulumi.secret(v) : v]);
+  const props = {
+    ...Object.fromEntries(Object.keys(description.outputs).map((output) => [output, undefined])),
+    ...Object.fromEntries(secretInputs),
+    account: account?.ref,
+    [URN_INPUT]: urn,
+  };
   const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...secretsOf(description)];
   return { props, options: { ...options, additionalSecretOutputs } };
 }

@@ -1,95 +1,107 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ResourceFunctions, ResourceKind } from "../sdk";
+import type { Lifecycle, ResourceFunctions } from "./lifecycle";
 
-type Sdk = typeof import("../sdk");
+type LifecycleModule = typeof import("./lifecycle");
 type EngineLog = typeof import("./engine-log");
 
 /**
- * The dynamic provider of one resource kind. Pulumi serializes it into each resource's `__provider` input and
- * re-loads it in the provider host, a separate process, so it holds nothing but the kind's name and no logic:
- * each method loads the SDK (from the program's node_modules) and calls one function of it. Keys reach the SDK
- * through `configure` (stack config) or the environment, never through inputs, so no key is written to state.
+ * The dynamic provider of every gpu-rental resource kind. Pulumi serializes it into each resource's `__provider`
+ * input and re-loads it in the provider host, a separate process; it holds no logic and names no kind, so every
+ * resource serializes it alike and the host makes one, configured once: one context (clients, offer claims, spend
+ * queue, the process's stop) for all the program's resources. Each method loads the lifecycle (from the program's
+ * node_modules) and calls one function of the kind the resource's URN names (`__urn`, an input of every resource
+ * and kept in its outputs). Keys reach the lifecycle through `configure` (stack config) or the environment, never
+ * through inputs, so no key is written to state.
  *
  * Serialization keeps only what the methods refer to, and a module they refer to is written as a `require` of
  * its package path, which fails when the package sits in a program's node_modules and its `exports` hide that
- * file. So nothing here refers to another module: the SDK (and the engine log) is found at run time by
+ * file. So nothing here refers to another module: the lifecycle (and the engine log) is found at run time by
  * `fromProgram`, declared below in this same file, and only types are imported.
  */
 export class SdkProvider implements pulumi.dynamic.ResourceProvider {
-  constructor(readonly kind: ResourceKind) {}
+  /** Set by `configure`, in the provider host. */
+  lifecycle?: Lifecycle;
 
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    const sdk = loadSdk();
-    sdk.configureFromStackConfig(req.config);
+    const { configureLifecycle, ProcessStop } = loadLifecycle();
+    const stop = new ProcessStop();
+    this.lifecycle = configureLifecycle(req.config, { stop });
     // A signal to this process (a cancelled CI job) interrupts the creations under way, which answer with what they made.
-    sdk.stopOnSignals();
+    stop.onSignals();
   }
 
   /** Also warns, as the engine's own warning, what preview can tell of a creation (a spend cap that will refuse it). */
   async check(olds: any, news: any): Promise<pulumi.dynamic.CheckResult> {
-    const sdk = loadSdk();
-    const fns = sdk.RESOURCE_FUNCTIONS[this.kind];
-    const warnings = await fns.warnings(olds, news, sdk.UNKNOWN);
-    // The dynamic provider host gives `check` no URN: the warning names the resource itself.
+    const { UNKNOWN } = loadLifecycle();
+    const fns = this.functions(news);
+    const warnings = await fns.warnings(olds, news, UNKNOWN, news.__urn);
+    // The warning is sent without the URN (the host's warnings have none): it names the resource itself.
     if (warnings.length) await fromProgram<EngineLog>("gpu-rental/provider/engine-log").warnEngine(warnings);
-    return fns.check(news, sdk.UNKNOWN, olds, news.__urn);
+    return fns.check(news, UNKNOWN, olds, news.__urn);
   }
 
   async diff(id: string, olds: any, news: any): Promise<pulumi.dynamic.DiffResult> {
-    const sdk = loadSdk();
-    return sdk.RESOURCE_FUNCTIONS[this.kind].diff(id, olds, news, sdk.UNKNOWN);
+    return this.functions(news).diff(id, olds, news, loadLifecycle().UNKNOWN);
   }
 
   /** The resource's URN comes as an input (the host gives `create` none): the creation's tokens are derived from it. */
   async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {
     try {
-      return await functionsOf(this.kind).create(inputs, inputs.__urn);
+      const { id, outs } = await this.functions(inputs).create(inputs, inputs.__urn);
+      return { id, outs: withUrn(outs, inputs) };
     } catch (error) {
       throw withProvider(error, inputs);
     }
   }
 
   async read(id: string, props: any): Promise<pulumi.dynamic.ReadResult> {
-    const state = await functionsOf(this.kind).read(id, props);
+    const state = await this.functions(props).read(id, props);
     // No id: the thing is gone, and refresh drops it from the stack.
-    return state ? { id, props: state } : {};
+    return state ? { id, props: withUrn(state, props) } : {};
   }
 
   async update(id: string, olds: any, news: any): Promise<pulumi.dynamic.UpdateResult> {
     try {
-      return { outs: await functionsOf(this.kind).update(id, olds, news, news.__urn) };
+      return { outs: withUrn(await this.functions(news).update(id, olds, news, news.__urn), news) };
     } catch (error) {
       throw withProvider(error, news);
     }
   }
 
   async delete(id: string, props: any): Promise<void> {
-    await functionsOf(this.kind).delete(id, props);
+    await this.functions(props).delete(id, props);
   }
+
+  /** The functions of the kind the resource's URN names. */
+  private functions(props: any): ResourceFunctions {
+    if (!this.lifecycle) throw new Error("gpu-rental: the dynamic provider was not configured");
+    return this.lifecycle.resource(loadLifecycle().kindOfUrn(String(props.__urn ?? "")));
+  }
+}
+
+/** The outputs with the resource's URN kept in them: later operations (read, delete) are given the outputs only. */
+function withUrn(outs: object, props: any): Record<string, unknown> {
+  return { ...outs, __urn: props.__urn };
 }
 
 /**
  * A partial creation (an error with the object's id: the engine keeps it in the state) records the serialized
- * provider with its outputs, as a success does: the host adds it to those only, and later operations on the
- * resource load the provider from them.
+ * provider and the URN with its outputs, as a success does: the host adds the provider to those only, and later
+ * operations on the resource load the provider from them.
  */
 function withProvider(error: any, inputs: any): unknown {
-  if (error && error.id && error.properties) error.properties = { ...error.properties, __provider: inputs.__provider };
+  if (error && error.id && error.properties) error.properties = { ...error.properties, __provider: inputs.__provider, __urn: inputs.__urn };
   return error;
 }
 
-function functionsOf(kind: ResourceKind): ResourceFunctions {
-  return loadSdk().RESOURCE_FUNCTIONS[kind];
-}
-
-function loadSdk(): Sdk {
-  return fromProgram<Sdk>("gpu-rental/sdk");
+function loadLifecycle(): LifecycleModule {
+  return fromProgram<LifecycleModule>("gpu-rental/provider/lifecycle");
 }
 
 /**
  * A module of gpu-rental, resolved from the program's folder (the provider host's working directory) the way the
  * program itself resolves `gpu-rental`: installed, linked or in a workspace. A plain `require` would resolve from
- * Pulumi's own module instead, which finds the SDK only when both sit in the same node_modules.
+ * Pulumi's own module instead, which finds the lifecycle only when both sit in the same node_modules.
  */
 function fromProgram<T>(id: string): T {
   const { createRequire } = require("node:module");

@@ -14,6 +14,8 @@ import { sshKeysApi } from "./ssh-keys";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
+import { Clock, REAL_TIME } from "./clock";
+import { Rentals } from "./workflows/rentals";
 import {
   GpuRentalError,
   NetworkError,
@@ -58,6 +60,13 @@ export interface ClientOptions extends Partial<Connection> {
    */
   maxRetryAfterMs?: number;
   onRetry?: (event: RetryEvent) => void;
+  /** The clock of the call deadlines and of the pauses a 429 asks for. Default real time. */
+  clock?: Clock;
+  /**
+   * What the rentals made through this client share (offer claims, the queue of capped rentals): clients given the
+   * same one coordinate (a Pulumi provider gives all of its clients one). Default: the client's own.
+   */
+  rentals?: Rentals;
 }
 
 /** A typed client of the GPU marketplace API. Every response is validated against the wire schemas. */
@@ -66,11 +75,15 @@ export class GpuRentalClient {
   private readonly http: AxiosInstance;
   private readonly options: ClientOptions;
   private readonly gate: RequestGate;
+  readonly #clock: Clock;
+  readonly #rentals: Rentals;
 
   constructor(options: ClientOptions = {}) {
     const connection = resolveConnection(options, options.account);
     this.options = options;
-    this.gate = new RequestGate(options.maxConcurrentRequests ?? 16);
+    this.#clock = options.clock ?? REAL_TIME;
+    this.gate = new RequestGate(options.maxConcurrentRequests ?? 16, this.#clock);
+    this.#rentals = options.rentals ?? new Rentals(this.#clock);
     this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
     this.http = axios.create({
       baseURL: this.apiUrl,
@@ -99,6 +112,11 @@ export class GpuRentalClient {
   readonly users = { current: (): Promise<User> => this.call({ method: "GET", path: "/api/v0/users/current/", schema: User }) };
   readonly billing = billingApi(this);
 
+  /** What the rentals made through `client` share with each other (workflows/rentals.ts). */
+  static rentalsOf(client: GpuRentalClient): Rentals {
+    return client.#rentals;
+  }
+
   /**
    * Sends one request: retries transient failures (when safe), maps error statuses to typed errors, and
    * validates the response with `schema`. Every endpoint function of the SDK goes through here.
@@ -108,7 +126,7 @@ export class GpuRentalClient {
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);
     const deadlineMs = this.options.callDeadlineMs ?? 45_000;
-    const deadline = Date.now() + deadlineMs;
+    const deadline = this.#clock.now() + deadlineMs;
     let tries = 0;
     return pRetry(
       async (attempt) => {
@@ -118,28 +136,28 @@ export class GpuRentalClient {
         } catch (error) {
           // A DELETE retried after a lost answer finds the thing gone: the earlier try deleted it.
           if (attempt > 1 && call.method === "DELETE" && error instanceof NotFoundError) return call.schema.parse({ success: true });
-          if (error instanceof RateLimitedError && waitsTooLong(error, Math.min(this.options.maxRetryAfterMs ?? 60_000, deadline - Date.now()))) {
+          if (error instanceof RateLimitedError && waitsTooLong(error, Math.min(this.options.maxRetryAfterMs ?? 60_000, deadline - this.#clock.now()))) {
             throw new pRetry.AbortError(error);
           }
-          if (retryable(error) && deadline - Date.now() > 100) throw error;
-          throw new pRetry.AbortError(withinDeadline(error as Error, tries, deadline, deadlineMs));
+          if (retryable(error) && deadline - this.#clock.now() > 100) throw error;
+          throw new pRetry.AbortError(withinDeadline(error as Error, tries, deadline - this.#clock.now(), deadlineMs));
         }
       },
       {
         retries: this.options.retries ?? 5,
-        minTimeout: this.options.minRetryDelayMs ?? 150,
-        maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
-        factor: 1.5,
-        randomize: true,
-        onFailedAttempt: (failure) => {
+        // The pause between tries is taken below, on the client's clock.
+        minTimeout: 0,
+        maxTimeout: 0,
+        onFailedAttempt: async (failure) => {
           const error = failure as unknown as GpuRentalError;
           if (failure.retriesLeft > 0) {
             this.options.onRetry?.({ request, attempt: failure.attemptNumber, retriesLeft: failure.retriesLeft, error });
           }
           // Every call of this client waits out the service's Retry-After (p-retry adds its own backoff).
           if (error instanceof RateLimitedError && error.retryAfterMs && failure.retriesLeft > 0) {
-            this.gate.pause(Math.min(error.retryAfterMs, Math.max(0, deadline - Date.now())));
+            this.gate.pause(Math.min(error.retryAfterMs, Math.max(0, deadline - this.#clock.now())));
           }
+          if (failure.retriesLeft > 0) await this.#clock.sleep(backoffMs(this.options, failure.attemptNumber));
         },
       },
     );
@@ -147,7 +165,7 @@ export class GpuRentalClient {
 
   private async send<S extends z.ZodType>(call: Call<S>, request: RequestInfo, deadline: number): Promise<z.infer<S>> {
     let res: AxiosResponse;
-    const timeout = Math.max(1, Math.min(this.options.timeoutMs ?? 15_000, deadline - Date.now()));
+    const timeout = Math.max(1, Math.min(this.options.timeoutMs ?? 15_000, deadline - this.#clock.now()));
     try {
       res = await this.http.request({ method: call.method, url: call.path, data: call.body, timeout });
     } catch (error) {
@@ -168,9 +186,15 @@ export class GpuRentalClient {
   }
 }
 
+/** The pause after failed try `attempt`: ×1.5 a try from the first delay, up to the last, jittered (×1 to ×2). */
+function backoffMs(options: ClientOptions, attempt: number): number {
+  const first = options.minRetryDelayMs ?? 150;
+  return Math.min(first * 1.5 ** (attempt - 1) * (1 + Math.random()), options.maxRetryDelayMs ?? 5_000);
+}
+
 /** The error as it ends a call: a transient one that ran out of time says so, and how long and how often it tried. */
-function withinDeadline(error: Error, tries: number, deadline: number, deadlineMs: number): Error {
-  if (!isTransient(error) || deadline - Date.now() > 100) return error;
+function withinDeadline(error: Error, tries: number, leftMs: number, deadlineMs: number): Error {
+  if (!isTransient(error) || leftMs > 100) return error;
   error.message += ` (gave up after ${tries} ${tries === 1 ? "try" : "tries"} in ${seconds(deadlineMs)}, the call's deadline)`;
   return error;
 }

@@ -38,31 +38,14 @@ export function apiKeyConfigOf(account: AccountRef): string {
   return account.apiKeyConfig ?? `gpu-rental:${account.name}ApiKey`;
 }
 
-/** What `configure` hands over: the stack's config, secrets decrypted. */
+/** Stack config, secrets decrypted (what a Pulumi provider's `configure` hands over), or any other source of it. */
 export interface ConfigSource {
   get(key: string): string | undefined;
 }
 
-let stackConfig: ConfigSource | undefined;
-let configured: Partial<Connection> = {};
-
-/**
- * Remembers connection settings for this process: the Pulumi provider calls it from `configure` with the
- * stack config, so no key passes through resource inputs (and none lands in state).
- */
-export function configureConnection(settings: Partial<Connection>): void {
-  configured = { ...configured, ...dropEmpty(settings) };
-}
-
-/** Keeps the stack config for the accounts that resources name, and reads the default account's settings. */
-export function configureFromStackConfig(config: ConfigSource): void {
-  stackConfig = config;
-  configureConnection({ apiKey: config.get(CONFIG_API_KEY), apiUrl: config.get(CONFIG_API_URL) });
-}
-
-/** The stack's `gpu-rental:maxHourlySpend`, if set (a ConfigurationError if it is not a positive number). */
-export function stackSpendCap(): number | undefined {
-  const text = stackConfig?.get(CONFIG_MAX_HOURLY_SPEND);
+/** The stack's `gpu-rental:maxHourlySpend` in `config`, if set (a ConfigurationError if it is not a positive number). */
+export function spendCapOf(config: ConfigSource): number | undefined {
+  const text = config.get(CONFIG_MAX_HOURLY_SPEND);
   if (text === undefined || text === "") return undefined;
   const cap = Number(text);
   if (!(cap > 0)) throw new ConfigurationError(`${CONFIG_MAX_HOURLY_SPEND} is ${JSON.stringify(text)}: give a positive number of $/hour, e.g. \`pulumi config set ${CONFIG_MAX_HOURLY_SPEND} 5\`.`);
@@ -70,13 +53,14 @@ export function stackSpendCap(): number | undefined {
 }
 
 /**
- * The connection of an account (the default one when none is named). For the default account, explicit
- * settings win over `configureConnection`, which wins over the environment.
+ * The connection of an account (the default one when none is named). For the default account, explicit settings
+ * win over the stack config's (`gpu-rental:apiUrl`, `gpu-rental:apiKey`), which win over the environment. A named
+ * account's key is read from the stack config key or the environment variable it names.
  */
-export function resolveConnection(explicit: Partial<Connection> = {}, account?: AccountRef): Connection {
+export function resolveConnection(explicit: Partial<Connection> = {}, account?: AccountRef, config?: ConfigSource): Connection {
   const env = dropEmpty({ apiKey: process.env[ENV_API_KEY], apiUrl: process.env[ENV_API_URL] });
-  const defaults = { ...env, ...configured };
-  const merged = account ? { apiUrl: account.apiUrl ?? defaults.apiUrl, apiKey: accountKey(account) } : { ...defaults, ...dropEmpty(explicit) };
+  const defaults = { ...env, ...dropEmpty({ apiKey: config?.get(CONFIG_API_KEY), apiUrl: config?.get(CONFIG_API_URL) }) };
+  const merged = account ? { apiUrl: account.apiUrl ?? defaults.apiUrl, apiKey: accountKey(account, config) } : { ...defaults, ...dropEmpty(explicit) };
   if (!merged.apiUrl) {
     throw new ConfigurationError(
       `No API URL${account ? ` for account ${account.name}` : ""}: set stack config ${CONFIG_API_URL} or the environment variable ${ENV_API_URL} ` +
@@ -87,9 +71,9 @@ export function resolveConnection(explicit: Partial<Connection> = {}, account?: 
   return { apiUrl: merged.apiUrl, apiKey: merged.apiKey };
 }
 
-function accountKey(account: AccountRef): string | undefined {
+function accountKey(account: AccountRef, config: ConfigSource | undefined): string | undefined {
   if (account.apiKeyEnv) return process.env[account.apiKeyEnv] || undefined;
-  return stackConfig?.get(apiKeyConfigOf(account)) || undefined;
+  return config?.get(apiKeyConfigOf(account)) || undefined;
 }
 
 function missingKeyMessage(account?: AccountRef): string {

@@ -141,29 +141,29 @@ export class ListingError extends GpuRentalError {
  * 429s that a quick retry cannot clear: a locked 2FA method, an hourly SMS quota, a capped phone number. The
  * caller has to wait or change something, so they are reported at once.
  */
-const LASTING_LIMITS = new Set(["tfa_locked", "sms_rate_limited", "preauth_phone_cap", "twilio_rate_limited"]);
+const LASTING_LIMITS: readonly string[] = ["tfa_locked", "sms_rate_limited", "preauth_phone_cap", "twilio_rate_limited"];
 
 /** Errors worth another try of the same request: they say nothing about the request itself. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof SearchQuotaExceededError) return false;
-  if (error instanceof RateLimitedError) return !LASTING_LIMITS.has(error.code ?? "");
+  if (error instanceof RateLimitedError) return !LASTING_LIMITS.includes(error.code ?? "");
   return error instanceof ServerError || error instanceof NetworkError;
 }
 
 /** Codes that say what failed whatever the status they come with: the body is read before the status. */
-const ERRORS_BY_CODE = new Map<string, typeof GpuRentalError>([
-  ["no_such_ask", OfferUnavailableError],
+const ERRORS_BY_CODE: Readonly<Record<string, typeof GpuRentalError>> = {
+  no_such_ask: OfferUnavailableError,
   // An unknown key is 404 `auth_error` on some live endpoints: an authentication failure, never "not found".
-  ["auth_error", UnauthorizedError],
-  ["search_quota_exceeded", SearchQuotaExceededError],
+  auth_error: UnauthorizedError,
+  search_quota_exceeded: SearchQuotaExceededError,
   // A refusal of the request itself, also when answered at 200 with `success: false` (a bid below the minimum).
-  ["invalid_args", BadRequestError],
-  ["invalid_price", BadRequestError],
-]);
+  invalid_args: BadRequestError,
+  invalid_price: BadRequestError,
+};
 
 /** The error type of an answer: by the service's `error` code first, then by the status. */
 export function errorForStatus(status: number, code: string | undefined): typeof GpuRentalError {
-  const byCode = code === undefined ? undefined : ERRORS_BY_CODE.get(code);
+  const byCode = code === undefined || !Object.hasOwn(ERRORS_BY_CODE, code) ? undefined : ERRORS_BY_CODE[code];
   if (byCode) return byCode;
   if (status === 400 || status === 422) return BadRequestError;
   if (status === 401 || status === 403) return UnauthorizedError;
@@ -180,5 +180,14 @@ export async function foundOrNull<T>(read: () => Promise<T | null | undefined>):
   } catch (error) {
     if (error instanceof NotFoundError) return null;
     throw error;
+  }
+}
+
+/** Runs a deletion; a thing already gone (404) counts as deleted. */
+export async function deletedOrGone(remove: () => Promise<unknown>): Promise<void> {
+  try {
+    await remove();
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
   }
 }

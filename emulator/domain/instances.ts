@@ -1,4 +1,5 @@
 import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
+import { portFlag, registryLogin } from "./docker-flags";
 import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
@@ -100,12 +101,6 @@ export function scheduledStatus(instance: InstanceRecord, now: number, lifecycle
   return "running";
 }
 
-/** `"-p 8080:8080"` → `"8080/tcp"`; undefined for an env key that is not a port mapping. */
-function portFlag(key: string): string | undefined {
-  const mapped = /^-p\s+(?:\d+:)?(\d+)(?:\/(tcp|udp))?$/.exec(key.trim());
-  return mapped ? `${mapped[1]}/${mapped[2] ?? "tcp"}` : undefined;
-}
-
 /**
  * The environment of the container: `env` without its docker options (port mappings `-p`, and the `-h`, `-v`,
  * `-n` options the public Python client also puts there), plus the locale switches.
@@ -117,14 +112,6 @@ export function containerEnv(config: CreateInstanceRequest): [string, string][] 
   if (config.lang_utf8) env.push(["LANG", "C.UTF-8"], ["LC_ALL", "C.UTF-8"]);
   if (config.python_utf8) env.push(["PYTHONIOENCODING", "utf-8"], ["PYTHONUTF8", "1"]);
   return env;
-}
-
-/** `-u <user> -p <token> <registry>` → the user and registry; the token is never kept nor shown back. */
-export function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
-  if (!imageLogin) return { user: null, repo: null };
-  const user = /(?:^|\s)-u\s+(\S+)/.exec(imageLogin)?.[1] ?? null;
-  const repo = imageLogin.replace(/(?:^|\s)-[up]\s+\S+/g, " ").trim() || null;
-  return { user, repo };
 }
 
 /**
@@ -177,7 +164,7 @@ export interface InstanceDeps {
   /** Takes the offer off the market, or throws `no_such_ask`. */
   takeOffer: (offerId: number, instanceId: number) => Offer;
   /** The offer, rented or not (a second acceptance names one that another acceptance holds). */
-  findOffer?: (offerId: number) => Offer | undefined;
+  findOffer: (offerId: number) => Offer | undefined;
   releaseOffer: (offerId: number) => void;
   /** Issues the instance API key; returns its id and value. */
   issueInstanceKey: (ownerId: number, instanceId: number) => { id: number; key: string };
@@ -185,12 +172,12 @@ export interface InstanceDeps {
   /** Charges the owner for the instance over a period (ms since the epoch). */
   charge: (ownerId: number, instanceId: number, amount: number, period: { from: number; to: number }) => void;
   /** The instance is destroyed, charged for the last time. */
-  ended?: (instanceId: number) => void;
+  ended: (instanceId: number) => void;
   pick: (min: number, max: number) => number;
   /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
-  templates?: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
+  templates: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
   /** Links or creates the volume of `volume_info`, and frees an instance's volumes when it is destroyed. */
-  volumes?: {
+  volumes: {
     attach(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, instanceId: number): VolumeRecord;
     detach(instanceId: number): void;
   };
@@ -226,7 +213,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     request: CreateInstanceRequest,
     options: { secondAcceptance?: boolean } = {},
   ): { instance: InstanceRecord; apiKey: string; refusal?: ServiceError } {
-    const template = request.template_hash_id ? this.template(ownerId, request.template_hash_id) : undefined;
+    const template = request.template_hash_id ? this.deps.templates.resolve(ownerId, request.template_hash_id) : undefined;
     const config = withoutRegistryToken(template ? applyTemplate(template, request) : request);
     const runtype = config.runtype ?? "args";
     if (config.args_str !== undefined && runtype !== "args") {
@@ -238,13 +225,13 @@ export class Instances implements Persistent<InstancesSnapshot> {
     let volume: VolumeRecord | undefined;
     try {
       price = contractPrice(offer, config.price);
-      if (config.volume_info) volume = this.attachVolume(ownerId, config.volume_info, offer, id);
+      if (config.volume_info) volume = this.deps.volumes.attach(ownerId, config.volume_info, offer, id);
     } catch (error) {
       if (!options.secondAcceptance) this.deps.releaseOffer(offerId);
       throw error;
     }
     this.nextId++;
-    if (template) this.deps.templates!.recordUse(template);
+    if (template) this.deps.templates.recordUse(template);
     const now = this.deps.now();
     const directPortStart = this.deps.pick(20000, 60000);
     const instance: InstanceRecord = {
@@ -285,7 +272,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
 
   /** The offer a second acceptance names: one that exists, rented or not. */
   private offerAccepted(offerId: number): Offer {
-    const offer = this.deps.findOffer?.(offerId);
+    const offer = this.deps.findOffer(offerId);
     if (!offer) throw notFound("no_such_ask", `Offer ${offerId} does not exist or is no longer available. Search the offers again and pick another.`);
     return offer;
   }
@@ -327,10 +314,10 @@ export class Instances implements Persistent<InstancesSnapshot> {
   destroy(instance: InstanceRecord): void {
     this.settleOne(instance);
     this.records.delete(instance.id);
-    this.deps.ended?.(instance.id);
+    this.deps.ended(instance.id);
     // A second acceptance never held the offer: the acceptance that does keeps it.
     if (!instance.neverBoots) this.deps.releaseOffer(instance.offer.id);
-    this.deps.volumes?.detach(instance.id);
+    this.deps.volumes.detach(instance.id);
     if (instance.instanceKeyId !== undefined) this.deps.revokeKey(instance.instanceKeyId);
     this.watcher?.removed(instance);
   }
@@ -387,16 +374,6 @@ export class Instances implements Persistent<InstancesSnapshot> {
     });
     this.records = new Map(records.map((record) => [record.id, record]));
     this.nextId = data.nextId;
-  }
-
-  private template(ownerId: number, hashId: string): TemplateRecord {
-    if (!this.deps.templates) throw badRequest("invalid_args", "This emulator has no templates: send image instead of template_hash_id.");
-    return this.deps.templates.resolve(ownerId, hashId);
-  }
-
-  private attachVolume(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, id: number): VolumeRecord {
-    if (!this.deps.volumes) throw badRequest("invalid_args", "This emulator has no volumes: drop volume_info.");
-    return this.deps.volumes.attach(ownerId, info, offer, id);
   }
 
   /** Charges up to now, and lets the machine runner catch up with the clock (a boot that is due starts). */

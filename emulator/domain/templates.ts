@@ -8,6 +8,7 @@ import {
   TEMPLATE_DEFAULTS,
   TemplateRuntype,
 } from "../../sdk/schemas";
+import { envFromFlags } from "./docker-flags";
 import { badRequest, forbidden, notFound } from "./errors";
 import { FieldType, search } from "./filters";
 import { Persistent } from "./persistence";
@@ -125,7 +126,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
    */
   create(creatorId: number, request: TemplateCreation): TemplateRecord {
     const content = withDefaults(request);
-    checkEnvFlags(content.env);
+    envFromFlags(content.env); // refuses a flag string the service would refuse
     const existing = this.withHash(hashOf(creatorId, content));
     if (!existing) return this.insert(creatorId, content);
     existing.content.docker_login_pass = content.docker_login_pass;
@@ -140,7 +141,7 @@ export class Templates implements Persistent<TemplatesSnapshot> {
     const { hash_id, id, ...changes } = request;
     const template = this.owned(userId, this.named(userId, { template_id: id, hash_id }));
     const content = { ...template.content, ...(changes as Partial<TemplateContent>) };
-    checkEnvFlags(content.env);
+    envFromFlags(content.env); // refuses a flag string the service would refuse
     const hash = hashOf(template.creator_id, content);
     const other = this.withHash(hash);
     if (other && other !== template) {
@@ -277,67 +278,6 @@ export function filterFields(template: TemplateRecord): Record<string, unknown> 
 export function hashOf(creatorId: number, content: TemplateContent): string {
   const identity = { creator_id: creatorId, ...content, docker_login_pass: "" };
   return createHash("sha256").update(canonicalJson(identity)).digest("hex").slice(0, HASH_LENGTH);
-}
-
-/** Splits a docker flag string into words as a shell would, honouring single and double quotes. */
-function words(flags: string): string[] {
-  const out: string[] = [];
-  let word = "";
-  let inWord = false;
-  let quote: string | undefined;
-  for (let i = 0; i < flags.length; i++) {
-    const c = flags[i];
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === "\\" && quote === '"' && i + 1 < flags.length) word += flags[++i];
-      else word += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) out.push(word);
-      word = "";
-      inWord = false;
-    } else {
-      word += c;
-      inWord = true;
-    }
-  }
-  if (quote) throw badRequest("invalid_args", `env: unbalanced ${quote} in ${JSON.stringify(flags)}; close the quote.`);
-  if (inWord) out.push(word);
-  return out;
-}
-
-/**
- * The template's `env` flag string as the env object of instance creation: `-e K=V` gives `K: "V"`,
- * `-p H:C` gives `"-p H:C": "1"` (a port mapping). Other docker flags are ignored, as the service ignores them.
- */
-export function envFromFlags(flags: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  const list = words(flags);
-  for (let i = 0; i < list.length; i++) {
-    const word = list[i];
-    const inline = /^(-e|--env|-p|--publish)=(.*)$/.exec(word);
-    const flag = inline ? inline[1] : word;
-    if (!["-e", "--env", "-p", "--publish"].includes(flag)) continue;
-    const value = inline ? inline[2] : list[++i];
-    if (value === undefined) throw badRequest("invalid_args", `env: ${flag} needs a value, e.g. "-e NAME=value -p 8080:8080".`);
-    if (flag === "-e" || flag === "--env") {
-      const eq = value.indexOf("=");
-      if (eq <= 0) throw badRequest("invalid_args", `env: ${JSON.stringify(value)} after ${flag} is not NAME=value.`);
-      env[value.slice(0, eq)] = value.slice(eq + 1);
-    } else {
-      if (!/^(\d+:)?\d+(\/(tcp|udp))?$/.test(value)) {
-        throw badRequest("invalid_args", `env: ${JSON.stringify(value)} after ${flag} is not a port mapping host:container.`);
-      }
-      env[`-p ${value}`] = "1";
-    }
-  }
-  return env;
-}
-
-function checkEnvFlags(flags: string): void {
-  envFromFlags(flags);
 }
 
 /** The instance runtype a template's `runtype` and direct flags stand for. */

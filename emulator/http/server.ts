@@ -1,10 +1,10 @@
 import Fastify, { FastifyInstance, FastifyReply } from "fastify";
 import { ServiceError } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
-import { guardControl, isControlCall, registerControl } from "./control";
-import { registerOutbox } from "./outbox";
+import { guardControl, isControlCall, registerControl } from "../control/routes";
+import { registerOutbox } from "../control/outbox";
 import { registerTfa } from "./tfa";
-import { Faults, installFaults } from "./faults";
+import { Faults, installFaults } from "../control/faults";
 import { registerInstances } from "./instances";
 import { registerOffers } from "./offers";
 import { registerTemplates } from "./templates";

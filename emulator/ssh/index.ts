@@ -20,6 +20,8 @@ export interface SshOptions {
   /** The folder of the instances' sandboxes. Default: in the data dir, else a temporary folder removed at close. */
   sandboxes?: string;
   limits?: Partial<MachineLimits>;
+  /** Told each time an instance's machine is up and its SSH served (every boot): where to log in. */
+  onMachineUp?: (instance: { id: number; host: string; port: number }) => void;
 }
 
 /** SSH as a running emulator serves it. */
@@ -67,6 +69,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     assign: (instance) => endpoints.assign(instance),
     up: async (instance) => {
       instance.sshEndpoint = await endpoints.up(instance);
+      options.onMachineUp?.({ id: instance.id, ...instance.sshEndpoint });
     },
     down: (instance) => endpoints.down(instance),
     release: (instance) => endpoints.forget(instance),

@@ -1,7 +1,8 @@
-// Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date).
-import type * as pulumi from "@pulumi/pulumi";
+// Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).
+import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateRuntype, VolumeQuery } from "../../sdk";
-import type { CommonArgs } from "../resource-options";
+import { CommonArgs, registration, ResourceOptions } from "../resource-options";
+import { SdkProvider } from "../sdk-provider";
 
 /** The inputs of an Instance. */
 export interface InstanceArgs extends CommonArgs {
@@ -101,6 +102,15 @@ export interface InstanceOutputProperties {
   readonly lifetimeInEffect: pulumi.Output<string | null>;
 }
 
+/** A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an output: a changed market or a refresh never replaces a running instance. */
+export class Instance extends pulumi.dynamic.Resource {
+  constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("Instance", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "Instance");
+  }
+}
+export interface Instance extends InstanceOutputProperties {}
+
 /** The inputs of a Template. */
 export interface TemplateArgs extends CommonArgs {
   /** The template's name. */
@@ -157,6 +167,15 @@ export interface TemplateOutputProperties {
   readonly hashId: pulumi.Output<string>;
 }
 
+/** A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit. */
+export class Template extends pulumi.dynamic.Resource {
+  constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("Template", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "Template");
+  }
+}
+export interface Template extends TemplateOutputProperties {}
+
 /** The inputs of a NetworkVolume. */
 export interface NetworkVolumeArgs extends CommonArgs {
   /** Take the space from exactly this network volume offer (`ask_contract_id`). */
@@ -191,6 +210,15 @@ export interface NetworkVolumeOutputProperties {
   readonly instances: pulumi.Output<number[]>;
 }
 
+/** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance is not deleted: destroy the instance first. */
+export class NetworkVolume extends pulumi.dynamic.Resource {
+  constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("NetworkVolume", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "NetworkVolume");
+  }
+}
+export interface NetworkVolume extends NetworkVolumeOutputProperties {}
+
 /** The inputs of an ApiKey. */
 export interface ApiKeyArgs extends CommonArgs {
   /** The key's name. */
@@ -208,6 +236,15 @@ export interface ApiKeyOutputProperties {
   /** The first characters of the key, as the console shows them. */
   readonly keyPrefix: pulumi.Output<string | null>;
 }
+
+/** An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old one is revoked. */
+export class ApiKey extends pulumi.dynamic.Resource {
+  constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("ApiKey", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "ApiKey");
+  }
+}
+export interface ApiKey extends ApiKeyOutputProperties {}
 
 /** The inputs of a GpuFleet. */
 export interface GpuFleetArgs extends CommonArgs {
@@ -290,3 +327,12 @@ export interface GpuFleetOutputProperties {
   /** Each member's own restricted key (`CONTAINER_API_KEY`), in index order; null for an adopted member. Kept secret. */
   readonly instanceApiKeys: pulumi.Output<(string | null)[]>;
 }
+
+/** `size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band is replaced on the next update without touching the others; destroy destroys every member. */
+export class GpuFleet extends pulumi.dynamic.Resource {
+  constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("GpuFleet", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "GpuFleet");
+  }
+}
+export interface GpuFleet extends GpuFleetOutputProperties {}

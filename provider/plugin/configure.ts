@@ -1,4 +1,4 @@
-import { CONFIG_API_KEY, configureFromStackConfig } from "../../sdk/connection";
+import { CONFIG_API_KEY, ConfigSource } from "../../sdk/connection";
 import { ConfigurationError } from "../../sdk/errors";
 import { PLUGIN_DOWNLOAD_URL } from "../schema/schema";
 import { isSecret, revealed } from "./secrets";
@@ -6,12 +6,12 @@ import { isSecret, revealed } from "./secrets";
 /**
  * The provider's settings, from the default provider's stack config (`gpu-rental:apiUrl`, `gpu-rental:apiKey`,
  * `gpu-rental:maxHourlySpend`) or an explicit provider's inputs; what is not set comes from GPU_RENTAL_API_URL /
- * GPU_RENTAL_API_KEY when a resource needs it. Each provider is a process of its own, so the settings are this process's connection.
+ * GPU_RENTAL_API_KEY when a resource needs it. The provider's context is made from them (provider/lifecycle/context.ts).
  *
  * A key that reaches the provider in plaintext would be written to state and config files in the clear: it is
  * refused, naming the command that stores it encrypted.
  */
-export function configureProvider(args: Record<string, unknown>, pluginVersion: string): void {
+export function configureProvider(args: Record<string, unknown>, pluginVersion: string): ConfigSource {
   refuseOtherVersion(args.version, pluginVersion);
   if (args.apiKey !== undefined && args.apiKey !== null && !isSecret(args.apiKey)) {
     throw new ConfigurationError(
@@ -21,7 +21,7 @@ export function configureProvider(args: Record<string, unknown>, pluginVersion: 
   }
   const settings = revealed(args);
   // The settings are stack config `gpu-rental:<name>` (or an explicit provider's inputs), maxHourlySpend among them.
-  configureFromStackConfig({ get: (key) => (key.startsWith(NAMESPACE) ? textOf(settings[key.slice(NAMESPACE.length)]) : undefined) });
+  return { get: (key) => (key.startsWith(NAMESPACE) ? textOf(settings[key.slice(NAMESPACE.length)]) : undefined) };
 }
 
 const NAMESPACE = "gpu-rental:";

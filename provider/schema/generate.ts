@@ -1,17 +1,17 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
+import { REGISTRY, Registry } from "../lifecycle/registry";
 import { referenceMarkdown } from "./reference";
 import { packageSchema } from "./schema";
 import { typescriptDeclarations } from "./typescript";
 
-/** The files made from the resource descriptions, by path from the package root. */
-export function generatedFiles(): Record<string, string> {
+/** The files made from the descriptions of the registry's kinds and functions, by path from the package root. */
+export function generatedFiles(registry: Registry = REGISTRY): Record<string, string> {
   return {
-    "provider/generated/resources.ts": typescriptDeclarations(RESOURCE_DESCRIPTIONS),
-    "docs/reference.md": referenceMarkdown(RESOURCE_DESCRIPTIONS),
+    "provider/generated/resources.ts": typescriptDeclarations(registry),
+    "docs/reference.md": referenceMarkdown(registry),
     // The package schema as the Pulumi registry reads it: what the plugin serves, less the version a release sets.
-    "schema.json": `${JSON.stringify(packageSchema(undefined, RESOURCE_DESCRIPTIONS), null, 2)}\n`,
+    "schema.json": `${JSON.stringify(packageSchema(undefined, registry), null, 2)}\n`,
   };
 }
 

@@ -1,10 +1,11 @@
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+import type { PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
+import type { Registry } from "../lifecycle/registry";
 import { PROVIDER_CONFIG } from "./schema";
 
 /** docs/reference.md: every resource's inputs and outputs, made from the resource descriptions. */
-export function referenceMarkdown(descriptions: Record<string, ResourceDescription>): string {
+export function referenceMarkdown(registry: Registry): string {
   return [
-    "<!-- Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
+    "<!-- Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
     "# Resource reference",
     "",
     "The resources of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
@@ -17,21 +18,29 @@ export function referenceMarkdown(descriptions: Record<string, ResourceDescripti
     "Stack config `gpu-rental:<name>`, or the inputs of an explicit provider (`gpu_rental.Provider(...)`).",
     "",
     table(PROVIDER_CONFIG, new Set()),
-    ...Object.values(descriptions).flatMap((d) => [
-      `## ${d.name}`,
-      "",
-      `Type \`gpu-rental:index:${d.name}\`. ${d.description}`,
-      "",
-      "### Inputs",
-      "",
-      table(d.inputs, new Set(d.requiredInputs ?? [])),
-      "### Outputs",
-      "",
-      "Every input, and:",
-      "",
-      table(d.outputs, new Set()),
-    ]),
+    ...[...registry.kinds.values()].flatMap(({ description: d }) =>
+      section(d, { title: d.name, what: "Type", inputs: "Inputs", outputs: "Outputs\n\nEvery input, and:", outputsRequired: [] })),
+    ...[...registry.functions.values()].flatMap(({ description: d }) =>
+      section(d, { title: `${d.name} (function)`, what: "Function", inputs: "Arguments", outputs: "Result", outputsRequired: d.requiredOutputs ?? [] })),
   ].join("\n");
+}
+
+/** A kind's or a function's section: its token and description, then its inputs and its outputs. */
+function section(
+  d: ResourceDescription, words: { title: string; what: string; inputs: string; outputs: string; outputsRequired: readonly string[] },
+): string[] {
+  return [
+    `## ${words.title}`,
+    "",
+    `${words.what} \`gpu-rental:index:${d.name}\`. ${d.description}`,
+    "",
+    `### ${words.inputs}`,
+    "",
+    table(d.inputs, new Set(d.requiredInputs ?? [])),
+    `### ${words.outputs}`,
+    "",
+    table(d.outputs, new Set(words.outputsRequired)),
+  ];
 }
 
 function table(props: Readonly<Record<string, PropertyDescription>>, required: Set<string>): string {

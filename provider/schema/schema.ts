@@ -1,10 +1,10 @@
 import { CONFIG_API_KEY, CONFIG_API_URL, ENV_API_KEY, ENV_API_URL } from "../../sdk/connection";
-import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
-import type { EnumDescription, ObjectDescription, PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+import type { EnumDescription, FunctionDescription, ObjectDescription, PropertyDescription, PropertyType } from "../lifecycle/description";
+import { REGISTRY, Registry } from "../lifecycle/registry";
 
 /**
  * The Pulumi package schema of the `gpu-rental` provider plugin, made from the resource descriptions
- * (sdk/resources/descriptions): what `pulumi package add` and `gen-sdk` generate every language's SDK from.
+ * (each kind's in provider/lifecycle/): what `pulumi package add` and `gen-sdk` generate every language's SDK from.
  */
 
 export const PACKAGE = "gpu-rental";
@@ -35,12 +35,12 @@ export const PROVIDER_CONFIG: Record<string, PropertyDescription> = {
 };
 
 /** The schema the plugin serves at `version`; without one, as committed (schema.json: a release sets the version). */
-export function packageSchema(version: string | undefined, descriptions: Record<string, ResourceDescription> = RESOURCE_DESCRIPTIONS): Json {
+export function packageSchema(version: string | undefined, registry: Registry = REGISTRY): Json {
   const types: Record<string, Json> = {};
   const properties = (props: Readonly<Record<string, PropertyDescription>>) =>
     Object.fromEntries(Object.entries(props).map(([name, p]) => [name, propertySchema(p, types)]));
   const resources = Object.fromEntries(
-    Object.values(descriptions).map((d) => [
+    [...registry.kinds.values()].map(({ description: d }) => [
       `${PACKAGE}:index:${d.name}`,
       {
         description: d.description,
@@ -68,6 +68,7 @@ export function packageSchema(version: string | undefined, descriptions: Record<
       inputProperties: properties(PROVIDER_CONFIG),
     },
     resources,
+    ...(registry.functions.size && { functions: Object.fromEntries([...registry.functions.values()].map(({ description }) => functionSchema(description, properties))) }),
     types,
     language: {
       python: { packageName: "pulumi_gpu_rental", requires: { pulumi: ">=3.0.0,<4.0.0" }, pyproject: { enabled: true }, respectSchemaVersion: true },
@@ -76,6 +77,18 @@ export function packageSchema(version: string | undefined, descriptions: Record<
       csharp: { rootNamespace: "GpuRental", packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
     },
   };
+}
+
+/** A function as the schema declares it: its arguments and its result, each an object type of its own. */
+function functionSchema(d: FunctionDescription, properties: (props: Readonly<Record<string, PropertyDescription>>) => Json): [string, Json] {
+  return [
+    `${PACKAGE}:index:${d.name}`,
+    {
+      description: d.description,
+      inputs: { properties: properties(d.inputs), ...nonEmpty("required", d.requiredInputs ?? []) },
+      outputs: { properties: properties(d.outputs), ...nonEmpty("required", d.requiredOutputs ?? []) },
+    },
+  ];
 }
 
 function propertySchema(p: PropertyDescription, types: Record<string, Json>): Json {

@@ -1,18 +1,21 @@
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../../sdk/resources/descriptions";
+import type { PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
+import type { Registry } from "../lifecycle/registry";
 
 /**
- * The TypeScript declarations of the dynamic resources (provider/*.ts), made from the resource descriptions:
- * each kind's argument type (`InstanceArgs`) and its output properties (merged into the class), with the
- * descriptions as their documentation.
+ * The TypeScript resource classes of the dynamic providers (provider/generated/resources.ts), made from the kinds'
+ * descriptions: each kind's class (a dynamic resource of the one SdkProvider, registered by `registration`), its
+ * argument type (`InstanceArgs`) and its output properties (merged into the class), with the descriptions as
+ * their documentation. The classes hold nothing of their own: what a kind does is its lifecycle's.
  */
-export function typescriptDeclarations(descriptions: Record<string, ResourceDescription>): string {
-  const body = Object.values(descriptions).map(declarationsOf).join("\n");
+export function typescriptDeclarations(registry: Registry): string {
+  const body = [...registry.kinds.values()].map(({ description }) => declarationsOf(description)).join("\n");
   const used = [...new Set([...body.matchAll(/\b(OfferFilters|OfferType|Runtype|TargetState|TemplateRuntype|PermissionSet|VolumeQuery)\b/g)].map((m) => m[1]))].sort();
   return [
-    "// Generated from sdk/resources/descriptions by `npm run gen:resources`: do not edit (a test checks it is up to date).",
-    'import type * as pulumi from "@pulumi/pulumi";',
+    "// Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).",
+    'import * as pulumi from "@pulumi/pulumi";',
     `import type { ${used.join(", ")} } from "../../sdk";`,
-    'import type { CommonArgs } from "../resource-options";',
+    'import { CommonArgs, registration, ResourceOptions } from "../resource-options";',
+    'import { SdkProvider } from "../sdk-provider";',
     "",
     body,
   ].join("\n");
@@ -37,6 +40,15 @@ function declarationsOf(d: ResourceDescription): string {
     `export interface ${d.name}OutputProperties {`,
     ...outputs,
     "}",
+    "",
+    `/** ${d.description} */`,
+    `export class ${d.name} extends pulumi.dynamic.Resource {`,
+    `  constructor(name: string, args: ${d.name}Args, opts: ResourceOptions = {}) {`,
+    `    const { props, options } = registration("${d.name}", name, args, opts);`,
+    `    super(new SdkProvider(), name, props, options, "gpu-rental", "${d.name}");`,
+    "  }",
+    "}",
+    `export interface ${d.name} extends ${d.name}OutputProperties {}`,
     "",
   ].join("\n");
 }

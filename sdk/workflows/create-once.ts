@@ -1,3 +1,4 @@
+import { Clock, REAL_TIME } from "../clock";
 import { GpuRentalError, NetworkError, ServerError, serviceDetails } from "../errors";
 import { DEFAULT_INTERRUPT_GRACE_MS, InterruptedError, InterruptOptions, throwIfInterrupted, untilInterrupted } from "./interruption";
 import { newToken, sweepCommand } from "./tokens";
@@ -23,13 +24,12 @@ export interface CreationOptions extends InterruptOptions {
    * way may still add its `timeoutMs` and `lateCreationWindowMs`.
    */
   serviceFailureBudgetMs?: number;
-  /** The clock of the creation's waits (the failure budget, the look for a late creation), in ms. Default `Date.now` (tests inject one). */
-  clock?: () => number;
-  /** How those waits are waited out. Default in real time (tests inject one that moves `clock`). */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * The clock of the creation's deadlines and waits (the failure budget, its pauses, the look for a late creation,
+   * the rental's time budget). Default real time (tests inject one, a provider its own).
+   */
+  clock?: Clock;
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const DEFAULT_SERVICE_FAILURE_BUDGET_MS = 60_000;
 
@@ -59,8 +59,7 @@ export class FailureBudget {
   private readonly tried: string[] = [];
   readonly budgetMs: number;
 
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly clock: Clock;
   private readonly signal: AbortSignal | undefined;
 
   constructor(
@@ -68,14 +67,13 @@ export class FailureBudget {
     private readonly what: string,
   ) {
     this.budgetMs = options.serviceFailureBudgetMs ?? DEFAULT_SERVICE_FAILURE_BUDGET_MS;
-    this.now = options.clock ?? Date.now;
-    this.sleep = options.sleep ?? realSleep;
+    this.clock = options.clock ?? REAL_TIME;
     this.signal = options.signal;
   }
 
   /** An attempt starts: a failure of it counts from here (its request and the look for its token included). */
   begin(): void {
-    this.attemptStart = this.now();
+    this.attemptStart = this.clock.now();
   }
 
   answered(): void {
@@ -85,7 +83,7 @@ export class FailureBudget {
   }
 
   failed(attempt: string, failure: GpuRentalError): void {
-    const now = this.now();
+    const now = this.clock.now();
     this.since ??= this.attemptStart ?? now;
     this.last = failure;
     this.tried.push(`${attempt}: ${failure.message}`);
@@ -99,9 +97,9 @@ export class FailureBudget {
    */
   async pause(tries: number): Promise<void> {
     const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
-    const now = this.now();
+    const now = this.clock.now();
     if (this.since !== undefined && now + ms - this.since >= this.budgetMs) this.report(now);
-    await untilInterrupted(this.sleep(ms), this.signal, 0, "nothing more was tried");
+    await untilInterrupted(this.clock.sleep(ms), this.signal, 0, "nothing more was tried");
   }
 
   private report(now: number): never {
@@ -190,9 +188,8 @@ function stillInFlight(error: GpuRentalError): boolean {
 
 /** Looks for the token until `windowMs` has passed, more rarely as time goes on. */
 async function lookFor<Found>(creation: Creation<unknown, Found>, token: string, windowMs: number, options: CreationOptions): Promise<Found | null> {
-  const now = options.clock ?? Date.now;
-  const sleep = options.sleep ?? realSleep;
-  const until = now() + windowMs;
+  const clock = options.clock ?? REAL_TIME;
+  const until = clock.now() + windowMs;
   for (let delay = 250; ; delay = Math.min(delay * 1.6, 4_000)) {
     let found: Found | null;
     try {
@@ -206,8 +203,8 @@ async function lookFor<Found>(creation: Creation<unknown, Found>, token: string,
       );
     }
     if (found) return found;
-    if (now() + delay > until) return null;
-    await sleep(delay);
+    if (clock.now() + delay > until) return null;
+    await clock.sleep(delay);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { GpuRentalClient } from "../client";
+import { REAL_TIME } from "../clock";
 import { CreateApiKeyRequest, Volume } from "../schemas";
 import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
@@ -60,14 +61,15 @@ export async function createApiKeyOnce(
  * that keeps failing for the failure budget ends it sooner (ServiceFailingError).
  */
 async function untilMade<T>(options: CreateOptions, what: string, attempt: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + (options.deadlineMs ?? 120_000);
+  const clock = options.clock ?? REAL_TIME;
+  const deadline = clock.now() + (options.deadlineMs ?? 120_000);
   const failing = new FailureBudget(options, what);
   for (let tries = 1; ; tries++) {
     failing.begin();
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof NotCreatedError) || Date.now() >= deadline) throw error;
+      if (!(error instanceof NotCreatedError) || clock.now() >= deadline) throw error;
       failing.failed(`try ${tries}`, error.failure ?? error);
       await failing.pause(tries);
     }

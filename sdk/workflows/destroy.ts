@@ -1,6 +1,5 @@
 import type { GpuRentalClient } from "../client";
-import { GpuRentalError, isTransient, serviceDetails } from "../errors";
-import { deletedOrGone } from "../resources/spec";
+import { deletedOrGone, GpuRentalError, isTransient, serviceDetails } from "../errors";
 import { CreationOptions, FailureBudget, ServiceFailingError } from "./create-once";
 import { InterruptedError } from "./interruption";
 

@@ -1,3 +1,4 @@
+import { Clock, REAL_TIME } from "../clock";
 import { Client, ClientChannel, ConnectConfig, utils } from "ssh2";
 import { GpuRentalError } from "../errors";
 import { TailBuffer } from "../tail-buffer";
@@ -72,6 +73,8 @@ export interface WaitForSshOptions extends SshOptions {
   timeoutMs?: number;
   /** Between tries. Default 1 s. */
   intervalMs?: number;
+  /** The clock of the deadline and the pauses. Default real time. */
+  clock?: Clock;
 }
 
 /**
@@ -79,21 +82,22 @@ export interface WaitForSshOptions extends SshOptions {
  * reports `running`): tries to log in and run `true` until that works. Fails with the last error at the timeout.
  */
 export async function waitForSsh(target: SshTarget, options: WaitForSshOptions): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  const clock = options.clock ?? REAL_TIME;
+  const deadline = clock.now() + (options.timeoutMs ?? 300_000);
   // Before the first try: an instance without an SSH endpoint will not grow one while this waits.
   const where = describe(target, options);
   for (;;) {
-    const remaining = deadline - Date.now();
+    const remaining = deadline - clock.now();
     try {
       const result = await exec(target, "true", { ...options, timeoutMs: Math.max(1_000, remaining), connectTimeoutMs: Math.min(options.connectTimeoutMs ?? 20_000, Math.max(1_000, remaining)) });
       if (result.exitCode === 0) return;
       throw new SshError(`logged in, but \`true\` exited with ${result.exitCode ?? result.signal}: ${result.stderr.trim()}`);
     } catch (error) {
-      if (Date.now() + (options.intervalMs ?? 1_000) >= deadline) {
+      if (clock.now() + (options.intervalMs ?? 1_000) >= deadline) {
         throw new SshError(`${where} did not take an SSH login within ${(options.timeoutMs ?? 300_000) / 1000} s: ${(error as Error).message}`);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
+    await clock.sleep(options.intervalMs ?? 1_000);
   }
 }
 

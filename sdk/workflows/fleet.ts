@@ -1,9 +1,9 @@
-import type { GpuRentalClient } from "../client";
+import { GpuRentalClient } from "../client";
+import { REAL_TIME } from "../clock";
 import { GpuRentalError } from "../errors";
 import { CreateInstanceRequest, Offer } from "../schemas";
-import { acceptingOffers } from "./claims";
 import { NoMatchingOfferError, OfferCriteria, offerQuery, RentFailedError, RentOptions, RentResult, rentInstance } from "./rent";
-import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
+import { criteriaUnderCap } from "./spend";
 import { destroyRetried } from "./destroy";
 
 export interface FleetPolicy extends RentOptions {
@@ -49,7 +49,7 @@ export async function rentFleet(
   const cap = policy.maxHourlySpend;
   if (cap !== undefined) {
     // The whole fleet is checked against the cap at once (each rental at most its share): it fits, or none is rented.
-    return oneCappedRentalAtATime(client.apiUrl, async () =>
+    return GpuRentalClient.rentalsOf(client).oneCappedRentalAtATime(client.apiUrl, async () =>
       rentFleet(client, size, await criteriaUnderCap(client, criteria, cap, size), request, { ...policy, maxHourlySpend: undefined }));
   }
   const requestOf = typeof request === "function" ? request : () => request;
@@ -76,10 +76,11 @@ export async function rentFleet(
  * the market as any rental does. Pinned criteria (`offerId`) go straight to the rental.
  */
 async function rentMember(client: GpuRentalClient, pool: OfferPool, criteria: OfferCriteria, request: CreateInstanceRequest, policy: FleetPolicy): Promise<RentResult> {
-  const deadline = Date.now() + (policy.deadlineMs ?? 600_000);
-  const left = () => Math.max(1, deadline - Date.now());
+  const clock = policy.clock ?? REAL_TIME;
+  const deadline = clock.now() + (policy.deadlineMs ?? 600_000);
+  const left = () => Math.max(1, deadline - clock.now());
   if (criteria.offerId === undefined) {
-    for (let offer = await pool.next(); offer && Date.now() < deadline; offer = await pool.next()) {
+    for (let offer = await pool.next(); offer && clock.now() < deadline; offer = await pool.next()) {
       try {
         return await rentInstance(client, { ...criteria, offerId: offer.id }, request, { ...policy, deadlineMs: left() });
       } catch (error) {
@@ -116,7 +117,7 @@ class OfferPool {
   }
 
   private async search(): Promise<void> {
-    const exclude = [...this.handedOut, ...acceptingOffers(this.client.apiUrl)];
+    const exclude = [...this.handedOut, ...GpuRentalClient.rentalsOf(this.client).acceptingOffers(this.client.apiUrl)];
     const found = await this.client.offers.search(offerQuery({ ...this.criteria, candidatesPerSearch: this.batch }, exclude));
     const fresh = found.filter((offer) => !this.handedOut.has(offer.id));
     if (!fresh.length) this.exhausted = true;

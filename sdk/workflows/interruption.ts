@@ -1,3 +1,4 @@
+import { Clock, REAL_TIME } from "../clock";
 import { GpuRentalError } from "../errors";
 
 /**
@@ -33,9 +34,9 @@ export function throwIfInterrupted(signal: AbortSignal | undefined, what: string
   if (signal?.aborted) throw new InterruptedError(`Interrupted: ${what}.`);
 }
 
-/** Waits `ms`; an abort ends the wait at once with an InterruptedError. */
-export function pauseUnlessInterrupted(ms: number, signal: AbortSignal | undefined, what = "stopped waiting"): Promise<void> {
-  return untilInterrupted(new Promise<void>((resolve) => setTimeout(resolve, ms)), signal, 0, what);
+/** Waits `ms` on `clock`; an abort ends the wait at once with an InterruptedError. */
+export function pauseUnlessInterrupted(ms: number, signal: AbortSignal | undefined, what = "stopped waiting", clock: Clock = REAL_TIME): Promise<void> {
+  return untilInterrupted(clock.sleep(ms), signal, 0, what);
 }
 
 /**

@@ -1,14 +1,15 @@
 import { GpuRentalClient } from "../client";
 import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
 import { CreateInstanceRequest, Offer } from "../schemas";
-import { acceptingOffers, claimOffer, releaseOffer } from "./claims";
+import { Clock, REAL_TIME } from "../clock";
+import type { Rentals } from "./rentals";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { sweepCommand, TOKEN_ENV, tokenOfInstance } from "./tokens";
 import { destroyRetried } from "./destroy";
 import { pauseUnlessInterrupted, throwIfInterrupted, untilInterrupted } from "./interruption";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
-import { criteriaUnderCap, oneCappedRentalAtATime } from "./spend";
-import { OfferCriteria, offerQuery } from "./criteria";
+import { criteriaUnderCap } from "./spend";
+import { noMatchText, OfferCriteria, offerQuery, WIDEN_CRITERIA } from "./criteria";
 
 export { DEFAULT_ORDER, offerQuery } from "./criteria";
 export type { OfferCriteria } from "./criteria";
@@ -115,13 +116,15 @@ export async function rentInstance(
   const guarded = withWatchdog(request, options.lifetime, client.apiUrl);
   const cap = options.maxHourlySpend;
   if (cap === undefined) return new Rental(client, criteria, guarded, options).run();
-  return oneCappedRentalAtATime(client.apiUrl, async () =>
+  return GpuRentalClient.rentalsOf(client).oneCappedRentalAtATime(client.apiUrl, async () =>
     new Rental(client, await criteriaUnderCap(client, criteria, cap), guarded, options).run());
 }
 
 /** One rental's state: what it tried, and until when it may go on. */
 class Rental {
-  private readonly started = Date.now();
+  private readonly clock: Clock;
+  private readonly rentals: Rentals;
+  private readonly started: number;
   private readonly deadline: number;
   readonly attempts: RentAttempt[] = [];
   /** Offers that vanished: never searched again. */
@@ -135,6 +138,9 @@ class Rental {
     private readonly request: CreateInstanceRequest,
     private readonly options: RentOptions,
   ) {
+    this.clock = options.clock ?? REAL_TIME;
+    this.rentals = GpuRentalClient.rentalsOf(client);
+    this.started = this.clock.now();
     this.deadline = this.started + (options.deadlineMs ?? 600_000);
     this.failing = new FailureBudget(options, "instance creation (PUT /api/v0/asks/{id}/)");
   }
@@ -142,28 +148,28 @@ class Rental {
   async run(): Promise<RentResult> {
     while (this.timeLeft()) {
       this.throwIfInterrupted();
-      const searchedAt = Date.now();
-      const search = this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...acceptingOffers(this.client.apiUrl)]));
+      const searchedAt = this.clock.now();
+      const search = this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...this.rentals.acceptingOffers(this.client.apiUrl)]));
       // A search under way sends nothing: an interruption need not wait for it.
       const candidates = await untilInterrupted(search, this.options.signal, 0, "nothing was rented");
       if (candidates.length === 0) {
-        const othersAccepting = acceptingOffers(this.client.apiUrl).length > 0;
+        const othersAccepting = this.rentals.acceptingOffers(this.client.apiUrl).length > 0;
         if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
         if (!othersAccepting) break;
         // Every match is being accepted by another rental of this process: one of them may give its offer back.
-        await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented");
+        await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented", this.clock);
         continue;
       }
       for (const offer of candidates) {
         if (!this.timeLeft()) break;
         this.throwIfInterrupted();
-        if (!claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
+        if (!this.rentals.claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
         let rented: RentResult | null = null;
         try {
           rented = await this.tryOffer(offer);
           if (rented) return rented;
         } finally {
-          releaseOffer(this.client.apiUrl, offer.id, rented !== null || this.gone.has(offer.id));
+          this.rentals.releaseOffer(this.client.apiUrl, offer.id, rented !== null || this.gone.has(offer.id));
         }
       }
       if (this.criteria.offerId !== undefined) break;
@@ -246,13 +252,13 @@ class Rental {
   }
 
   private record(offer: Offer, outcome: RentAttempt["outcome"], detail?: string): void {
-    const attempt = { offerId: offer.id, outcome, atMs: Date.now() - this.started, ...(detail && { detail }) };
+    const attempt = { offerId: offer.id, outcome, atMs: this.clock.now() - this.started, ...(detail && { detail }) };
     this.attempts.push(attempt);
     this.options.onAttempt?.(attempt);
   }
 
   private timeLeft(): boolean {
-    return Date.now() < this.deadline;
+    return this.clock.now() < this.deadline;
   }
 
   /** Once interrupted, no offer is searched or accepted any more. */
@@ -271,7 +277,7 @@ class Rental {
   /** Why no instance was rented, and what to do, from what the attempts met. */
   private failure(): RentFailedError {
     const count = (outcome: RentAttempt["outcome"]) => this.attempts.filter((a) => a.outcome === outcome).length;
-    const seconds = Math.round((Date.now() - this.started) / 1000);
+    const seconds = Math.round((this.clock.now() - this.started) / 1000);
     const tried = this.attempts.map((a) => `${a.offerId} ${a.outcome}${a.detail ? ` (${a.detail})` : ""}`).join("; ");
     let why: string;
     if (this.attempts.length === 0) {
@@ -301,10 +307,6 @@ function withBid(request: CreateInstanceRequest, criteria: OfferCriteria, offer:
 }
 
 function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
-  const what =
-    criteria.offerId !== undefined
-      ? `Offer ${criteria.offerId} is not available (it does not exist, or it is rented)`
-      : `No offer matches ${JSON.stringify(offerQuery(criteria).filters)}`;
-  return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
+  return new NoMatchingOfferError(`${noMatchText(criteria)}. ${WIDEN_CRITERIA}`);
 }
 

@@ -209,18 +209,3 @@ export async function capWarnings(client: GpuRentalClient, criteria: OfferCriter
     throw error;
   }
 }
-
-const capQueues = new Map<string, Promise<unknown>>();
-
-/**
- * Runs capped rentals of one service one after another in this process (a Pulumi provider creates resources side
- * by side): each checks the cap after the previous one's instance exists, so together they cannot cross it.
- */
-export function oneCappedRentalAtATime<T>(apiUrl: string, rent: () => Promise<T>): Promise<T> {
-  const previous = capQueues.get(apiUrl) ?? Promise.resolve();
-  const next = previous.then(rent, rent);
-  const settled = next.catch(() => undefined);
-  capQueues.set(apiUrl, settled);
-  void settled.then(() => capQueues.get(apiUrl) === settled && capQueues.delete(apiUrl));
-  return next;
-}

@@ -1,6 +1,5 @@
 import type { GpuRentalClient } from "../client";
-import { ConfigurationError } from "../errors";
-import { deletedOrGone } from "../resources/spec";
+import { ConfigurationError, deletedOrGone } from "../errors";
 import { checkPrefix, hasPrefix, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "./tokens";
 import { ownerOf, StackHoldings } from "./stack-holdings";
 import type { Instance } from "../schemas";

@@ -1,17 +1,13 @@
 import { GpuRentalClient } from "../client";
+import { Clock, REAL_TIME } from "../clock";
 import { GpuRentalError, isTransient, ListingError, NotFoundError } from "../errors";
 import { FAILED_STATUSES, Instance } from "../schemas";
 import { InterruptedError, untilInterrupted } from "./interruption";
 
 export type WaitTarget = "running" | "stopped";
 
-/** Time as a wait sees it: real time by default; a simulated clock in benchmarks and tests. */
-export interface WaitClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const REAL_TIME: WaitClock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+/** Time as a wait sees it (../clock.ts): real time by default; a simulated clock in benchmarks and tests. */
+export type WaitClock = Clock;
 
 export interface WaitOptions {
   /** Give up after this long. Default 10 minutes (boot typically takes 1-5). */

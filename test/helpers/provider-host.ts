@@ -21,9 +21,12 @@ export class ProviderHost {
     private readonly child: ChildProcess,
     private readonly client: any,
     readonly serializedProvider: string,
+    /** The URN of the resource driven, as a program's registration gives it (`__urn`: its kind, its creations' tokens). */
+    readonly urn: string,
   ) {}
 
-  static async start(provider: object, cwd = REPO_ROOT): Promise<ProviderHost> {
+  /** A host serving `provider` for resources of `kind`. */
+  static async start(provider: object, kind = "Instance", cwd = REPO_ROOT): Promise<ProviderHost> {
     const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
     const script = require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
     const child = spawn(process.execPath, [script, "127.0.0.1:1"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
@@ -39,7 +42,7 @@ export class ProviderHost {
       child.on("exit", (code) => reject(new Error(`provider host exited ${code}: ${stderr}`)));
     });
     const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, serialized.text);
+    return new ProviderHost(child, client, serialized.text, `urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:${kind}::x`);
   }
 
   private call<T>(method: string, request: unknown): Promise<T> {
@@ -49,7 +52,7 @@ export class ProviderHost {
   }
 
   private struct(props: Props) {
-    return Struct.fromJavaScript({ ...props, __provider: this.serializedProvider });
+    return Struct.fromJavaScript({ __urn: this.urn, ...props, __provider: this.serializedProvider });
   }
 
   async configure(config: Record<string, string>): Promise<void> {
@@ -60,7 +63,7 @@ export class ProviderHost {
 
   async check(olds: Props, news: Props): Promise<{ inputs: Props; failures: { property: string; reason: string }[] }> {
     const req = new providerPb.CheckRequest();
-    req.setUrn("urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:Instance::x");
+    req.setUrn(this.urn);
     req.setOlds(this.struct(olds));
     req.setNews(this.struct(news));
     const res: any = await this.call("check", req);
@@ -81,7 +84,7 @@ export class ProviderHost {
 
   async create(props: Props): Promise<{ id: string; outs: Props }> {
     const req = new providerPb.CreateRequest();
-    req.setUrn("urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:Instance::x");
+    req.setUrn(this.urn);
     req.setProperties(this.struct(props));
     const res: any = await this.call("create", req);
     return { id: res.getId(), outs: res.getProperties().toJavaScript() };

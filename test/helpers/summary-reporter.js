@@ -9,6 +9,9 @@ const SLOWEST = 10;
  * Prints the ten slowest test files (wall time of each file, from its start to its end in its worker, and the CPU
  * seconds it cost, its processes included: test/helpers/cpu-environment.js), then the suite's totals as one plain
  * line at the very end ("N passed, N failed, N skipped"), the form CI reads in any language: that line stays last.
+ *
+ * Before that, it checks that no process the run started outlives it (nothingLeftRunning): a process left running
+ * counts as a failed test of its own.
  */
 class SummaryReporter {
   constructor(globalConfig) {
@@ -18,7 +21,8 @@ class SummaryReporter {
     process.env.GPU_RENTAL_CPU_DIR = this.cpuDir;
   }
 
-  onRunComplete(_contexts, results) {
+  async onRunComplete(_contexts, results) {
+    if (await nothingLeftRunning()) results.numFailedTests += 1;
     const cpu = this.cpuByFile();
     const timed = results.testResults
       .filter((file) => file.perfStats && file.perfStats.end > 0 && file.perfStats.start > 0)
@@ -49,4 +53,20 @@ class SummaryReporter {
     return cpu;
   }
 }
+/**
+ * Every process the run starts carries its mark (GPU_RENTAL_SUITE_RUN, global-setup.js), down to the engine's plugins
+ * and the emulated machines' processes. The workers have ended when the run completes: whatever carries the mark
+ * 10 s later was left behind by a test or by the code under test. Those are printed and ended; true when any was.
+ */
+async function nothingLeftRunning() {
+  const run = process.env.GPU_RENTAL_SUITE_RUN;
+  if (!run) return false;
+  const { leftRunning, killMarked } = require(path.resolve(__dirname, "..", "..", "dist", "emulator", "sandbox", "processes.js"));
+  if (!(await leftRunning("GPU_RENTAL_SUITE_RUN", run, 10_000)).length) return false;
+  const left = killMarked("GPU_RENTAL_SUITE_RUN", run);
+  const lines = left.map((p) => `  ${p.pid} ${p.command.slice(0, 300)}`);
+  process.stdout.write(`\nFAIL processes started by the test run were still running after it (stopped now):\n${lines.join("\n")}\n`);
+  return left.length > 0;
+}
+
 module.exports = SummaryReporter;

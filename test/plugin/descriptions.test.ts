@@ -1,10 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import {
-  ApiKeySpec, diffApiKeySpec, diffFleetSpec, diffInstanceSpec, diffNetworkVolumeSpec, diffTemplateSpec, InstanceSpec, NetworkVolumeSpec,
-  RESOURCE_FUNCTIONS, TemplateSpec,
-} from "../../sdk";
-import { RESOURCE_DESCRIPTIONS } from "../../sdk/resources/descriptions";
+import { KINDS, REGISTRY } from "../../provider/lifecycle";
 import { generatedFiles } from "../../provider/schema/generate";
 import { packageSchema } from "../../provider/schema/schema";
 import { REPO_ROOT } from "../helpers/provider-host";
@@ -18,21 +14,22 @@ describe("the resource descriptions", () => {
   });
 
   it("describe exactly the inputs each kind's lifecycle validates, for every kind of the lifecycle", () => {
-    expect(Object.keys(RESOURCE_DESCRIPTIONS).sort()).toEqual(Object.keys(RESOURCE_FUNCTIONS).sort());
-    const specs = { Instance: InstanceSpec, Template: TemplateSpec, NetworkVolume: NetworkVolumeSpec, ApiKey: ApiKeySpec };
-    for (const [kind, spec] of Object.entries(specs)) {
-      const described = Object.keys(RESOURCE_DESCRIPTIONS[kind as keyof typeof specs].inputs).sort();
-      expect({ kind, inputs: described }).toEqual({ kind, inputs: [...Object.keys((spec as any).shape), "adoptId"].sort() });
+    expect([...REGISTRY.kinds.keys()]).toEqual(KINDS.map((kind) => kind.description.name));
+    for (const { description, spec } of KINDS) {
+      const described = Object.keys(description.inputs).sort();
+      // A fleet adopts its members by index (adoptIds, one of its own inputs), not by adoptId.
+      const adopts = description.name === "GpuFleet" ? [] : ["adoptId"];
+      expect({ kind: description.name, inputs: described }).toEqual({ kind: description.name, inputs: [...spec.keys, ...adopts].sort() });
     }
   });
 
   // Generated SDKs (Python's) fill in a declared default the program left out: the lifecycle must see no change.
-  it("declare only defaults the lifecycle itself applies: a default filled in is no change", () => {
-    const diffs = { Instance: diffInstanceSpec, Template: diffTemplateSpec, NetworkVolume: diffNetworkVolumeSpec, ApiKey: diffApiKeySpec, GpuFleet: diffFleetSpec };
-    for (const [kind, diff] of Object.entries(diffs)) {
-      for (const [input, p] of Object.entries(RESOURCE_DESCRIPTIONS[kind as keyof typeof diffs].inputs)) {
+  it("declare only defaults the lifecycle itself applies: a default filled in is no change", async () => {
+    for (const { description, diff } of KINDS) {
+      for (const [input, p] of Object.entries(description.inputs)) {
         if (p.default === undefined) continue;
-        expect({ kind, input, changes: diff({}, { [input]: p.default }).changes }).toEqual({ kind, input, changes: false });
+        const kind = description.name;
+        expect({ kind, input, changes: (await diff({}, { [input]: p.default })).changes }).toEqual({ kind, input, changes: false });
       }
     }
   });

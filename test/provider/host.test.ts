@@ -14,7 +14,7 @@ let host: ProviderHost;
 
 beforeAll(async () => {
   emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 40 } });
-  host = await ProviderHost.start(new SdkProvider("Instance"));
+  host = await ProviderHost.start(new SdkProvider(), "Instance");
   await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
 });
 afterAll(async () => {

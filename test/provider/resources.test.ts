@@ -20,8 +20,8 @@ afterAll(async () => {
 });
 
 /** A provider host running `provider`, configured against the emulator through stack config. */
-async function hostOf(provider: object): Promise<ProviderHost> {
-  const host = await ProviderHost.start(provider);
+async function hostOf(provider: object, kind: string): Promise<ProviderHost> {
+  const host = await ProviderHost.start(provider, kind);
   hosts.push(host);
   await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
   expect(host.serializedProvider.length).toBeLessThan(20_000);
@@ -34,7 +34,7 @@ describe("Template through the real provider host", () => {
   const mine = async () => (await emu.client().templates.search({ name: { eq: "host-template" } }));
 
   it("checks, creates, diffs, updates in place, reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider("Template"));
+    const host = await hostOf(new SdkProvider(), "Template");
     expect((await host.check({}, { ...spec, name: "", runtype: "vnc" })).failures.map((f) => f.property).sort()).toEqual(["name", "runtype"]);
 
     const { id, outs } = await host.create(spec);
@@ -59,11 +59,12 @@ describe("NetworkVolume through the real provider host", () => {
   const spec = { q: { verified: { eq: true } }, size: 20, name: "host-volume" };
 
   it("checks, creates, diffs, updates new criteria in place, reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider("NetworkVolume"));
+    const host = await hostOf(new SdkProvider(), "NetworkVolume");
     expect((await host.check({}, { offerId: 1, q: {}, size: 1 })).failures.map((f) => f.property)).toEqual(["offerId"]);
 
     const { id, outs } = await host.create(spec);
-    expect(outs).toMatchObject({ volumeId: Number(id), diskSpace: 20, volumeName: expect.stringMatching(/^host-volume-gr-[a-z2-7]{10}$/), status: "available" });
+    // Named with a creation token: the resource's own (derived from its URN, as a program's resources all have one).
+    expect(outs).toMatchObject({ volumeId: Number(id), diskSpace: 20, volumeName: expect.stringMatching(/^host-volume-gr[a-z2-7]*-[a-z2-7]{10}$/), status: "available" });
     expect(await host.diff(id, outs, spec)).toMatchObject({ changes: DIFF_NONE, replaces: [] });
     expect(await host.diff(id, outs, { ...spec, size: 30 })).toMatchObject({ changes: DIFF_SOME, replaces: ["size"], deleteBeforeReplace: false });
     const newCriteria = { ...spec, q: { geolocation: { in: ["US"] } } };
@@ -83,7 +84,7 @@ describe("ApiKey through the real provider host", () => {
   const spec = { name: "host-key", permissions: { api: { instance_read: {} } } };
 
   it("checks, creates, diffs (replace only), reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider("ApiKey"));
+    const host = await hostOf(new SdkProvider(), "ApiKey");
     expect((await host.check({}, { permissions: { api: [] } })).failures.map((f) => f.property)).toEqual(["permissions"]);
 
     const { id, outs } = await host.create(spec);
@@ -98,7 +99,7 @@ describe("ApiKey through the real provider host", () => {
   });
 
   it("reports the service's refusal as a failed create", async () => {
-    const host = await hostOf(new SdkProvider("ApiKey"));
+    const host = await hostOf(new SdkProvider(), "ApiKey");
     await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport/);
   });
 });

@@ -1,13 +1,9 @@
-import {
-  checkApiKeyInputs,
-  createApiKeyFromSpec,
-  deleteApiKeyById,
-  diffApiKeySpec,
-  GpuRentalClient,
-  readApiKeyState,
-  UnauthorizedError,
-} from "../../sdk";
+import { GpuRentalClient, UnauthorizedError } from "../../sdk";
+import { API_KEY, direct } from "../../provider/lifecycle";
+import { diffApiKeySpec } from "../../provider/lifecycle/api-key";
 import { emulator, TestEmulator } from "../helpers/emulator";
+
+const ApiKey = direct(API_KEY);
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const base = { name: "dashboard", permissions: { api: { instance_read: {} } } };
@@ -27,9 +23,9 @@ describe("diffApiKeySpec", () => {
 
 describe("checkApiKeyInputs", () => {
   it("names each bad input", () => {
-    const { failures } = checkApiKeyInputs({ name: "x".repeat(101), permissions: { instance_read: {} } });
+    const { failures } = ApiKey.check({ name: "x".repeat(101), permissions: { instance_read: {} } });
     expect([...new Set(failures.map((f) => f.property))].sort()).toEqual(["name", "permissions"]);
-    expect(checkApiKeyInputs({}).failures).toEqual([]);
+    expect(ApiKey.check({}).failures).toEqual([]);
   });
 });
 
@@ -43,7 +39,7 @@ describe("API key resource over HTTP", () => {
   const clientWith = (apiKey: string) => new GpuRentalClient({ apiUrl: emu.url, apiKey, retries: 0 });
 
   it("issues a scoped key, reads it, and revokes it", async () => {
-    const { id, outs } = await createApiKeyFromSpec(base, options());
+    const { id, outs } = await ApiKey.create(base, options());
     expect(outs).toMatchObject({ ...base, keyId: Number(id), key: expect.any(String), keyPrefix: expect.any(String) });
     expect(outs.key!.startsWith(outs.keyPrefix!)).toBe(true);
     // It works, within its scope only.
@@ -51,16 +47,16 @@ describe("API key resource over HTTP", () => {
     await expect(clientWith(outs.key!).users.current()).rejects.toBeInstanceOf(UnauthorizedError);
 
     // The value is never shown again: a read keeps the one in state.
-    expect(await readApiKeyState(id, outs, options())).toMatchObject({ keyId: Number(id), key: outs.key, keyPrefix: outs.keyPrefix });
+    expect(await ApiKey.read(id, outs, options())).toMatchObject({ keyId: Number(id), key: outs.key, keyPrefix: outs.keyPrefix });
 
-    await deleteApiKeyById(id, options());
+    await ApiKey.delete(id, options());
     await expect(clientWith(outs.key!).instances.list()).rejects.toMatchObject({ name: "ListingError", cause: expect.any(UnauthorizedError) });
-    expect(await readApiKeyState(id, outs, options())).toBeNull();
-    await deleteApiKeyById(id, options()); // already revoked: still fine
+    expect(await ApiKey.read(id, outs, options())).toBeNull();
+    await ApiKey.delete(id, options()); // already revoked: still fine
   });
 
   it("refuses bad input before anything is sent, and reports the service's refusal", async () => {
-    await expect(createApiKeyFromSpec({ permissions: { api: 1 } }, options())).rejects.toThrow(/Invalid ApiKey: permissions/);
-    await expect(createApiKeyFromSpec({ permissions: { api: { teleport: {} } } }, options())).rejects.toThrow(/Unknown permission categories: teleport/);
+    await expect(ApiKey.create({ permissions: { api: 1 } }, options())).rejects.toThrow(/Invalid ApiKey: permissions/);
+    await expect(ApiKey.create({ permissions: { api: { teleport: {} } } }, options())).rejects.toThrow(/Unknown permission categories: teleport/);
   });
 });

@@ -1,19 +1,14 @@
-import {
-  checkFleetInputs,
-  createFleetFromSpec,
-  deleteFleet,
-  diffFleet,
-  diffFleetSpec,
-  readFleetState,
-  updateFleetFromSpec,
-} from "../../sdk";
+import { GPU_FLEET, direct } from "../../provider/lifecycle";
+import { diffFleetSpec } from "../../provider/lifecycle/gpu-fleet";
 import { emulator, TestEmulator } from "../helpers/emulator";
+
+const GpuFleet = direct(GPU_FLEET);
 
 const base = { image: "pytorch/pytorch", gpuCount: 1, labelPrefix: "w" };
 
 describe("GpuFleet spec", () => {
   it("refuses what names one instance, and a size that is not a whole number from 0 to 1000", () => {
-    const failures = (news: Record<string, unknown>) => checkFleetInputs(news).failures.map((f) => f.property);
+    const failures = (news: Record<string, unknown>) => GpuFleet.check(news).failures.map((f) => f.property);
     expect(failures({ ...base, size: 3 })).toEqual([]);
     expect(failures({ ...base, size: 1.5 })).toEqual(["size"]);
     expect(failures({ ...base, size: 1001 })).toEqual(["size"]);
@@ -57,7 +52,7 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     const lostBefore = emu.marketplace.stats.offersLostToContention;
     const collisionsBefore = emu.marketplace.stats.offersUnavailable;
     const opts = options();
-    const { id, outs } = await createFleetFromSpec({ ...base, size: 64 }, opts);
+    const { id, outs } = await GpuFleet.create({ ...base, size: 64 }, opts);
     expect(emu.marketplace.stats.offersLostToContention - lostBefore).toBeGreaterThan(0); // contention did bite
     // Every refused acceptance was contention: no member reached for an offer a sibling had taken.
     expect(emu.marketplace.stats.offersUnavailable - collisionsBefore).toBe(emu.marketplace.stats.offersLostToContention - lostBefore);
@@ -74,35 +69,35 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     // One member fails: the live diff sees it, the update replaces it and only it.
     const failed = outs.instanceIds[7];
     emu.marketplace.instances.fail(failed, "exited", "injected");
-    expect(await diffFleet(outs, { ...base, size: 64 }, undefined, { client: () => emu.client() })).toMatchObject({ changes: true, replaces: [] });
+    expect(await GpuFleet.diff(outs, { ...base, size: 64 }, undefined, { client: () => emu.client() })).toMatchObject({ changes: true, replaces: [] });
     const lines: string[] = [];
-    const healed = await updateFleetFromSpec(id, outs, { ...base, size: 64 }, { ...options(), log: (l) => lines.push(l) });
+    const healed = await GpuFleet.update(id, outs, { ...base, size: 64 }, { ...options(), log: (l) => lines.push(l) });
     expect(lines.join("\n")).toMatch(/member 7 \(instance \d+\) failed \(exited: injected\): replacing it/);
     expect(healed.instanceIds.filter((x, i) => x !== outs.instanceIds[i])).toEqual([healed.instanceIds[7]]);
     expect(healed.instanceIds[7]).not.toBe(failed);
     expect(instances().some((i) => i.id === failed)).toBe(false);
-    expect(await diffFleet(healed, { ...base, size: 64 }, undefined, { client: () => emu.client() })).toMatchObject({ changes: false });
+    expect(await GpuFleet.diff(healed, { ...base, size: 64 }, undefined, { client: () => emu.client() })).toMatchObject({ changes: false });
 
     // Shrinking to 32 destroys members 32-63 and nothing else.
-    const shrunk = await updateFleetFromSpec(id, healed, { ...base, size: 32 }, options());
+    const shrunk = await GpuFleet.update(id, healed, { ...base, size: 32 }, options());
     expect(shrunk.instanceIds).toEqual(healed.instanceIds.slice(0, 32));
     expect(instances().map((i) => i.id).sort()).toEqual([...healed.instanceIds.slice(0, 32)].sort());
 
     // A member destroyed out of band: refresh (read) records it gone, and the diff alone then asks for the update.
     await emu.client().instances.destroy(shrunk.instanceIds[3]);
-    const read = await readFleetState(id, shrunk, options());
+    const read = (await GpuFleet.read(id, shrunk, options()))!;
     expect((read.members as any[])[3].status).toBe("gone");
-    expect(diffFleet(read, { ...base, size: 32 })).toMatchObject({ changes: true, updates: ["members"] });
+    expect(GpuFleet.diff(read, { ...base, size: 32 })).toMatchObject({ changes: true, updates: ["members"] });
 
     // Stopped as declared, then started again: in place, the same instances.
-    const healedRead = await updateFleetFromSpec(id, read, { ...base, size: 32 }, options());
-    const stopped = await updateFleetFromSpec(id, healedRead, { ...base, size: 32, targetState: "stopped" }, options());
+    const healedRead = await GpuFleet.update(id, read, { ...base, size: 32 }, options());
+    const stopped = await GpuFleet.update(id, healedRead, { ...base, size: 32, targetState: "stopped" }, options());
     expect(stopped.members.every((m) => m.status === "exited")).toBe(true);
-    const started = await updateFleetFromSpec(id, stopped, { ...base, size: 32 }, options());
+    const started = await GpuFleet.update(id, stopped, { ...base, size: 32 }, options());
     expect(started.instanceIds).toEqual(healedRead.instanceIds);
     expect(started.members.every((m) => m.status === "running")).toBe(true);
 
-    await deleteFleet(id, options(), started);
+    await GpuFleet.delete(id, options(), started);
     expect(instances()).toEqual([]);
   });
 
@@ -115,33 +110,33 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
       if (created++ === 2) emu.marketplace.instances.fail(answer.new_contract, "exited", "image pull failed");
       return answer;
     };
-    const error = await createFleetFromSpec({ ...base, size: 5 }, { client, wait: { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(1_000) } }).catch((e) => e);
+    const error = await GpuFleet.create({ ...base, size: 5 }, { client, wait: { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(1_000) } }).catch((e) => e);
     expect(error.message).toMatch(/Could not rent 5 GpuFleet member\(s\): 1 member\(s\) did not boot.*image pull failed.*destroyed again/);
     expect(instances()).toEqual([]);
   });
 
   it("destroy destroys every member; one the service will not destroy is retried, then named, and the next destroy finishes", async () => {
-    const { id, outs } = await createFleetFromSpec({ ...base, size: 4 }, options());
+    const { id, outs } = await GpuFleet.create({ ...base, size: 4 }, options());
     const stuck = outs.instanceIds[2];
     emu.faults.add({ path: `/api/v0/instances/${stuck}/`, method: "DELETE", kind: "status", status: 503, times: 1000 });
     const client = emu.client({ retries: 0 });
-    const error = await deleteFleet(id, { client }, outs).catch((e) => e);
+    const error = await GpuFleet.delete(id, { client }, outs).catch((e) => e);
     emu.faults.clear();
     expect(error.message).toMatch(new RegExp(`1 instance\\(s\\) could not be destroyed and still run: ${stuck} .*Run the command again`));
     expect(instances().map((i) => i.id)).toEqual([stuck]);
-    await deleteFleet(id, { client }, outs);
+    await GpuFleet.delete(id, { client }, outs);
     expect(instances()).toEqual([]);
   });
 
   it("adopts running instances as its first members by index, renting the rest", async () => {
     const opts = options();
-    const first = await createFleetFromSpec({ ...base, size: 2 }, opts);
-    const { outs } = await createFleetFromSpec({ ...base, size: 3, adoptIds: first.outs.instanceIds }, options());
+    const first = await GpuFleet.create({ ...base, size: 2 }, opts);
+    const { outs } = await GpuFleet.create({ ...base, size: 3, adoptIds: first.outs.instanceIds }, options());
     expect(outs.instanceIds.slice(0, 2)).toEqual(first.outs.instanceIds);
     expect(instances()).toHaveLength(3);
     expect(outs.members.map((m) => m.label)).toEqual(["w-0", "w-1", "w-2"]);
-    expect(() => diffFleet(outs, { ...base, size: 3, image: "other", adoptIds: first.outs.instanceIds })).toThrow(/Remove adoptIds/);
-    await deleteFleet("f", options(), outs);
+    expect(() => GpuFleet.diff(outs, { ...base, size: 3, image: "other", adoptIds: first.outs.instanceIds })).toThrow(/Remove adoptIds/);
+    await GpuFleet.delete("f", options(), outs);
     expect(instances()).toEqual([]);
   });
 });

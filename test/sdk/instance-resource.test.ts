@@ -1,5 +1,8 @@
-import { checkInstanceInputs, createInstanceFromSpec, destroyInstanceById, diffInstanceSpec, PARTIAL_OUTPUT, PartialCreationError, readInstanceState, updateInstanceFromSpec } from "../../sdk";
+import { INSTANCE, PARTIAL_OUTPUT, PartialCreationError, direct } from "../../provider/lifecycle";
+import { diffInstanceSpec } from "../../provider/lifecycle/instance";
 import { emulator, TestEmulator } from "../helpers/emulator";
+
+const Instance = direct(INSTANCE);
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const base = { gpuModel: "RTX 4090", image: "pytorch/pytorch", label: "a" };
@@ -52,19 +55,19 @@ describe("diffInstanceSpec", () => {
 
 describe("checkInstanceInputs", () => {
   it("names each bad input", () => {
-    const { failures } = checkInstanceInputs({ image: "", disk: -1, runtype: "telnet" });
+    const { failures } = Instance.check({ image: "", disk: -1, runtype: "telnet" });
     expect(failures.map((f) => f.property).sort()).toEqual(["disk", "image", "runtype"]);
   });
 
   it("refuses offerId together with search criteria", () => {
-    expect(checkInstanceInputs({ offerId: 1, gpuModel: "x", image: "i" }).failures[0]).toMatchObject({ property: "offerId" });
+    expect(Instance.check({ offerId: 1, gpuModel: "x", image: "i" }).failures[0]).toMatchObject({ property: "offerId" });
   });
 
   it("leaves unknown inputs to be checked when they are known", () => {
-    expect(checkInstanceInputs({ image: UNKNOWN, disk: 16 }, UNKNOWN).failures).toEqual([]);
+    expect(Instance.check({ image: UNKNOWN, disk: 16 }, UNKNOWN).failures).toEqual([]);
     // Deep inside an object too: a volume whose id comes from a NetworkVolume not created yet.
-    expect(checkInstanceInputs({ image: "i", volume: { volumeId: UNKNOWN, mountPath: "/d" } }, UNKNOWN).failures).toEqual([]);
-    expect(checkInstanceInputs({ image: "i", volume: { volumeId: "7", mountPath: "/d" } }, UNKNOWN).failures[0]).toMatchObject({ property: "volume" });
+    expect(Instance.check({ image: "i", volume: { volumeId: UNKNOWN, mountPath: "/d" } }, UNKNOWN).failures).toEqual([]);
+    expect(Instance.check({ image: "i", volume: { volumeId: "7", mountPath: "/d" } }, UNKNOWN).failures[0]).toMatchObject({ property: "volume" });
   });
 });
 
@@ -87,40 +90,40 @@ describe("instance resource over HTTP", () => {
   const options = () => ({ client: emu.client(), wait: { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(20_000) } });
 
   it("creates, reads, updates in place and destroys", async () => {
-    const { id, outs } = await createInstanceFromSpec(base, options());
+    const { id, outs } = await Instance.create(base, options());
     expect(outs).toMatchObject({ ...base, instanceId: Number(id), status: "running", gpuName: "RTX 4090", numGpus: expect.any(Number) });
     expect(outs.sshHost).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(outs.instanceApiKey).toMatch(/^[0-9a-f]{64}$/);
 
-    const read = await readInstanceState(id, outs, options());
+    const read = await Instance.read(id, outs, options());
     expect(read).toMatchObject({ instanceId: Number(id), rentedOfferId: outs.rentedOfferId, label: "a" });
 
-    const updated = await updateInstanceFromSpec(id, outs, { ...base, label: "b", targetState: "stopped" }, options());
+    const updated = await Instance.update(id, outs, { ...base, label: "b", targetState: "stopped" }, options());
     expect(updated).toMatchObject({ instanceId: Number(id), label: "b", status: "exited", targetState: "stopped" });
     expect(emu.marketplace.instances.all().find((i) => i.id === Number(id))).toMatchObject({ label: "b", intended: "stopped" });
 
-    await destroyInstanceById(id, options());
-    expect(await readInstanceState(id, outs, options())).toBeNull();
-    await destroyInstanceById(id, options()); // already gone: still fine
+    await Instance.delete(id, options());
+    expect(await Instance.read(id, outs, options())).toBeNull();
+    await Instance.delete(id, options()); // already gone: still fine
   });
 
   it("mounts an existing network volume, or a new one made from a volume offer, and replaces on a change", async () => {
     const client = emu.client();
     const [offer, another] = await client.volumes.searchNetworkOffers({ order: [["storage_cost", "asc"]], limit: 2 });
     const volume = await client.volumes.createNetwork({ offerId: offer.ask_contract_id, size: 20 });
-    const linked = await createInstanceFromSpec({ ...base, volume: { volumeId: volume.id, mountPath: "/data" } }, options());
+    const linked = await Instance.create({ ...base, volume: { volumeId: volume.id, mountPath: "/data" } }, options());
     expect(emu.marketplace.instances.all().find((i) => i.id === Number(linked.id))!.volume).toEqual({ id: volume.id, mount_path: "/data" });
 
-    const created = await createInstanceFromSpec({ ...base, volume: { offerId: another.ask_contract_id, size: 10, mountPath: "/scratch" } }, options());
+    const created = await Instance.create({ ...base, volume: { offerId: another.ask_contract_id, size: 10, mountPath: "/scratch" } }, options());
     const mounted = emu.marketplace.instances.all().find((i) => i.id === Number(created.id))!.volume!;
     expect(mounted.mount_path).toBe("/scratch");
     expect((await client.volumes.list()).map((v) => v.id)).toContain(mounted.id);
 
     expect(diffInstanceSpec(linked.outs, { ...base, volume: { volumeId: volume.id, mountPath: "/other" } }).replaces).toEqual(["volume"]);
-    expect(checkInstanceInputs({ ...base, volume: { volumeId: 1, offerId: 2, mountPath: "/d" } }).failures[0]).toMatchObject({ property: "volume" });
-    expect(checkInstanceInputs({ ...base, volume: { offerId: 2, mountPath: "/d" } }).failures[0].reason).toMatch(/size/);
-    await destroyInstanceById(linked.id, options());
-    await destroyInstanceById(created.id, options());
+    expect(Instance.check({ ...base, volume: { volumeId: 1, offerId: 2, mountPath: "/d" } }).failures[0]).toMatchObject({ property: "volume" });
+    expect(Instance.check({ ...base, volume: { offerId: 2, mountPath: "/d" } }).failures[0].reason).toMatch(/size/);
+    await Instance.delete(linked.id, options());
+    await Instance.delete(created.id, options());
   });
 
   it("retries the clean-up destroy after a failed boot while the service fails, within its failure budget", async () => {
@@ -134,7 +137,7 @@ describe("instance resource over HTTP", () => {
       emu.faults.add({ path: `/api/v0/instances/${created.new_contract}/`, method: "DELETE", kind: "status", status: 503, times: 5 });
       return created;
     };
-    const error = await createInstanceFromSpec(base, { client, wait: { pollMs: 1 } }).catch((e) => e);
+    const error = await Instance.create(base, { client, wait: { pollMs: 1 } }).catch((e) => e);
     expect(error.message).toMatch(/is offline/);
     expect(emu.marketplace.instances.all().map((i) => i.id)).not.toContain(rented);
   });
@@ -149,7 +152,7 @@ describe("instance resource over HTTP", () => {
       return created;
     };
     const identity = { urn: "urn:pulumi:dev::proj::gpu-rental:index:Instance::a", generation: 0 };
-    const error = await createInstanceFromSpec(base, { client, identity, wait: { pollMs: 1 }, rent: { serviceFailureBudgetMs: 300 } }).catch((e) => e);
+    const error = await Instance.create(base, { client, identity, wait: { pollMs: 1 }, rent: { serviceFailureBudgetMs: 300 } }).catch((e) => e);
     emu.faults.clear();
     expect(error).toBeInstanceOf(PartialCreationError);
     expect(error.message).toMatch(/is offline[\s\S]*could not be destroyed[\s\S]*kept in the stack's state[\s\S]*gpu-rental sweep --token gr[a-z2-7]{8}-[a-z2-7]{10}/);
@@ -158,13 +161,13 @@ describe("instance resource over HTTP", () => {
   });
 
   it("drops inputs the program no longer sets from the outputs, so the next diff is clean", async () => {
-    const { id, outs } = await createInstanceFromSpec({ ...base, label: "named", targetState: "stopped" }, options());
+    const { id, outs } = await Instance.create({ ...base, label: "named", targetState: "stopped" }, options());
     const news = { gpuModel: base.gpuModel, image: base.image };
-    const updated = await updateInstanceFromSpec(id, outs, news, options());
+    const updated = await Instance.update(id, outs, news, options());
     expect(updated).toMatchObject({ label: "", targetState: "running", status: "running" });
     expect(emu.marketplace.instances.all().find((i) => i.id === Number(id))).toMatchObject({ label: "", intended: "running" });
     expect(diffInstanceSpec(updated, news).changes).toBe(false);
-    await destroyInstanceById(id, options());
+    await Instance.delete(id, options());
   });
 
   it("with onBootFailure: replace, destroys an instance that fails to boot and rents another offer, within maxBootAttempts", async () => {
@@ -179,7 +182,7 @@ describe("instance resource over HTTP", () => {
     };
     const lines: string[] = [];
     const spec = { ...base, onBootFailure: "replace", maxBootAttempts: 2 };
-    const { id, outs } = await createInstanceFromSpec(spec, { ...options(), client, log: (line) => lines.push(line) });
+    const { id, outs } = await Instance.create(spec, { ...options(), client, log: (line) => lines.push(line) });
     expect(lines).toEqual([
       expect.stringMatching(/^offer \d+: rented after/),
       expect.stringMatching(/^instance \d+ on offer (\d+) failed to boot \(.*image pull failed.*\): destroyed, renting another \(2 of 2\)$/),
@@ -188,10 +191,10 @@ describe("instance resource over HTTP", () => {
     const firstOffer = Number(/^offer (\d+)/.exec(lines[0])![1]);
     expect(outs.rentedOfferId).not.toBe(firstOffer);
     expect(emu.marketplace.instances.all()).toHaveLength(before + 1);
-    await destroyInstanceById(id, options());
+    await Instance.delete(id, options());
 
     failing = 2;
-    await expect(createInstanceFromSpec(spec, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
+    await expect(Instance.create(spec, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
     expect(emu.marketplace.instances.all()).toHaveLength(before);
   });
 
@@ -205,7 +208,7 @@ describe("instance resource over HTTP", () => {
       failFirst(created.new_contract);
       return created;
     };
-    await expect(createInstanceFromSpec(base, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
+    await expect(Instance.create(base, { client, wait: { pollMs: 1 } })).rejects.toThrow(/exited \(image pull failed\)/);
     expect(emu.marketplace.instances.all()).toHaveLength(before);
   });
 });

@@ -1,24 +1,11 @@
-import {
-  createApiKeyFromSpec,
-  createFleetFromSpec,
-  createInstanceFromSpec,
-  createNetworkVolumeFromSpec,
-  diffInstance,
-  Instance,
-  PARTIAL_OUTPUT,
-  PartialCreationError,
-  resourceToken,
-  RESOURCE_FUNCTIONS,
-  stackHoldings,
-  stackTokenPrefix,
-  sweep,
-  tokenOfApiKey,
-  tokenOfInstance,
-  tokenOfVolume,
-  updateFleetFromSpec,
-  updateInstanceFromSpec,
-} from "../../sdk";
+import { Instance as InstanceRecord, resourceToken, stackHoldings, stackTokenPrefix, sweep, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "../../sdk";
+import { API_KEY, configureLifecycle, GPU_FLEET, INSTANCE, NETWORK_VOLUME, PARTIAL_OUTPUT, PartialCreationError, direct } from "../../provider/lifecycle";
 import { emulator, TestEmulator } from "../helpers/emulator";
+
+const ApiKey = direct(API_KEY);
+const GpuFleet = direct(GPU_FLEET);
+const Instance = direct(INSTANCE);
+const NetworkVolume = direct(NETWORK_VOLUME);
 
 /**
  * Creations cut off part-way, without the engine (test/package/interrupted.test.ts has the engine and signals):
@@ -42,30 +29,29 @@ describe("creations cut off part-way", () => {
 
   const live = () => emu.marketplace.instances.all().map((i) => i.id).sort();
   const boots = { pollMs: 1, onPoll: () => emu.marketplace.clock.advance(1_000) };
-  /** Polls that never see the instance boot (the frozen clock is not moved), until `signal` is aborted. */
-  const stalls = { pollMs: 5 };
   /**
-   * Interrupted while the instances boot: the signal is aborted at the first poll of the wait (every rental
-   * answered by then), whatever the machine's speed (no timer races the rental).
+   * Interrupted while the instance boots, whatever the machine's speed: the signal is aborted at the first poll,
+   * which never sees it boot (the frozen clock is not moved).
    */
-  const whileBooting = () => {
+  const atBoot = () => {
     const controller = new AbortController();
-    return { signal: controller.signal, wait: { ...stalls, onPoll: () => controller.abort() } };
+    return { signal: controller.signal, wait: { pollMs: 5, onPoll: () => controller.abort() } };
   };
-  /** Interrupted once the emulator has the rental request (its latency fault taken), before its answer. */
-  const onceRentalSent = () => {
+  /** Interrupted as the creation request (PUT /api/v0/asks/{id}/) is sent: the client's create aborts the signal. */
+  const atCreation = () => {
     const controller = new AbortController();
-    const before = emu.faults.injected;
-    const watch = setInterval(() => {
-      if (emu.faults.injected === before) return;
-      clearInterval(watch);
+    const client = emu.client();
+    const create = client.instances.create.bind(client.instances);
+    client.instances.create = (...args: Parameters<typeof create>) => {
+      const sent = create(...args);
       controller.abort();
-    }, 2);
-    return { signal: controller.signal, wait: stalls };
+      return sent;
+    };
+    return { client, signal: controller.signal, wait: { pollMs: 5 } };
   };
 
   it("interrupted while the instance boots, answers with a partial creation holding it; the update then waits for it", async () => {
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...whileBooting() }).catch((e) => e);
+    const error = await Instance.create(base, { client: emu.client(), identity: identity("a"), ...atBoot() }).catch((e) => e);
     expect(error).toBeInstanceOf(PartialCreationError);
     expect(error.message).toMatch(/interrupted before it was running[\s\S]*kept in the stack's state/);
     expect(live()).toEqual([Number(error.id)]);
@@ -74,29 +60,29 @@ describe("creations cut off part-way", () => {
 
     // The next up: the diff looks at the service (still booting: an update), the update waits and ends the partial state.
     const client = emu.client();
-    expect(await diffInstance(error.properties, base, undefined, { client: () => client })).toMatchObject({ replaces: [], updates: ["status"] });
-    const outs = await updateInstanceFromSpec(error.id, error.properties, base, { client, wait: boots });
+    expect(await Instance.diff(error.properties, base, undefined, { client: () => client })).toMatchObject({ replaces: [], updates: ["status"] });
+    const outs = await Instance.update(error.id, error.properties, base, { client, wait: boots });
     expect(outs).toMatchObject({ status: "running", instanceApiKey: error.properties.instanceApiKey });
     expect(outs).not.toHaveProperty(PARTIAL_OUTPUT);
     expect(live()).toEqual([Number(error.id)]);
   });
 
   it("a partial creation whose instance failed or went away is replaced by the next diff", async () => {
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...whileBooting() }).catch((e) => e);
+    const error = await Instance.create(base, { client: emu.client(), identity: identity("a"), ...atBoot() }).catch((e) => e);
     const client = emu.client();
     emu.marketplace.instances.fail(Number(error.id), "exited", "image pull failed");
-    expect(await diffInstance(error.properties, base, undefined, { client: () => client })).toMatchObject({ changes: true, replaces: ["status"] });
+    expect(await Instance.diff(error.properties, base, undefined, { client: () => client })).toMatchObject({ changes: true, replaces: ["status"] });
     await client.instances.destroy(Number(error.id));
-    expect(await diffInstance(error.properties, base, undefined, { client: () => client })).toMatchObject({ replaces: ["status"] });
+    expect(await Instance.diff(error.properties, base, undefined, { client: () => client })).toMatchObject({ replaces: ["status"] });
     // A state that is not a partial creation's is not looked at.
     const { [PARTIAL_OUTPUT]: _marker, ...settled } = error.properties;
-    expect(diffInstance(settled, base, undefined, { client: () => client })).toMatchObject({ changes: false });
+    expect(Instance.diff(settled, base, undefined, { client: () => client })).toMatchObject({ changes: false });
   });
 
   it("interrupted before anything was rented, rents nothing", async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), signal: controller.signal }).catch((e) => e);
+    const error = await Instance.create(base, { client: emu.client(), identity: identity("a"), signal: controller.signal }).catch((e) => e);
     expect(error.message).toMatch(/interrupted before anything was made/);
     expect(error).not.toBeInstanceOf(PartialCreationError);
     expect(live()).toEqual([]);
@@ -104,22 +90,22 @@ describe("creations cut off part-way", () => {
 
   it("a rental request already sent is given its grace: its answer makes the partial creation", async () => {
     emu.faults.add({ method: "PUT", path: "/api/v0/asks/", kind: "latency", delayMs: 400 });
-    const error = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), ...onceRentalSent() }).catch((e) => e);
+    const error = await Instance.create(base, { identity: identity("a"), ...atCreation() }).catch((e) => e);
     expect(error).toBeInstanceOf(PartialCreationError);
     expect(live()).toEqual([Number(error.id)]);
   });
 
   it("a rental request not answered within the grace names its token; the next creation of the resource takes the instance over", async () => {
     emu.faults.add({ method: "PUT", path: "/api/v0/asks/", kind: "latency", delayMs: 500 });
-    const error = await createInstanceFromSpec(base, {
-      client: emu.client(), identity: identity("a"), ...onceRentalSent(), rent: { interruptGraceMs: 50 },
+    const error = await Instance.create(base, {
+      identity: identity("a"), rent: { interruptGraceMs: 50 }, ...atCreation(),
     }).catch((e) => e);
     const token = resourceToken(identity("a"));
     expect(error.message).toMatch(new RegExp(`may exist, carrying token ${token}[\\s\\S]*next \`pulumi up\`[\\s\\S]*gpu-rental sweep --token ${token}`));
     while (live().length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
     const [orphan] = live();
 
-    const { id, outs } = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), wait: boots });
+    const { id, outs } = await Instance.create(base, { client: emu.client(), identity: identity("a"), wait: boots });
     expect(Number(id)).toBe(orphan);
     expect(live()).toEqual([orphan]);
     // Taken over: its offer and its key were in the answer that was lost.
@@ -128,18 +114,18 @@ describe("creations cut off part-way", () => {
 
   describe("what the next creation finds of a cut-off one (as after a SIGKILL: nothing in the state)", () => {
     /** A creation whose outcome the state never learnt: the instance it made, left running. */
-    const cutOff = async (spec = base, id = identity("a")) => Number((await createInstanceFromSpec(spec, { client: emu.client(), identity: id, wait: boots })).id);
+    const cutOff = async (spec = base, id = identity("a")) => Number((await Instance.create(spec, { client: emu.client(), identity: id, wait: boots })).id);
 
     it("takes over the instance rented for the same spec, and rents nothing", async () => {
       const orphan = await cutOff();
-      const { id } = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), wait: boots });
+      const { id } = await Instance.create(base, { client: emu.client(), identity: identity("a"), wait: boots });
       expect(Number(id)).toBe(orphan);
       expect(live()).toEqual([orphan]);
     });
 
     it("destroys the one rented for other inputs, and rents anew", async () => {
       const orphan = await cutOff({ ...base, label: "before" });
-      const { id } = await createInstanceFromSpec(base, { client: emu.client(), identity: identity("a"), wait: boots });
+      const { id } = await Instance.create(base, { client: emu.client(), identity: identity("a"), wait: boots });
       expect(live()).toEqual([Number(id)]);
       expect(Number(id)).not.toBe(orphan);
     });
@@ -148,7 +134,7 @@ describe("creations cut off part-way", () => {
       const first = await cutOff();
       const others = [identity("b"), identity("a", 0, "prod"), identity("a", 1)];
       const made = [];
-      for (const other of others) made.push(Number((await createInstanceFromSpec(base, { client: emu.client(), identity: other, wait: boots })).id));
+      for (const other of others) made.push(Number((await Instance.create(base, { client: emu.client(), identity: other, wait: boots })).id));
       expect(new Set([first, ...made]).size).toBe(4);
       expect(live()).toEqual([first, ...made].sort());
     });
@@ -159,7 +145,7 @@ describe("creations cut off part-way", () => {
       emu.faults.add({ method: "GET", path: "/api/v0/instances/", ...fault, times: 6 });
     }
     const client = emu.client({ retries: 0 });
-    const { id, outs } = await createInstanceFromSpec(base, { client, identity: identity("a"), wait: { pollMs: 1, onPoll: boots.onPoll } });
+    const { id, outs } = await Instance.create(base, { client, identity: identity("a"), wait: { pollMs: 1, onPoll: boots.onPoll } });
     expect(outs.status).toBe("running");
     expect(live()).toEqual([Number(id)]);
     expect(emu.faults.list()).toEqual([]);
@@ -170,27 +156,27 @@ describe("creations cut off part-way", () => {
     const fleetIdentity = (generation = 0) => ({ urn: "urn:pulumi:dev::proj::gpu-rental:index:GpuFleet::w", generation });
 
     it("interrupted while its members boot, answers with the members it has; the next update completes and waits for them", async () => {
-      const error = await createFleetFromSpec(fleet, { client: emu.client(), identity: fleetIdentity(), ...whileBooting() }).catch((e) => e);
+      const error = await GpuFleet.create(fleet, { client: emu.client(), identity: fleetIdentity(), ...atBoot() }).catch((e) => e);
       expect(error).toBeInstanceOf(PartialCreationError);
       expect(error.properties.instanceIds.sort()).toEqual(live());
       expect(error.properties[PARTIAL_OUTPUT]).toBe(true);
       // A member its state lacks (a rental not yet sent at the signal) is rented by the update.
       const partial = { ...error.properties, members: error.properties.members.slice(1), instanceIds: error.properties.instanceIds.slice(1) };
       await emu.client().instances.destroy(error.properties.instanceIds[0]);
-      const outs = await updateFleetFromSpec(error.id, partial, fleet, { client: emu.client(), identity: fleetIdentity(1), wait: boots });
+      const outs = await GpuFleet.update(error.id, partial, fleet, { client: emu.client(), identity: fleetIdentity(1), wait: boots });
       expect(outs.members.map((m) => [m.index, m.status])).toEqual([[0, "running"], [1, "running"], [2, "running"], [3, "running"]]);
       expect(outs.instanceIds.slice(1)).toEqual(partial.instanceIds);
       expect(live()).toEqual([...outs.instanceIds].sort());
     });
 
     it("takes over, member by member, what a cut-off creation rented for the same spec", async () => {
-      const first = await createFleetFromSpec(fleet, { client: emu.client(), identity: fleetIdentity(), wait: boots });
+      const first = await GpuFleet.create(fleet, { client: emu.client(), identity: fleetIdentity(), wait: boots });
       // The state never learnt of it; the next up creates the fleet again.
-      const again = await createFleetFromSpec(fleet, { client: emu.client(), identity: fleetIdentity(), wait: boots });
+      const again = await GpuFleet.create(fleet, { client: emu.client(), identity: fleetIdentity(), wait: boots });
       expect(again.outs.instanceIds).toEqual(first.outs.instanceIds);
       expect(live()).toEqual([...first.outs.instanceIds].sort());
       // A bigger fleet: the four are members 0-3 again, member 4 is rented.
-      const bigger = await createFleetFromSpec({ ...fleet, size: 5 }, { client: emu.client(), identity: fleetIdentity(), wait: boots });
+      const bigger = await GpuFleet.create({ ...fleet, size: 5 }, { client: emu.client(), identity: fleetIdentity(), wait: boots });
       expect(bigger.outs.instanceIds.slice(0, 4)).toEqual(first.outs.instanceIds);
       expect(live()).toHaveLength(5);
     });
@@ -199,16 +185,16 @@ describe("creations cut off part-way", () => {
   it("a network volume and an API key: the next creation takes over the volume made for it, and revokes the key (its value is lost)", async () => {
     const volumeId = identity("v");
     const volumeSpec = { size: 20, name: "data" };
-    const first = await createNetworkVolumeFromSpec(volumeSpec, { client: emu.client(), identity: volumeId });
-    const again = await createNetworkVolumeFromSpec(volumeSpec, { client: emu.client(), identity: volumeId });
+    const first = await NetworkVolume.create(volumeSpec, { client: emu.client(), identity: volumeId });
+    const again = await NetworkVolume.create(volumeSpec, { client: emu.client(), identity: volumeId });
     expect(again.id).toBe(first.id);
-    const other = await createNetworkVolumeFromSpec({ ...volumeSpec, size: 30 }, { client: emu.client(), identity: volumeId });
+    const other = await NetworkVolume.create({ ...volumeSpec, size: 30 }, { client: emu.client(), identity: volumeId });
     const volumes = (await emu.client().volumes.list("network_volume")).filter((v) => tokenOfVolume(v) === resourceToken(volumeId));
     expect(volumes.map((v) => String(v.id))).toEqual([other.id]);
 
     const keyId = identity("k");
-    const key = await createApiKeyFromSpec({ name: "ci" }, { client: emu.client(), identity: keyId });
-    const reissued = await createApiKeyFromSpec({ name: "ci" }, { client: emu.client(), identity: keyId });
+    const key = await ApiKey.create({ name: "ci" }, { client: emu.client(), identity: keyId });
+    const reissued = await ApiKey.create({ name: "ci" }, { client: emu.client(), identity: keyId });
     const keys = (await emu.client().apiKeys.list()).filter((k) => tokenOfApiKey(k) === resourceToken(keyId));
     expect(keys.map((k) => String(k.id))).toEqual([reissued.id]);
     expect(reissued.id).not.toBe(key.id);
@@ -217,7 +203,7 @@ describe("creations cut off part-way", () => {
   });
 
   it("sweep of a stack destroys what carries its tokens and its state does not hold, and nothing else", async () => {
-    const made = async (id: ReturnType<typeof identity>) => (await createInstanceFromSpec(base, { client: emu.client(), identity: id, wait: boots })).id;
+    const made = async (id: ReturnType<typeof identity>) => (await Instance.create(base, { client: emu.client(), identity: id, wait: boots })).id;
     const held = await made(identity("a"));
     const orphan = await made(identity("b"));
     const otherStack = await made(identity("a", 0, "prod"));
@@ -233,11 +219,11 @@ describe("creations cut off part-way", () => {
     expect(report.instances[0].token).toMatch(new RegExp(`^${stackTokenPrefix({ project: "proj", stack: "dev" })}-`));
     await sweep(emu.client(), { stack });
     expect(live()).toEqual([Number(held), Number(otherStack), notOurs].sort());
-    expect(tokenOfInstance(emu.marketplace.instances.all().find((i) => i.id === notOurs) as unknown as Instance)).toBeUndefined();
+    expect(tokenOfInstance(emu.marketplace.instances.all().find((i) => i.id === notOurs) as unknown as InstanceRecord)).toBeUndefined();
   });
 
   it("check counts the creation's generation: 0 for a new resource, one more than the state's for an existing one and its replacement", () => {
-    const fns = RESOURCE_FUNCTIONS.Instance;
+    const fns = configureLifecycle({ get: () => undefined }).resource("Instance");
     const generation = (olds?: Record<string, unknown>, name = "g") => fns.check(base, undefined, olds, urn(name)).inputs.__generation;
     expect(generation()).toBe(0);
     expect(generation({ ...base })).toBe(1);

@@ -128,7 +128,7 @@ describe("a service that fails on its own ends a rental within its failure budge
     // end past 60 s is not taken: the outage is reported before then (it used to be after one more try, at ~62 s).
     let now = 0;
     const attempts: string[] = [];
-    const options = { clock: () => now, sleep: async (ms: number) => void (now += ms), onAttempt: (a: { outcome: string }) => attempts.push(a.outcome) };
+    const options = { clock: { now: () => now, sleep: async (ms: number) => void (now += ms) }, onAttempt: (a: { outcome: string }) => attempts.push(a.outcome) };
     const error = await rentInstance(client, {}, { image: "x" }, options).catch((e) => e);
     expect(error).toBeInstanceOf(ServiceFailingError);
     const over = Number(/failed \d+ time\(s\) in a row over ([\d.]+) s .*503.*Tried: offer \d+: /.exec(error.message)?.[1]);

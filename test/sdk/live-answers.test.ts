@@ -1,20 +1,10 @@
-import {
-  BadRequestError,
-  createFleetFromSpec,
-  createInstanceFromSpec,
-  createNetworkVolumeFromSpec,
-  fullNameOf,
-  GpuRentalClient,
-  NetworkVolumesUnavailableError,
-  publicKeyOf,
-  RateLimitedError,
-  rentInstance,
-  RetryEvent,
-  SearchQuotaExceededError,
-  UnauthorizedError,
-  WaitClock,
-} from "../../sdk";
+import { BadRequestError, fullNameOf, GpuRentalClient, NetworkVolumesUnavailableError, publicKeyOf, RateLimitedError, rentInstance, RetryEvent, SearchQuotaExceededError, UnauthorizedError, WaitClock } from "../../sdk";
+import { GPU_FLEET, INSTANCE, NETWORK_VOLUME, direct } from "../../provider/lifecycle";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+const GpuFleet = direct(GPU_FLEET);
+const Instance = direct(INSTANCE);
+const NetworkVolume = direct(NETWORK_VOLUME);
 
 /**
  * What the SDK makes of the answers of the live service today (../shared/notes/service-facts.md, "Where the live
@@ -136,7 +126,7 @@ describe("an offer accepted twice, whose instance never boots", () => {
   it("an Instance: destroyed at the boot deadline and rented again", async () => {
     await settings({ doubleAcceptances: 1 });
     const lines: string[] = [];
-    const { outs } = await createInstanceFromSpec(
+    const { outs } = await Instance.create(
       { image: "x", gpuCount: 1 },
       { client, log: (line) => lines.push(line), wait: { clock: emulatorTime(), timeoutMs: 10 * 60_000, pollMs: 5_000 } },
     );
@@ -149,7 +139,7 @@ describe("an offer accepted twice, whose instance never boots", () => {
   it("a GpuFleet of 8 with three such acceptances: 8 running, none left behind", async () => {
     await settings({ doubleAcceptances: 3 });
     const before = emu.marketplace.stats.secondAcceptances!;
-    const { outs } = await createFleetFromSpec(
+    const { outs } = await GpuFleet.create(
       { image: "x", gpuCount: 1, labelPrefix: "w", size: 8 },
       { client, wait: { clock: emulatorTime(), timeoutMs: 10 * 60_000, pollMs: 5_000 } },
     );
@@ -181,7 +171,7 @@ describe("SSH keys, the user record and network volumes in the live shapes", () 
   });
 
   it("finds a network volume created without an id in the answer by its name and token", async () => {
-    const { outs } = await createNetworkVolumeFromSpec({ size: 3, name: "data" }, { client });
+    const { outs } = await NetworkVolume.create({ size: 3, name: "data" }, { client });
     const listed = emu.marketplace.volumes.list(emu.marketplace.seededUser.id);
     expect(listed.map((v) => v.id)).toEqual([outs.volumeId]);
     expect(outs.volumeName).toMatch(/^data-gr-[a-z2-7]{10}$/);
@@ -192,7 +182,7 @@ describe("SSH keys, the user record and network volumes in the live shapes", () 
     const { id, key } = emu.account("no-network-volumes@gpu-rental.test");
     await http(emu.url, "PUT", `/_emulator/users/${id}`, { body: { network_volumes: false } });
     const theirs = emu.client({ apiKey: key });
-    for (const attempt of [() => theirs.volumes.searchNetworkOffers(), () => createNetworkVolumeFromSpec({ size: 1 }, { client: theirs })]) {
+    for (const attempt of [() => theirs.volumes.searchNetworkOffers(), () => NetworkVolume.create({ size: 1 }, { client: theirs })]) {
       const error = await attempt().catch((e) => e);
       expect(error).toBeInstanceOf(NetworkVolumesUnavailableError);
       expect(error).toMatchObject({ status: 403, code: "not_authorized" });

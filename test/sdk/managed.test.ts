@@ -1,11 +1,12 @@
-import { configureFromStackConfig, RESOURCE_FUNCTIONS, resolveConnection, UNKNOWN } from "../../sdk";
+import { ConfigSource, resolveConnection as resolve } from "../../sdk";
+import { configureLifecycle, UNKNOWN } from "../../provider/lifecycle";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const team = { name: "team", apiKeyConfig: "gpu-rental:teamApiKey" };
 const key = { name: "reader", permissions: { api: { instance_read: {} } } };
 
 describe("what every resource kind shares: the account it lives in", () => {
-  const { diff, update, check } = RESOURCE_FUNCTIONS.ApiKey;
+  const { diff, update, check } = configureLifecycle({ get: () => undefined }).resource("ApiKey");
 
   it("replaces a resource that moves to another account (another name or service URL)", () => {
     expect(diff("7", { ...key, account: team }, { ...key, account: { ...team, name: "research" } })).toMatchObject({ changes: true, replaces: ["account"] });
@@ -46,11 +47,13 @@ describe("what every resource kind shares: the account it lives in", () => {
 describe("the connection of an account", () => {
   afterEach(() => {
     delete process.env.TEAM_KEY;
-    configureFromStackConfig({ get: () => undefined });
   });
 
   it("reads the key from the stack config key or the environment variable the account names, never elsewhere", () => {
-    configureFromStackConfig({ get: (k) => ({ "gpu-rental:apiUrl": "http://svc", "gpu-rental:teamApiKey": "team-key", "gpu-rental:apiKey": "default-key" })[k] });
+    const stack: Record<string, string> = { "gpu-rental:apiUrl": "http://svc", "gpu-rental:teamApiKey": "team-key", "gpu-rental:apiKey": "default-key" };
+    const config: ConfigSource = { get: (k) => stack[k] };
+    // The provider's connection: the stack config its context was made with.
+    const resolveConnection: typeof resolve = (explicit, account) => resolve(explicit, account, config);
     expect(resolveConnection({}, { name: "team" })).toEqual({ apiUrl: "http://svc", apiKey: "team-key" });
     expect(resolveConnection({}, { name: "ops", apiKeyConfig: "gpu-rental:teamApiKey", apiUrl: "http://eu" })).toEqual({ apiUrl: "http://eu", apiKey: "team-key" });
     process.env.TEAM_KEY = "env-key";
@@ -72,8 +75,8 @@ describe("each kind created through the account its inputs name", () => {
 
   it("creates, reads and deletes under the account's own user", async () => {
     const user = emu.marketplace.accounts.addUser({ email: "team@managed.test" });
-    configureFromStackConfig({ get: (k) => ({ "gpu-rental:apiUrl": emu.url, "gpu-rental:teamApiKey": emu.marketplace.accounts.issueKey(user.id).key })[k] });
-    const { ApiKey } = RESOURCE_FUNCTIONS;
+    const stack: Record<string, string> = { "gpu-rental:apiUrl": emu.url, "gpu-rental:teamApiKey": emu.marketplace.accounts.issueKey(user.id).key };
+    const ApiKey = configureLifecycle({ get: (k) => stack[k] }).resource("ApiKey");
     const { id, outs } = await ApiKey.create({ ...key, account: { name: "team" } });
     expect(emu.marketplace.accounts.keysOf(user.id).map((k) => String(k.id))).toContain(id);
     expect(outs).toMatchObject({ account: { name: "team" } });

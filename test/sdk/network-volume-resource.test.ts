@@ -1,5 +1,8 @@
-import { checkNetworkVolumeInputs, createNetworkVolumeFromSpec, deleteNetworkVolumeById, diffNetworkVolumeSpec, readNetworkVolumeState, VolumeInUseError } from "../../sdk";
+import { NETWORK_VOLUME, VolumeInUseError, direct } from "../../provider/lifecycle";
+import { diffNetworkVolumeSpec } from "../../provider/lifecycle/network-volume";
 import { emulator, TestEmulator } from "../helpers/emulator";
+
+const NetworkVolume = direct(NETWORK_VOLUME);
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const base = { q: { geolocation: { in: ["US"] } }, size: 50, name: "datasets" };
@@ -32,12 +35,12 @@ describe("diffNetworkVolumeSpec", () => {
 
 describe("checkNetworkVolumeInputs", () => {
   it("names each bad input", () => {
-    expect(checkNetworkVolumeInputs({ size: -5, name: 3 }).failures.map((f) => f.property).sort()).toEqual(["name", "size"]);
-    expect(checkNetworkVolumeInputs({ name: "x" }).failures.map((f) => f.property)).toEqual(["size"]);
+    expect(NetworkVolume.check({ size: -5, name: 3 }).failures.map((f) => f.property).sort()).toEqual(["name", "size"]);
+    expect(NetworkVolume.check({ name: "x" }).failures.map((f) => f.property)).toEqual(["size"]);
   });
 
   it("refuses offerId together with a search", () => {
-    expect(checkNetworkVolumeInputs({ offerId: 1, q: {}, size: 1 }).failures[0]).toMatchObject({ property: "offerId" });
+    expect(NetworkVolume.check({ offerId: 1, q: {}, size: 1 }).failures[0]).toMatchObject({ property: "offerId" });
   });
 });
 
@@ -52,48 +55,48 @@ describe("network volume resource over HTTP", () => {
 
   it("creates on the cheapest matching offer with room, reads and deletes", async () => {
     const offers = await emu.client().volumes.searchNetworkOffers({ geolocation: { in: ["US"] }, disk_space: { gte: 50 }, order: [["storage_cost", "asc"]] });
-    const { id, outs } = await createNetworkVolumeFromSpec(base, options());
+    const { id, outs } = await NetworkVolume.create(base, options());
     expect(outs).toMatchObject({ ...base, volumeId: Number(id), askContractId: offers[0].ask_contract_id, diskSpace: 50, volumeName: expect.stringMatching(/^datasets-gr-[a-z2-7]{10}$/), status: "available", instances: [] });
     expect(outs.geolocation).toMatch(/US/);
     expect(Object.values(outs)).not.toContain(undefined);
 
-    expect(await readNetworkVolumeState(id, outs, options())).toMatchObject({ volumeId: Number(id), diskSpace: 50, name: "datasets" });
+    expect(await NetworkVolume.read(id, outs, options())).toMatchObject({ volumeId: Number(id), diskSpace: 50, name: "datasets" });
 
-    await deleteNetworkVolumeById(id, options());
+    await NetworkVolume.delete(id, options());
     expect(await volumes()).toEqual([]);
-    expect(await readNetworkVolumeState(id, outs, options())).toBeNull();
-    await deleteNetworkVolumeById(id, options()); // already gone: still fine
+    expect(await NetworkVolume.read(id, outs, options())).toBeNull();
+    await NetworkVolume.delete(id, options()); // already gone: still fine
   });
 
   it("takes the space of a pinned offer, named by its creation token when no name is given", async () => {
     const [offer] = await emu.client().volumes.searchNetworkOffers({ order: [["storage_cost", "desc"]], limit: 1 });
-    const { id, outs } = await createNetworkVolumeFromSpec({ offerId: offer.ask_contract_id, size: 10 }, options());
+    const { id, outs } = await NetworkVolume.create({ offerId: offer.ask_contract_id, size: 10 }, options());
     expect(outs).toMatchObject({ askContractId: offer.ask_contract_id, volumeName: expect.stringMatching(/^gr-[a-z2-7]{10}$/) });
     expect(outs).not.toHaveProperty("name");
-    await deleteNetworkVolumeById(id, options());
+    await NetworkVolume.delete(id, options());
   });
 
   it("refuses to delete a volume an instance uses, naming the instance and what to do", async () => {
     const client = emu.client();
-    const { id } = await createNetworkVolumeFromSpec({ size: 5 }, options());
+    const { id } = await NetworkVolume.create({ size: 5 }, options());
     const [offer] = await client.offers.search({ limit: 1 });
     const { new_contract } = await client.instances.create(offer.id, {
       image: "busybox",
       volume_info: { create_new: false, volume_id: Number(id), mount_path: "/data" },
     });
-    const refusal = deleteNetworkVolumeById(id, options());
+    const refusal = NetworkVolume.delete(id, options());
     await expect(refusal).rejects.toBeInstanceOf(VolumeInUseError);
     await expect(refusal).rejects.toThrow(new RegExp(`attached to instance ${new_contract}: destroy that instance first`));
     expect((await volumes()).map((v) => v.id)).toEqual([Number(id)]);
 
     await client.instances.destroy(new_contract);
-    await deleteNetworkVolumeById(id, options());
+    await NetworkVolume.delete(id, options());
     expect(await volumes()).toEqual([]);
   });
 
   it("says so when no offer has room, and refuses bad input before anything is sent", async () => {
-    await expect(createNetworkVolumeFromSpec({ size: 10_000_000 }, options())).rejects.toThrow(/No network volume offer has 10000000 GB free/);
-    await expect(createNetworkVolumeFromSpec({ size: 0 }, options())).rejects.toThrow(/Invalid NetworkVolume: size/);
+    await expect(NetworkVolume.create({ size: 10_000_000 }, options())).rejects.toThrow(/No network volume offer has 10000000 GB free/);
+    await expect(NetworkVolume.create({ size: 0 }, options())).rejects.toThrow(/Invalid NetworkVolume: size/);
     expect(await volumes()).toEqual([]);
   });
 });

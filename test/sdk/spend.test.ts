@@ -1,9 +1,10 @@
 import * as net from "node:net";
-import {
-  configureFromStackConfig, createFleetFromSpec, createInstanceFromSpec, GpuRentalClient, RESOURCE_FUNCTIONS, rentFleet, rentInstance, spendReport,
-  SpendCapError, sweep, UNKNOWN,
-} from "../../sdk";
+import { GpuRentalClient, rentFleet, rentInstance, spendReport, SpendCapError, sweep } from "../../sdk";
+import { configureLifecycle, direct, GPU_FLEET, INSTANCE, ResourceFunctions, UNKNOWN } from "../../provider/lifecycle";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
+
+const GpuFleet = direct(GPU_FLEET);
+const Instance = direct(INSTANCE);
 
 const HOUR = 3_600_000;
 const REQUEST = { image: "ubuntu:22.04", runtype: "args" as const };
@@ -69,36 +70,28 @@ describe("spend guard: caps and the spend report", () => {
   it("the stack's gpu-rental:maxHourlySpend holds for the Instance resource", async () => {
     const [a] = await cheapest();
     let cap = a / 2;
-    configureFromStackConfig({ get: (key) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) });
-    try {
-      await expect(createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client })).rejects.toThrow(SpendCapError);
-      expect(await count()).toBe(0);
-      // Under the cap, it deploys.
-      cap = a * 1.5;
-      const created = await createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client, wait: { pollMs: 50 } });
-      expect((await client.instances.list()).map((i) => i.id)).toEqual([Number(created.id)]);
-      cap = -1;
-      await expect(createInstanceFromSpec({ image: "ubuntu:22.04", runtype: "args" }, { client })).rejects.toThrow(/maxHourlySpend is "-1"/);
-    } finally {
-      configureFromStackConfig({ get: () => undefined });
-    }
+    const config = { get: (key: string) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) };
+    await expect(Instance.create({ image: "ubuntu:22.04", runtype: "args" }, { client, config })).rejects.toThrow(SpendCapError);
+    expect(await count()).toBe(0);
+    // Under the cap, it deploys.
+    cap = a * 1.5;
+    const created = await Instance.create({ image: "ubuntu:22.04", runtype: "args" }, { client, config, wait: { pollMs: 50 } });
+    expect((await client.instances.list()).map((i) => i.id)).toEqual([Number(created.id)]);
+    cap = -1;
+    await expect(Instance.create({ image: "ubuntu:22.04", runtype: "args" }, { client, config })).rejects.toThrow(/maxHourlySpend is "-1"/);
   });
 
   it("the stack's gpu-rental:maxHourlySpend holds for a GpuFleet whole: over it none is rented, under it all", async () => {
     const [a, b, c] = await cheapest(3);
     let cap = a + b + c * 0.5;
-    configureFromStackConfig({ get: (key) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) });
+    const config = { get: (key: string) => (key === "gpu-rental:maxHourlySpend" ? String(cap) : undefined) };
     const fleet = { image: "ubuntu:22.04", runtype: "args", size: 3, labelPrefix: "capped" };
-    try {
-      await expect(createFleetFromSpec(fleet, { client })).rejects.toThrow(/maxHourlySpend/);
-      expect(await count()).toBe(0);
-      cap = (a + b + c) * 2;
-      const created = await createFleetFromSpec(fleet, { client, wait: { pollMs: 50 } });
-      expect(created.outs.instanceIds).toHaveLength(3);
-      expect(await count()).toBe(3);
-    } finally {
-      configureFromStackConfig({ get: () => undefined });
-    }
+    await expect(GpuFleet.create(fleet, { client, config })).rejects.toThrow(/maxHourlySpend/);
+    expect(await count()).toBe(0);
+    cap = (a + b + c) * 2;
+    const created = await GpuFleet.create(fleet, { client, config, wait: { pollMs: 50 } });
+    expect(created.outs.instanceIds).toHaveLength(3);
+    expect(await count()).toBe(3);
   });
 
   it("spend: running, stopped and self-ended instances, figures to the cent of the billing views; filters; sweep --older-than", async () => {
@@ -142,7 +135,7 @@ describe("spend guard: caps and the spend report", () => {
 });
 
 /**
- * What `pulumi preview` warns of the stack's maxHourlySpend (RESOURCE_FUNCTIONS[kind].warnings, which both shells
+ * What `pulumi preview` warns of the stack's maxHourlySpend (the lifecycle's warnings of a kind, which both shells
  * send from `check`), against the emulator over HTTP: the refusal `up` will meet, in its words, or nothing when
  * that cannot be known.
  */
@@ -154,14 +147,17 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     emu = await emulator({ lifecycle: { provisioningMs: 0, loadingMs: 0 } });
     client = emu.client();
     stack = { "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey };
-    configureFromStackConfig({ get: (key) => stack[key] });
+    // The provider of this stack, as Configure makes it: it reads the stack's settings when it needs them.
+    const lifecycle = configureLifecycle({ get: (key) => stack[key] });
+    Instance = lifecycle.resource("Instance");
+    GpuFleet = lifecycle.resource("GpuFleet");
   });
   afterEach(async () => {
-    configureFromStackConfig({ get: () => undefined });
     await emu?.close();
   });
 
-  const { Instance, GpuFleet } = RESOURCE_FUNCTIONS;
+  let Instance: ResourceFunctions;
+  let GpuFleet: ResourceFunctions;
   const SPEC = { image: "ubuntu:22.04", runtype: "args" };
   const cheapest = async (n = 1) => (await client.offers.search({ order: [["dph_total", "asc"]], limit: n })).map((o) => o.dph_total);
   /** The refusal of `up`, as preview words it. */
@@ -175,7 +171,7 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     stack["gpu-rental:maxHourlySpend"] = String(cap);
 
     const warnings = await Instance.warnings({}, SPEC, UNKNOWN);
-    const refused = await createInstanceFromSpec(SPEC, { client }).catch((e) => e);
+    const refused = await Instance.create(SPEC).catch((e) => e);
     expect(refused).toBeInstanceOf(SpendCapError);
     expect(warnings).toEqual([`gpu-rental Instance: ${asWarning(refused.message)}`]);
     expect(warnings[0]).toContain(`over maxHourlySpend $${cap}/h`);
@@ -206,7 +202,6 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
     stack["gpu-rental:maxHourlySpend"] = "0.0001";
     stack["gpu-rental:apiUrl"] = `http://127.0.0.1:${await closedPort()}`;
-    configureFromStackConfig({ get: (key) => stack[key] });
     const started = Date.now();
     expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -221,7 +216,7 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     stack["gpu-rental:maxHourlySpend"] = String(a + b + c * 0.5);
     const warnings = await GpuFleet.warnings({}, fleet, UNKNOWN);
     expect(warnings).toEqual([expect.stringMatching(/^gpu-rental GpuFleet capped: Renting 3 instances would take the account over maxHourlySpend/)]);
-    const refused = await createFleetFromSpec(fleet, { client }).catch((e) => e);
+    const refused = await GpuFleet.create(fleet).catch((e) => e);
     expect(asWarning(refused.message)).toContain(warnings[0].replace("gpu-rental GpuFleet capped: ", ""));
     expect(await GpuFleet.warnings({}, { ...fleet, size: UNKNOWN }, UNKNOWN)).toEqual([]);
     expect(await GpuFleet.warnings({}, { ...fleet, adoptIds: UNKNOWN }, UNKNOWN)).toEqual([]);

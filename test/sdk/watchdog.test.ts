@@ -4,12 +4,14 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { Clock } from "../../emulator";
 import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
-import {
-  checkInstanceInputs, ConfigurationError, createInstanceFromSpec, diffInstanceSpec, rentInstance, updateInstanceFromSpec, userOnstart,
-  waitForStatus, withWatchdog,
-} from "../../sdk";
+import { ConfigurationError, rentInstance, userOnstart, waitForStatus, withWatchdog } from "../../sdk";
+import { GPU_FLEET, INSTANCE, direct } from "../../provider/lifecycle";
+import { diffInstanceSpec } from "../../provider/lifecycle/instance";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { scratch, stepMachines } from "../ssh/machines";
+
+const Instance = direct(INSTANCE);
+const Fleet = direct(GPU_FLEET);
 
 const run = promisify(execFile);
 const DIST = path.resolve(__dirname, "..", "..", "dist", "sdk", "index.js");
@@ -144,21 +146,58 @@ describe("watchdog: maxLifetime and idleTimeout", () => {
   });
 
   it("Instance resource: refuses args at check, records a new lifetime in place (the watchdog keeps its own), ends itself", async () => {
-    const args = checkInstanceInputs({ image: "x", runtype: "args", maxLifetime: "1h" });
+    const args = Instance.check({ image: "x", runtype: "args", maxLifetime: "1h" });
     expect(args.failures).toEqual([expect.objectContaining({ property: "runtype", reason: expect.stringContaining("runtype args runs no onstart") })]);
-    expect(checkInstanceInputs({ image: "x", maxLifetime: "an hour" }).failures[0]).toMatchObject({ property: "maxLifetime" });
-    expect(checkInstanceInputs({ image: "x", maxLifetime: "2d", idleTimeout: "15m", idleThreshold: 5 }).failures).toEqual([]);
+    expect(Instance.check({ image: "x", maxLifetime: "an hour" }).failures[0]).toMatchObject({ property: "maxLifetime" });
+    expect(Instance.check({ image: "x", maxLifetime: "2d", idleTimeout: "15m", idleThreshold: 5 }).failures).toEqual([]);
     const base = { image: "ubuntu:22.04", maxLifetime: "3s", onstart: "echo mine" };
     expect(diffInstanceSpec(base, { ...base, maxLifetime: "6h", onLifetimeEnd: "stop" })).toMatchObject({ replaces: [], updates: ["maxLifetime", "onLifetimeEnd"] });
 
     const lines: string[] = [];
-    const created = await createInstanceFromSpec(base, { client: emu.client(), log: (line) => lines.push(line) });
+    const created = await Instance.create(base, { client: emu.client(), log: (line) => lines.push(line) });
     expect(created.outs.lifetimeInEffect).toBe("maxLifetime 3s, then destroy");
     expect(userOnstart(record(Number(created.id))!.config.onstart)).toBe("echo mine");
-    const updated = await updateInstanceFromSpec(created.id, created.outs, { ...base, maxLifetime: "6h" }, { client: emu.client(), log: (line) => lines.push(line) });
+    const updated = await Instance.update(created.id, created.outs, { ...base, maxLifetime: "6h" }, { client: emu.client(), log: (line) => lines.push(line) });
     expect(updated.lifetimeInEffect).toBe("maxLifetime 3s, then destroy");
     expect(lines.join("\n")).toContain("its watchdog keeps the lifetime it was started with (maxLifetime 3s, then destroy)");
     await stepMachines(emu, [Number(created.id)], 3_000);
     await until(async () => record(Number(created.id)) === undefined, 30_000, "ended by its watchdog");
   }, 120_000);
+});
+
+/**
+ * An emulator without machines runs no onstart, so no watchdog: preview warns that the policy is not enforced
+ * there, and a created instance reports no lifetime in effect. Where the service cannot say (the live service, an
+ * emulator whose control API is off), nothing is claimed either way.
+ */
+describe("a lifetime policy where no watchdog can run", () => {
+  const policy = { image: "ubuntu:22.04", runtype: "ssh_direct", maxLifetime: "90s" };
+
+  it("is warned of at preview, and not reported in effect once created", async () => {
+    const emu = await emulator({ lifecycle: { provisioningMs: 0, loadingMs: 0 } });
+    try {
+      const [warning] = await Instance.warnings(policy, { client: emu.client() });
+      expect(warning).toBe(
+        `maxLifetime 90s, then destroy: not enforced, because the emulator at ${emu.url} runs no onstart (the emulator was started without its machines (--no-ssh)); ` +
+          "no watchdog will end the instance, and lifetimeInEffect will be empty. Start the emulator with its machines (without --no-ssh, on Linux or macOS), or end the instance yourself (pulumi destroy).",
+      );
+      expect(await Fleet.warnings({ ...policy, size: 2 }, { client: emu.client() })).toEqual([warning]);
+      expect(await Instance.warnings({ image: "ubuntu:22.04", runtype: "ssh_direct" }, { client: emu.client() })).toEqual([]);
+      const lines: string[] = [];
+      const created = await Instance.create(policy, { client: emu.client(), log: (line) => lines.push(line) });
+      expect(created.outs.lifetimeInEffect).toBeNull();
+      expect(lines).toContain(`its lifetime policy (maxLifetime 90s, then destroy) is not in effect: the emulator at ${emu.url} runs no onstart (the emulator was started without its machines (--no-ssh))`);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("claims nothing where the service cannot say (no control API)", async () => {
+    const emu = await emulator({ controlApi: false });
+    try {
+      expect(await Instance.warnings(policy, { client: emu.client() })).toEqual([]);
+    } finally {
+      await emu.close();
+    }
+  });
 });

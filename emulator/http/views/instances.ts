@@ -1,5 +1,6 @@
 import { FieldType } from "../../../sdk/schemas";
-import { actualStatus, containerEnv, diskOf, InstanceRecord, Lifecycle, registryLogin } from "../../domain/instances";
+import { registryLogin } from "../../domain/docker-flags";
+import { actualStatus, containerEnv, diskOf, InstanceRecord, Lifecycle } from "../../domain/instances";
 import { storagePerHour } from "../../domain/offers";
 
 /** Fields of the instance listing's `select_filters` and `order_by` (`GET /api/v1/instances/`). */

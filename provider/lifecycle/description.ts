@@ -1,0 +1,74 @@
+/**
+ * One description of each resource kind, as plain data: its inputs and outputs, their types, documentation,
+ * secrets, defaults and enums. The Pulumi package schema of the provider plugin, the argument types of the
+ * TypeScript dynamic resources and the reference page (docs/reference.md) are all made from it.
+ */
+
+/** The type of a property, in the terms of a Pulumi package schema. */
+export type PropertyType =
+  | { type: "string"; enum?: EnumDescription }
+  | { type: "integer" | "number" | "boolean" }
+  /** A JSON value of any shape (offer filters, a permission set): passed through as it is. */
+  | { type: "any" }
+  /** `nullable` items may be null in outputs (a member's key, null when adopted). */
+  | { type: "array"; items: PropertyType & { nullable?: boolean } }
+  | { type: "map"; values: PropertyType }
+  | { type: "object"; object: ObjectDescription };
+
+/** A named set of string values (Pulumi generates an enum type of it in every language). */
+export interface EnumDescription {
+  name: string;
+  description: string;
+  values: readonly { value: string; description: string }[];
+}
+
+/** A named object type with properties of its own (Pulumi generates a class of it in every language). */
+export interface ObjectDescription {
+  name: string;
+  description: string;
+  properties: Readonly<Record<string, PropertyDescription>>;
+  required?: readonly string[];
+}
+
+export type PropertyDescription = PropertyType & {
+  description: string;
+  /** Kept encrypted in state and masked in output, in every language. */
+  secret?: boolean;
+  /** The value the service or the provider uses when the property is not given. */
+  default?: string | number | boolean;
+  /**
+   * The TypeScript type the dynamic resource's argument takes, when richer than the schema's (e.g.
+   * `OfferFilters`): names exported by `gpu-rental/sdk`.
+   */
+  tsType?: string;
+  /** May be null in outputs (the service does not always say). */
+  nullable?: boolean;
+};
+
+export interface ResourceDescription {
+  /** The type name: `gpu-rental:index:<name>`, the class name in every language. */
+  name: string;
+  description: string;
+  inputs: Readonly<Record<string, PropertyDescription>>;
+  requiredInputs?: readonly string[];
+  /** The outputs beyond the inputs (which every resource also reports back). */
+  outputs: Readonly<Record<string, PropertyDescription>>;
+  /** Outputs always present (the rest may be null). */
+  requiredOutputs?: readonly string[];
+}
+
+/** The input every kind takes: adopting an object that already exists. */
+export const ADOPT_ID: PropertyDescription = {
+  type: "integer",
+  description:
+    "Adopt an object that already exists (made elsewhere: by hand, by a script, by another stack) instead of creating one: its id. " +
+    "The object must match what the resource declares where that cannot be changed; the rest is changed to match. From then on " +
+    "it is managed like any other: `pulumi destroy` deletes it. The id matters only when the resource is created.",
+};
+
+/**
+ * One description of each function (a lookup the engine invokes: `gpu-rental:index:<name>`), as plain data, in the
+ * same terms as a kind's: its arguments (`inputs`) and what it answers (`outputs`, all of them: a function has no
+ * inputs to report back). The package schema's `functions` and the reference page are made from it.
+ */
+export type FunctionDescription = ResourceDescription;

@@ -1,0 +1,36 @@
+/**
+ * The provider's lifecycle (`gpu-rental/provider/lifecycle`): every resource kind as one object of its own file,
+ * registered once (registry.ts), served over one context made at Configure (lifecycle.ts). The dynamic providers
+ * load it from the program's gpu-rental package at run time; the plugin is built with it.
+ */
+export { configureLifecycle, kindOfUrn, Lifecycle } from "./lifecycle";
+export { ProviderContext } from "./context";
+export type { ContextOptions } from "./context";
+export { ProcessStop } from "./process-stop";
+export { KINDS, FUNCTIONS, REGISTRY, registryOf } from "./registry";
+export type { LookupFunction, Registry } from "./registry";
+export type { CheckContext, Diff, DiffLook, Imported, Kind, Operation, Props } from "./kind";
+export type * from "./description";
+export { ADOPT_ID } from "./description";
+export { specOf } from "./spec";
+export type { CheckFailure, SpecOf } from "./spec";
+export { GENERATION_INPUT, URN_INPUT, resourceName } from "./managed";
+export type { ResourceFunctions } from "./managed";
+export { PartialCreationError, PARTIAL_OUTPUT } from "./creation";
+export { direct } from "./direct";
+export type { DirectOptions } from "./direct";
+export { INSTANCE } from "./instance";
+export type { InstanceSpec, InstanceOutputs } from "./instance";
+export { TEMPLATE } from "./template";
+export { NETWORK_VOLUME, VolumeInUseError } from "./network-volume";
+export { API_KEY } from "./api-key";
+export { GPU_FLEET } from "./gpu-fleet";
+export type { FleetSpec, FleetOutputs, FleetMember } from "./gpu-fleet";
+
+/** The engine's marker for a value not known yet (preview): the shells pass it on to `check` and `diff`. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The names of a description's secret properties (inputs and outputs). */
+export function secretsOf(description: { inputs: object; outputs: object }): string[] {
+  return Object.entries({ ...description.inputs, ...description.outputs }).filter(([, p]) => (p as { secret?: boolean }).secret).map(([name]) => name);
+}

@@ -1,0 +1,48 @@
+import { API_KEY } from "./api-key";
+import type { FunctionDescription } from "./description";
+import { GPU_FLEET } from "./gpu-fleet";
+import { INSTANCE } from "./instance";
+import type { Kind, Operation } from "./kind";
+import { NETWORK_VOLUME } from "./network-volume";
+import type { SpecOf } from "./spec";
+import { TEMPLATE } from "./template";
+
+/**
+ * Every resource kind and every function of the provider package: one line each, in the order the schema and the
+ * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
+ * schema, the TypeScript resource classes and the reference page follow from the registry.
+ */
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, GPU_FLEET];
+
+/** The functions (lookups the engine invokes): none yet. */
+export const FUNCTIONS: readonly LookupFunction[] = [];
+
+/** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
+export interface LookupFunction<A = any, R extends object = object> {
+  readonly description: FunctionDescription;
+  readonly args: SpecOf<A>;
+  invoke(args: A, op: Operation): Promise<R>;
+}
+
+/** The kinds and functions of a package, by their description's name. */
+export interface Registry {
+  kinds: ReadonlyMap<string, Kind>;
+  functions: ReadonlyMap<string, LookupFunction>;
+}
+
+/** A registry of `kinds` and `functions`; two of one name are refused. */
+export function registryOf(kinds: readonly Kind[], functions: readonly LookupFunction[] = []): Registry {
+  return { kinds: byName(kinds, "resource kind"), functions: byName(functions, "function") };
+}
+
+function byName<T extends { description: { name: string } }>(items: readonly T[], what: string): ReadonlyMap<string, T> {
+  const named = new Map<string, T>();
+  for (const item of items) {
+    if (named.has(item.description.name)) throw new Error(`Two of gpu-rental's ${what}s are named ${item.description.name}.`);
+    named.set(item.description.name, item);
+  }
+  return named;
+}
+
+/** The package's own registry. */
+export const REGISTRY: Registry = registryOf(KINDS, FUNCTIONS);
