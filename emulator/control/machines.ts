@@ -43,6 +43,8 @@ function registerInstanceMachines(app: FastifyInstance, market: Marketplace, mac
     return {
       instance_id: id, up: machines.isUp(instance), sandbox: machines.sandboxOf(id) ?? null, onstart: machines.onstartOf(id) ?? null,
       gpus: gpusView(machines.gpusOf(instance)),
+      // What the machine's `sleep`s wait for (emulator time, seconds): a process waiting on the clock is listed here.
+      sleeping_until: machines.clockWaitsOf(id).map((ms) => ms / 1000),
     };
   });
 

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
+import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 import { killMarked, runMarksOf } from "./processes";
@@ -33,6 +34,8 @@ export const DEFAULT_MACHINE_LIMITS: MachineLimits = { maxRunMs: 3_600_000, maxO
 /** What the machines need from the rest of the emulator. */
 export interface MachineHooks {
   now(): number;
+  /** The emulator's clock as the machines' `date` and `sleep` follow it (./clock.ts). */
+  clock(): ClockReading;
   lifecycle(): Lifecycle;
   /** Where the instance's SSH will be served (before it is: the port may still move when it comes up). */
   assign(instance: InstanceRecord): { host: string; port: number };
@@ -112,7 +115,19 @@ export class Machines implements InstanceWatcher {
     readonly root: string,
     readonly limits: MachineLimits,
     private readonly hooks: MachineHooks,
-  ) {}
+  ) {
+    this.clockMoved();
+  }
+
+  /** The emulator's clock moved: the machines' `date` and `sleep` see it at their next look. */
+  clockMoved(): void {
+    writeClock(this.clockFile, this.hooks.clock());
+  }
+
+  /** The emulator times (ms) the machine's `sleep`s wait for now: none while its processes are busy. */
+  clockWaitsOf(instanceId: number): number[] {
+    return clockWaits(this.binOf(instanceId));
+  }
 
   created(instance: InstanceRecord, instanceApiKey: string): void {
     const machine = this.machineOf(instance);
@@ -254,6 +269,11 @@ export class Machines implements InstanceWatcher {
     return path.join(this.root, ".tools", String(instanceId));
   }
 
+  /** The clock every machine's tools read. */
+  private get clockFile(): string {
+    return path.join(this.root, ".tools", "clock");
+  }
+
   private machineOf(instance: InstanceRecord): Machine | undefined {
     if (instance.runtype === "args") return undefined;
     let machine = this.machines.get(instance.id);
@@ -273,6 +293,7 @@ export class Machines implements InstanceWatcher {
     try {
       fs.mkdirSync(machine.dir, { recursive: true });
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
+      installClockTools(this.binOf(instance.id), this.clockFile);
       machine.apiKey ??= this.hooks.reissueKey(instance);
       const onstart = instance.config.onstart?.trim();
       if (onstart) {

@@ -64,6 +64,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
   });
   const machines: Machines = new Machines(sandboxes, { ...DEFAULT_MACHINE_LIMITS, ...options.limits }, {
     now: () => market.clock.now(),
+    clock: () => market.clock.reading(),
     lifecycle: () => market.lifecycle,
     assign: (instance) => endpoints.assign(instance),
     up: async (instance) => {
@@ -81,6 +82,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
   });
   market.instances.watch(machines);
+  const unfollowClock = market.clock.onMove(() => machines.clockMoved());
 
   const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
   const hostPublicKey = hostKey.public;
@@ -93,6 +95,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     hostKeyFile,
     close: () => {
       market.instances.watch(undefined);
+      unfollowClock();
       machines.close();
       endpoints.close();
       if (temporary) fs.rmSync(sandboxes, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import type { CreateInstanceRequest, Runtype } from "../schemas";
  * `maxLifetime`, or when its GPUs (read with `nvidia-smi`) stayed below `idleThreshold` percent for `idleTimeout`.
  *
  * Its time is the machine's own clock, from the boot on (each start of a stopped instance runs onstart again, so
- * the lifetime starts again). The emulator's clock does not move it: tests use lifetimes of seconds.
+ * the lifetime starts again). On the emulator that is the emulator's clock (its machines' `date` and `sleep`).
  */
 export interface LifetimePolicy {
   /** How long the instance may run from its boot: `"90s"`, `"15m"`, `"6h"`, `"2d"`, `"1h30m"`. */
