@@ -33,7 +33,7 @@ const KEY = "bench-durable-key-0123";
 /** `gpu-rental emulator` on a data folder. */
 type Emulator = EmulatorProcess & { dir: string };
 
-const start = async (dir: string): Promise<Emulator> => ({ ...(await emulatorProcess(["--data-dir", dir, "--api-key", KEY])), dir });
+const start = async (dir: string): Promise<Emulator> => ({ ...(await emulatorProcess(["--data-dir", dir, "--api-key", KEY, "--no-ssh"])), dir });
 
 /** Stops it cleanly: the emulator folds its journal into the snapshot; the size of the state it keeps. */
 async function stop(emulator: Emulator): Promise<number> {

@@ -18,7 +18,7 @@ const line = (label: string, m: Memory) =>
   console.log(`${label.padEnd(26)}${m.rss.toFixed(1).padStart(10)}${m.heapUsed.toFixed(1).padStart(12)}${m.heapTotal.toFixed(1).padStart(13)}${m.external.toFixed(1).padStart(12)}`);
 
 async function main(): Promise<void> {
-  const emu = await emulatorProcess();
+  const emu = await emulatorProcess(["--no-ssh"]);
   try {
     console.log(`emulator memory under ${SECONDS} s of mixed load over ${WORKERS} clients (pid ${emu.pid}, the built command)`);
     let peak: Memory | undefined;

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 "use strict";
-const { main, UsageError } = require("../dist/cli/index.js");
-main(process.argv.slice(2)).catch((error) => {
-  const usage = error instanceof UsageError || String((error && error.code) || "").startsWith("ERR_PARSE_ARGS");
-  console.error(`gpu-rental: ${error && error.message ? error.message : error}`);
-  process.exit(usage ? 2 : 1);
-});
+const { main } = require("../dist/cli/index.js");
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`gpu-rental: ${(error && error.stack) || error}`);
+    process.exit(1);
+  },
+);

@@ -1,19 +1,55 @@
 import { startEmulator, EmulatorOptions, RunningEmulator, SSH_HOST } from "../emulator";
+import { keyFromFile, registerOnSeededAccount, sshCommandLine } from "./ssh-key";
+
+export interface EmulatorCommandOptions extends EmulatorOptions {
+  /** Keys of further accounts, one account each (made unless a kept state knows the key already). */
+  accountKeys?: string[];
+  /** A private key whose public half (FILE.pub) is registered on the seeded account; each instance's ssh line uses it. */
+  sshKeyFile?: string;
+}
 
 /**
  * `gpu-rental emulator`: runs the emulator in the foreground until interrupted, or until the process that started
  * it is gone. `npx gpu-rental emulator &` runs it under npm and a shell, and `kill %1` stops npm alone: without
  * this the emulator would live on unseen, holding its port.
  */
-export async function runEmulatorCommand(options: EmulatorOptions): Promise<void> {
-  const emulator = await startEmulator(options);
+export async function runEmulatorCommand(options: EmulatorCommandOptions): Promise<void> {
+  const key = options.sshKeyFile === undefined ? undefined : keyFromFile(options.sshKeyFile);
+  // Instances kept in a data folder may boot while the emulator starts: their lines wait until it has.
+  let started: RunningEmulator | undefined;
+  const booted: { id: number; host: string; port: number }[] = [];
+  const showLogin = (instance: { id: number; host: string; port: number }) =>
+    console.log("Instance %d is up; log in with: %s", instance.id, sshCommandLine(started!, key ?? {}, instance.host, instance.port));
+  const onMachineUp = (instance: { id: number; host: string; port: number }) => (started ? showLogin(instance) : booted.push(instance));
+  const emulator = (started = await startEmulator({ ...options, ssh: options.ssh && { onMachineUp } }));
+  const accounts = addAccounts(emulator, options.accountKeys ?? []);
+  if (key) registerOnSeededAccount(emulator, key);
+  await emulator.marketplace.commit();
   printConnection(emulator);
+  if (accounts.length) console.log("Further accounts: %s (each with the key given by --account-key)", accounts.join(", "));
+  if (key) console.log("SSH key %s registered on the seeded account: each instance's ssh command is printed as it comes up", key.file);
+  booted.splice(0).forEach(showLogin);
+  if (!emulator.machines.onstart) {
+    console.log(`No emulated machines: ${emulator.machines.why}. Instances' onstart will not run, so maxLifetime and idleTimeout will not end them ` +
+      "(the provider warns of it at preview), and their ssh_host/ssh_port serve no SSH.");
+  }
   const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
   console.log("Control API: %s (Ctrl-C stops the emulator)", control);
   if (options.legacyInstanceListing) console.log("GET /api/v0/instances/ answers as before the live service retired it (--legacy-instance-listing)");
   const reason = await Promise.race([untilSignal(), untilOrphaned()]);
   if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
   await emulator.close();
+}
+
+/** An account for each key the emulator does not know yet (a kept state may know them from an earlier start). */
+function addAccounts(emulator: RunningEmulator, keys: string[]): number[] {
+  const { accounts } = emulator.marketplace;
+  return keys.map((key, i) => {
+    if (accounts.knows(key)) return accounts.authenticate(key).user.id;
+    const user = accounts.addUser({ email: `account-${i + 2}@accounts.gpu-rental.test` });
+    accounts.issueKey(user.id, { name: "account", value: key });
+    return user.id;
+  });
 }
 
 /** Resolves when this process's parent has exited (it is then adopted by another, and its parent id changes). */

@@ -1,232 +1,297 @@
 import * as path from "node:path";
-import { parseArgs } from "node:util";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runDeploy } from "./deploy";
 import { runEmulatorCommand } from "./emulator";
 import { runSweep } from "./sweep";
 import { runSpend } from "./spend";
 import { testProgram } from "./program-test";
-import { ensureToolchain, LANGUAGES } from "./toolchain";
+import { ensureToolchain, LANGUAGES, PACKAGE_ROOT } from "./toolchain";
 import { installPlugin } from "./plugin-install";
+import { accountFromEnvironment } from "./account";
 
-const USAGE = `Usage: gpu-rental <command> [options]
+/** The package's version, as `gpu-rental --version` prints it. */
+const VERSION: string = require(path.join(PACKAGE_ROOT, "package.json")).version;
 
-Commands:
-  emulator   Run the marketplace emulator in the foreground; prints its URL and the seeded user's API key.
-             --port N            listen on 127.0.0.1:N (default: a free port)
-             --api-key KEY       use KEY as the seeded user's key (default: derived from the seed)
-             --seed N            seed of the market and of contention (default 1)
-             --offers N          offers in the seeded market (default 300)
-             --contention P      probability that an accepted offer was taken by another tenant first (0..1)
-             --provisioning-ms N, --loading-ms N   instance boot phase durations
-             --no-control        do not serve the /_emulator/ control API
-             --control-token T   every control call must send T in X-Emulator-Token (shared CI runners); also
-                                 read from GPU_RENTAL_CONTROL_TOKEN, which keeps it out of the process list
-             --data-dir DIR      keep state in DIR across restarts (crash-safe); memory only without it
-             --ssh               serve SSH: each instance of an SSH or Jupyter runtype gets a sandbox folder
-                                 and an SSH endpoint on 127.0.0.1 (its ssh_host/ssh_port) that takes the keys
-                                 registered on the account (POST /api/v0/ssh/); onstart runs there at boot
-             --legacy-instance-listing   serve the retired GET /api/v0/instances/ as it answered before the live
-                                 service retired it (old scripts); also GPU_RENTAL_LEGACY_INSTANCE_LISTING=1.
-                                 Without it, it answers the live service's deprecation (emulator/INSTANCES.md)
-  test [DIR] Test the Pulumi program in DIR (default .) against a throwaway emulator, as a CI job does: up, a
-             second up that must change nothing, output checks, destroy, nothing left behind. Exits 1 on any
-             failure, with a report of each step. TypeScript, Python and YAML programs alike (for Python and
-             YAML the plugin is installed first, and a Python program's venv and SDK made by pulumi install).
-             --stack NAME            stack name (default test-<random>); the stack is removed afterwards
-             --config KEY=VALUE      plain stack config (repeatable)
-             --account-config KEY    a fresh emulator account whose API key goes into secret stack config KEY
-                                     (repeatable: programs that use several accounts)
-             --account-env NAME      the same, into the environment variable NAME
-             --ssh-key-config KEY    serve SSH, and put the private half of a fresh key, registered on the
-                                     account, into secret stack config KEY (programs with post-boot steps)
-             --expect CHECK          check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)
-             --junit FILE            also write the report as JUnit XML
-             --contention P          as for emulator
-             --parallel N            resource operations at once (pulumi up --parallel); default one per
-                                     resource of the program, at least 64, not 4 x the machine's cores
-  deploy [DIR]  Deploy the Pulumi program in DIR (default .) against the embedded emulator on a throwaway stack,
-             show its outputs, destroy it: the main job (npm start) on the root stack. --keep keeps the stack
-             and the emulator up until Ctrl-C; --contention P as above; --stack NAME; --parallel N as for test.
-  sweep      Find and destroy what crashed runs left behind (instances, network volumes, API keys), by the
-             creation tokens the workflow library gives them; account from GPU_RENTAL_API_URL/GPU_RENTAL_API_KEY.
-             --token-prefix P    everything whose token starts with P- (the tokenPrefix the run used)
-             --token T           everything carrying token T (repeatable; an OutcomeUnknownError names it)
-             --label L           instances labelled L
-             --stack S           the orphans of Pulumi stack S (run in its project's folder): what carries the
-                                 stack's creation tokens and its state does not hold (a deploy cut off before
-                                 the state learnt of it); the stack's own objects are never touched
-             --older-than D      only instances older than D (90s, 15m, 6h, 2d); volumes and keys are left alone
-             --idle D            only instances stopped for at least D (read from the billing)
-             --dry-run           only list what would be destroyed
-  spend      What the account is paying for: every instance with label, token, owner, state, age, $/hour now and
-             accrued cost (the billing's figures), ended ones with their end, and the totals. Needs a key that may
-             read billing. --json; filters --older-than D, --label L, --token-prefix P. --stack S (repeatable, run
-             in the project's folder): the owner says whether stack S's state holds the instance, it is an orphan
-             of S, made by gpu-rental otherwise, or not made by gpu-rental.
-  plugin install
-             Install the gpu-rental provider plugin of this package into your Pulumi plugins ($PULUMI_HOME,
-             default ~/.pulumi): programs in every Pulumi language (Python, YAML, ...) can then use the
-             gpu-rental:index:* resources, and \`pulumi package add gpu-rental\` generates their SDK. It keeps
-             working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).
-  toolchain  Find or build pulumi v3.248.0 with language hosts for Node.js, Python, Go (gpu-rental's own) and
-             YAML (Pulumi's), from the Go module proxy; prints the folder holding them and how long it took.
-`;
-
-function number(value: string | undefined, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  return n;
+/** A number within bounds, for an option's value; commander names the option and the value when it is not. */
+function number(min = 0, max = Number.MAX_SAFE_INTEGER, whole = false): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`It must be a number from ${min} to ${max}.`);
+    if (whole && !Number.isInteger(n)) throw new InvalidArgumentError("It must be a whole number.");
+    return n;
+  };
 }
 
-/** A whole number of resource operations at once, for `--parallel`. */
-function parallel(value: string | undefined): number | undefined {
-  const n = number(value, "parallel", 1, 100_000);
-  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`--parallel must be a whole number, got ${JSON.stringify(value)}`);
-  return n;
+/** Every value of a repeatable option, in order. */
+const repeatable = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** `KEY=VALUE` pairs of a repeatable option. */
+function keyValues(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const at = value.indexOf("=");
+  if (at < 1) throw new InvalidArgumentError("Write KEY=VALUE.");
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
-function programDir(positionals: string[]): string {
-  if (positionals.length > 1) throw new UsageError(`one program folder at most, got ${positionals.join(" ")}`);
-  return path.resolve(positionals[0] ?? ".");
+const parallelOption = () =>
+  new Option("--parallel <n>", "resource operations at once, as pulumi up --parallel (default: one per resource of the program, at least 64)")
+    .argParser(number(1, 100_000, true));
+
+/** The commands of `gpu-rental`, each with its own usage, options (with their defaults) and an example. */
+export function program(): Command {
+  const cli = new Command("gpu-rental")
+    .description("Rent GPU machines as code, and test it all against a local emulator of the marketplace before money is spent.")
+    .version(VERSION, "-v, --version", "print the version")
+    .helpCommand("help [command]", "the usage of a command")
+    .addHelpText("after", example("npx gpu-rental test --expect ssh", "npx gpu-rental emulator --port 8765 --api-key local-dev-key-1 &"));
+  // Every command: a misspelt option or command gets a suggestion and the command's usage, exit code 2.
+  const configure = (command: Command) => command.showSuggestionAfterError().showHelpAfterError().exitOverride();
+  configure(cli);
+  for (const command of [emulatorCommand(), testCommand(), deployCommand(), sweepCommand(), spendCommand(), pluginCommand(), toolchainCommand()]) {
+    cli.addCommand(command);
+    configure(command).commands.forEach(configure);
+  }
+  return cli;
 }
 
-function keyValues(pairs: string[], flag: string): Record<string, string> {
-  return Object.fromEntries(
-    pairs.map((pair) => {
-      const at = pair.indexOf("=");
-      if (at < 1) throw new UsageError(`${flag} takes KEY=VALUE, got ${JSON.stringify(pair)}`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
+function emulatorCommand(): Command {
+  return new Command("emulator")
+    .summary("run the marketplace emulator in the foreground")
+    .description(
+      "Run the marketplace emulator in the foreground until Ctrl-C (or until the process that started it is gone). It prints its URL " +
+        "and the seeded user's API key. Instances of an SSH or Jupyter runtype get an emulated machine on this computer: onstart runs " +
+        "there at boot (so maxLifetime and idleTimeout end them) and their ssh_host/ssh_port serve SSH on 127.0.0.1.",
+    )
+    .addOption(new Option("--port <n>", "listen on 127.0.0.1:N (default: a free port)").argParser(number(0, 65535, true)))
+    .addOption(new Option("--api-key <key>", "the seeded user's API key (at least 8 of letters, digits, '.', '_', '-') (default: a random key)").argParser(apiKey))
+    .addOption(new Option("--account-key <key>", "another account, whose API key is KEY (programs that use several accounts; repeatable)").argParser(accountKeys))
+    .addOption(new Option("--ssh-key <file>", "register the public half of this private key (FILE.pub) on the seeded account, and print each instance's ssh command as it comes up"))
+    .addOption(new Option("--no-ssh", "no emulated machines: onstart does not run, so maxLifetime and idleTimeout cannot end instances, and no SSH is served"))
+    .addOption(new Option("--ssh").hideHelp()) // the default now; kept for the scripts that ask for it
+    .addOption(new Option("--seed <n>", "seed of the market and of contention").argParser(number(0, Number.MAX_SAFE_INTEGER, true)).default(1))
+    .addOption(new Option("--offers <n>", "offers in the seeded market").argParser(number(1, 1_000_000, true)).default(300))
+    .addOption(new Option("--contention <p>", "probability that an accepted offer was taken by another tenant first").argParser(number(0, 1)).default(0))
+    .addOption(new Option("--provisioning-ms <n>", "how long an instance is provisioning").argParser(number()).default(2000))
+    .addOption(new Option("--loading-ms <n>", "how long an instance is loading before it runs").argParser(number()).default(5000))
+    .addOption(new Option("--data-dir <dir>", "keep state in DIR across restarts (crash-safe) (default: memory only)"))
+    .option("--no-control", "do not serve the /_emulator/ control API")
+    .addOption(
+      new Option("--control-token <token>", "every control call must send TOKEN in X-Emulator-Token (shared CI runners); GPU_RENTAL_CONTROL_TOKEN keeps it out of the process list")
+        .argParser(controlToken),
+    )
+    .option("--legacy-instance-listing", "serve the retired GET /api/v0/instances/ as it answered before (old scripts; also GPU_RENTAL_LEGACY_INSTANCE_LISTING=1)")
+    .addHelpText("after", example("npx gpu-rental emulator --port 8765 --api-key local-dev-key-1 --ssh-key ~/.ssh/id_ed25519 &"))
+    .action(async (options) => {
+      // An empty variable (a CI template's default) is no token.
+      const fromEnv = process.env.GPU_RENTAL_CONTROL_TOKEN || undefined;
+      await runEmulatorCommand({
+        port: options.port,
+        apiKey: options.apiKey,
+        accountKeys: options.accountKey ?? [],
+        seed: options.seed,
+        offers: options.offers,
+        contention: options.contention,
+        lifecycle: { provisioningMs: options.provisioningMs, loadingMs: options.loadingMs },
+        controlApi: options.control,
+        controlToken: options.controlToken ?? (fromEnv === undefined ? undefined : tokenFromEnvironment(fromEnv)),
+        dataDir: options.dataDir,
+        ssh: options.ssh !== false,
+        sshKeyFile: options.sshKey,
+        legacyInstanceListing: !!options.legacyInstanceListing || process.env.GPU_RENTAL_LEGACY_INSTANCE_LISTING === "1",
+      });
+    });
 }
 
-export class UsageError extends Error {
-  override name = "UsageError";
+function apiKey(value: string): string {
+  if (!/^[\w.-]{8,}$/.test(value)) throw new InvalidArgumentError("An API key is at least 8 characters of letters, digits, '.', '_' or '-'.");
+  return value;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (!command || command === "help" || command === "--help" || command === "-h") {
-    process.stdout.write(USAGE);
-    return;
+function accountKeys(value: string, previous: string[] | undefined): string[] {
+  return repeatable(apiKey(value), previous);
+}
+
+function controlToken(value: string): string {
+  if (!/^[\x21-\x7e]{16,}$/.test(value)) throw new InvalidArgumentError("A control token is at least 16 printable characters without spaces.");
+  return value;
+}
+
+function tokenFromEnvironment(value: string): string {
+  try {
+    return controlToken(value);
+  } catch (error) {
+    throw new Error(`GPU_RENTAL_CONTROL_TOKEN: ${(error as Error).message} Set it to such a token, or unset it.`);
   }
-  if (command === "emulator") {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        port: { type: "string" }, "api-key": { type: "string" }, seed: { type: "string" }, offers: { type: "string" },
-        contention: { type: "string" }, "provisioning-ms": { type: "string" }, "loading-ms": { type: "string" },
-        "no-control": { type: "boolean" }, "data-dir": { type: "string" }, ssh: { type: "boolean" }, "control-token": { type: "string" },
-        "legacy-instance-listing": { type: "boolean" },
-      },
+}
+
+function testCommand(): Command {
+  return new Command("test")
+    .summary("test a Pulumi program against a throwaway emulator, as a CI job does")
+    .description(
+      "Test the Pulumi program in DIR against a throwaway emulator: up, a second up that must change nothing, the output checks, destroy, " +
+        "and checks that nothing is left in the emulator nor running on this computer. Exits 1 on any failure, with a report of each step. " +
+        "TypeScript, JavaScript, Python, Go and YAML programs alike (for Python, Go and YAML the provider plugin is installed first, and the " +
+        "program's SDK by `pulumi install`). Instances get emulated machines: onstart runs, SSH is served on 127.0.0.1.",
+    )
+    .argument("[dir]", "the folder holding Pulumi.yaml", ".")
+    .option("--expect <check>", "check an output after up: NAME (set), NAME=VALUE, NAME~REGEX (repeatable)", repeatable)
+    .option("--config <key=value>", "plain stack config (repeatable)", keyValues)
+    .option("--account-config <key>", "a fresh emulator account whose API key goes into secret stack config KEY (repeatable)", repeatable)
+    .option("--account-env <name>", "a fresh emulator account whose API key goes into the environment variable NAME (repeatable)", repeatable)
+    .option("--ssh-key-config <key>", "a fresh SSH key, registered on the account, its private half in secret stack config KEY (post-boot steps; repeatable)", repeatable)
+    .option("--junit <file>", "also write the report as JUnit XML")
+    .addOption(new Option("--stack <name>", "the stack's name; it is removed afterwards (default: test-<random>)"))
+    .addOption(new Option("--contention <p>", "probability that an accepted offer was taken by another tenant first").argParser(number(0, 1)).default(0))
+    .addOption(parallelOption())
+    .addHelpText("after", example("npx gpu-rental test --expect ssh --junit gpu-rental-test.xml", "npx gpu-rental test examples/python --account-config teamApiKey --expect 'instance_id~^\\d+$'"))
+    .action(async (dir: string, options) => {
+      const results = await testProgram({
+        programDir: path.resolve(dir),
+        stackName: options.stack,
+        config: options.config ?? {},
+        accountConfigs: options.accountConfig,
+        accountEnvs: options.accountEnv,
+        sshKeyConfigs: options.sshKeyConfig,
+        expects: options.expect,
+        junitFile: options.junit,
+        contention: options.contention,
+        parallel: options.parallel,
+      });
+      const failed = results.filter((r) => r.status === "failed");
+      console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);
+      if (failed.length) process.exitCode = 1;
     });
-    if (values["api-key"] !== undefined && !/^[\w.-]{8,}$/.test(values["api-key"])) {
-      throw new UsageError("--api-key must be at least 8 characters of letters, digits, '.', '_' or '-'");
-    }
-    // An empty variable (a CI template's default) is no token.
-    const controlToken = values["control-token"] ?? (process.env.GPU_RENTAL_CONTROL_TOKEN || undefined);
-    if (controlToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(controlToken)) {
-      throw new UsageError("--control-token must be at least 16 printable characters without spaces");
-    }
-    const provisioningMs = number(values["provisioning-ms"], "provisioning-ms");
-    const loadingMs = number(values["loading-ms"], "loading-ms");
-    await runEmulatorCommand({
-      port: number(values.port, "port", 0, 65535),
-      apiKey: values["api-key"],
-      seed: number(values.seed, "seed"),
-      offers: number(values.offers, "offers", 1, 1_000_000),
-      contention: number(values.contention, "contention", 0, 1),
-      lifecycle: { ...(provisioningMs !== undefined && { provisioningMs }), ...(loadingMs !== undefined && { loadingMs }) },
-      controlApi: !values["no-control"],
-      controlToken,
-      dataDir: values["data-dir"],
-      ssh: !!values.ssh,
-      legacyInstanceListing: !!values["legacy-instance-listing"] || process.env.GPU_RENTAL_LEGACY_INSTANCE_LISTING === "1",
+}
+
+function deployCommand(): Command {
+  return new Command("deploy")
+    .summary("deploy a program against the embedded emulator, show its outputs, destroy it (the main job)")
+    .description(
+      "Deploy the Pulumi program in DIR against the embedded emulator on a throwaway stack, show its outputs (and the ssh command of an " +
+        "instance that exports sshHost and sshPort), then destroy it: the main job (npm start) on the root stack.",
+    )
+    .argument("[dir]", "the folder holding Pulumi.yaml", ".")
+    .option("--keep", "keep the stack and the emulator up until Ctrl-C")
+    .addOption(new Option("--stack <name>", "the stack's name (default: deploy-<random>)"))
+    .addOption(new Option("--contention <p>", "probability that an accepted offer was taken by another tenant first").argParser(number(0, 1)).default(0))
+    .addOption(parallelOption())
+    .addHelpText("after", example("npm start -- --keep", "npx gpu-rental deploy examples/instance-from-image --contention 0.5"))
+    .action(async (dir: string, options) => {
+      await runDeploy({ programDir: path.resolve(dir), keep: !!options.keep, contention: options.contention, stack: options.stack, parallel: options.parallel });
     });
-    return;
+}
+
+function sweepCommand(): Command {
+  return new Command("sweep")
+    .summary("destroy what crashed runs left behind")
+    .description(
+      "Find and destroy what crashed runs left behind (instances, network volumes, API keys), by the creation tokens the workflow library " +
+        "gives them, or instances by label. The account: GPU_RENTAL_API_URL and GPU_RENTAL_API_KEY (never a key on the command line). " +
+        "One of --token-prefix, --token, --label or --stack is required: a sweep never takes a whole account.",
+    )
+    .option("--token-prefix <p>", "everything whose creation token starts with P- (the tokenPrefix the run used)")
+    .option("--token <token>", "everything carrying this creation token (an OutcomeUnknownError names it; repeatable)", repeatable)
+    .option("--label <label>", "instances labelled LABEL")
+    .option(
+      "--stack <stack>",
+      "the orphans of Pulumi stack STACK (run in its project's folder): what carries the stack's creation tokens and its state does not " +
+        "hold (a deploy cut off before the state learnt of it); the stack's own objects are never touched",
+    )
+    .option("--older-than <d>", "only instances older than D (90s, 15m, 6h, 2d); volumes and keys are left alone")
+    .option("--idle <d>", "only instances stopped for at least D (read from the billing)")
+    .option("--dry-run", "only list what would be destroyed")
+    .addHelpText("after", example("GPU_RENTAL_API_URL=... GPU_RENTAL_API_KEY=... npx gpu-rental sweep --token-prefix ci-1234 --dry-run"))
+    .action(async function (this: Command, options) {
+      if (!options.tokenPrefix && !options.token?.length && !options.label && !options.stack) {
+        this.error("error: sweep needs --token-prefix, --token, --label or --stack: it never sweeps a whole account.", { exitCode: 2 });
+      }
+      await runSweep(
+        { tokenPrefix: options.tokenPrefix, tokens: options.token, label: options.label, dryRun: !!options.dryRun, olderThan: options.olderThan, idle: options.idle, stack: options.stack },
+        accountFromEnvironment("sweep"),
+      );
+    });
+}
+
+function spendCommand(): Command {
+  return new Command("spend")
+    .summary("what the account is paying for now, and has paid")
+    .description(
+      "Every instance of the account with label, creation token, owner, state, age, $/hour now and accrued cost (the billing's figures), " +
+        "ended ones with their end, and the totals. The account: GPU_RENTAL_API_URL and GPU_RENTAL_API_KEY, a key that may read billing.",
+    )
+    .option("--json", "print JSON, for scripts")
+    .option("--older-than <d>", "only instances older than D (90s, 15m, 6h, 2d)")
+    .option("--label <label>", "only instances labelled LABEL")
+    .option("--token-prefix <p>", "only instances whose creation token starts with P-")
+    .option(
+      "--stack <stack>",
+      "run in the stack's project folder (repeatable): the owner column says whether stack STACK's state holds the instance, it is an " +
+        "orphan of STACK, made by gpu-rental otherwise, or not made by gpu-rental",
+      repeatable,
+    )
+    .addHelpText("after", example("export GPU_RENTAL_API_URL=http://127.0.0.1:8765 GPU_RENTAL_API_KEY=local-dev-key-1\n  $ npx gpu-rental spend --label train"))
+    .action(async (options) => {
+      await runSpend({ olderThan: options.olderThan, label: options.label, tokenPrefix: options.tokenPrefix }, !!options.json, accountFromEnvironment("spend"), options.stack);
+    });
+}
+
+function pluginCommand(): Command {
+  const install = new Command("install")
+    .summary("install the gpu-rental provider plugin into your Pulumi plugins")
+    .description(
+      "Install the gpu-rental provider plugin of this package into your Pulumi plugins ($PULUMI_HOME, default ~/.pulumi): programs in every " +
+        "Pulumi language can then use the gpu-rental:index:* resources, and `pulumi package add gpu-rental` generates their SDK. It keeps " +
+        "working when this folder is removed. Uses the pulumi on PATH (or the toolchain's).",
+    )
+    .addHelpText("after", example("npx gpu-rental plugin install && pulumi package add gpu-rental"))
+    .action(() => {
+      const pulumi = path.join(ensureToolchain().bin, "pulumi");
+      const { name, version, dir } = installPlugin({ pulumi, env: process.env });
+      console.log(`${name} ${version} ${dir}`);
+    });
+  return new Command("plugin")
+    .summary("the gpu-rental provider plugin (Python, Go and YAML programs)")
+    .description("The gpu-rental provider plugin, which programs in every Pulumi language use.")
+    .addCommand(install)
+    .addHelpText("after", example("npx gpu-rental plugin install"));
+}
+
+function toolchainCommand(): Command {
+  return new Command("toolchain")
+    .summary("find or build pulumi and its language hosts; --env puts them on PATH")
+    .description(
+      `Find pulumi (v3.248.0) with language hosts for ${LANGUAGES.join(", ")} on PATH, or build them from Pulumi's published Go modules ` +
+        "(gpu-rental's own host for Node.js, Python and Go; Pulumi's for YAML) and cache them. Prints the folder holding them; with --env, " +
+        "the shell line that puts it on PATH. Progress goes to stderr.",
+    )
+    .option("--env", "print `export PATH=...` for eval in a POSIX shell, instead of the folder")
+    .addHelpText("after", example('eval "$(npx gpu-rental toolchain --env)"   # then pulumi is on PATH in this shell'))
+    .action((options) => {
+      const { bin } = ensureToolchain({ inherit: false, languages: LANGUAGES });
+      console.log(options.env ? `export PATH=${shellQuote(bin)}"\${PATH:+:$PATH}"` : bin);
+    });
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function example(...lines: string[]): string {
+  return `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((line) => `  $ ${line}`).join("\n")}`;
+}
+
+/**
+ * Runs `gpu-rental <argv>`; resolves with the exit code: 0, 1 for a failure (its message printed, naming the
+ * command), 2 for a command line that cannot be read (commander printed why, and the command's usage).
+ */
+export async function main(argv: string[]): Promise<number> {
+  const cli = program();
+  try {
+    await cli.parseAsync(argv, { from: "user" });
+    return Number(process.exitCode ?? 0);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const command = argv.find((arg) => cli.commands.some((c) => c.name() === arg));
+    console.error(`gpu-rental${command ? ` ${command}` : ""}: ${(error as Error)?.message ?? error}`);
+    return 1;
   }
-  if (command === "deploy") {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { keep: { type: "boolean" }, contention: { type: "string" }, stack: { type: "string" }, parallel: { type: "string" } },
-    });
-    await runDeploy({
-      programDir: programDir(positionals),
-      keep: !!values.keep,
-      contention: number(values.contention, "contention", 0, 1) ?? 0,
-      stack: values.stack,
-      parallel: parallel(values.parallel),
-    });
-    return;
-  }
-  if (command === "test") {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        stack: { type: "string" }, config: { type: "string", multiple: true }, "account-config": { type: "string", multiple: true },
-        "account-env": { type: "string", multiple: true }, "ssh-key-config": { type: "string", multiple: true }, expect: { type: "string", multiple: true }, junit: { type: "string" },
-        contention: { type: "string" }, parallel: { type: "string" },
-      },
-    });
-    const results = await testProgram({
-      programDir: programDir(positionals),
-      stackName: values.stack,
-      config: keyValues(values.config ?? [], "--config"),
-      accountConfigs: values["account-config"],
-      accountEnvs: values["account-env"],
-      sshKeyConfigs: values["ssh-key-config"],
-      expects: values.expect,
-      junitFile: values.junit,
-      contention: number(values.contention, "contention", 0, 1),
-      parallel: parallel(values.parallel),
-    });
-    const failed = results.filter((r) => r.status === "failed");
-    console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);
-    if (failed.length) process.exitCode = 1;
-    return;
-  }
-  if (command === "sweep") {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        "token-prefix": { type: "string" }, token: { type: "string", multiple: true }, label: { type: "string" }, "dry-run": { type: "boolean" },
-        "older-than": { type: "string" }, idle: { type: "string" }, stack: { type: "string" },
-      },
-    });
-    if (!values["token-prefix"] && !values.token?.length && !values.label && !values.stack) {
-      throw new UsageError("sweep needs --token-prefix, --token, --label or --stack: it never sweeps a whole account");
-    }
-    await runSweep({
-      tokenPrefix: values["token-prefix"], tokens: values.token, label: values.label, dryRun: !!values["dry-run"],
-      olderThan: values["older-than"], idle: values.idle, stack: values.stack,
-    });
-    return;
-  }
-  if (command === "spend") {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        json: { type: "boolean" }, "older-than": { type: "string" }, label: { type: "string" }, "token-prefix": { type: "string" },
-        stack: { type: "string", multiple: true },
-      },
-    });
-    await runSpend({ olderThan: values["older-than"], label: values.label, tokenPrefix: values["token-prefix"] }, !!values.json, values.stack);
-    return;
-  }
-  if (command === "plugin") {
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
-    if (positionals.length !== 1 || positionals[0] !== "install") throw new UsageError(`plugin takes one subcommand: install.\n\n${USAGE}`);
-    const pulumi = path.join(ensureToolchain().bin, "pulumi");
-    const { name, version, dir } = installPlugin({ pulumi, env: process.env });
-    console.log(`${name} ${version} ${dir}`);
-    return;
-  }
-  if (command === "toolchain") {
-    console.log(ensureToolchain({ inherit: false, languages: LANGUAGES }).bin);
-    return;
-  }
-  throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
 }

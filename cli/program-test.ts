@@ -1,6 +1,6 @@
 import * as crypto from "node:crypto";
 import * as path from "node:path";
-import { heldSince, Holdings, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
+import { heldSince, Holdings, holdingsOf, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RunningEmulator, startEmulator } from "../emulator";
 import { EngineEvent, EphemeralStack, withEphemeralStack } from "./ephemeral";
 import { installProgram } from "./program-install";
 import { projectRuntime } from "./project-file";
@@ -19,7 +19,7 @@ export interface ProgramTestOptions {
   accountConfigs?: string[];
   /**
    * Stack config keys that get the private half of a fresh SSH key, as a secret, its public half registered on
-   * the account: the emulator then serves SSH (programs with post-boot steps over SSH).
+   * the account (programs with post-boot steps over SSH; the emulator serves SSH in any case).
    */
   sshKeyConfigs?: string[];
   /** Environment variables that each get the API key of a fresh emulator account. */
@@ -38,20 +38,23 @@ export interface ProgramTestOptions {
 
 /**
  * `gpu-rental test`: tests a Pulumi program against a throwaway emulator in one step, as a CI pipeline runs it.
- * Starts the emulator, creates an ephemeral stack on a local backend, runs `up`, a second `up` that must show no
- * changes, the output checks, `destroy`, and checks that nothing the run created is left in the emulator.
+ * Starts the emulator (its instances run onstart and serve SSH, as the service's do), creates an ephemeral stack on
+ * a local backend, runs `up`, a second `up` that must show no changes, the output checks, `destroy`, and checks that
+ * nothing the run created is left in the emulator, nor any process it started running.
  */
 export async function testProgram(options: ProgramTestOptions): Promise<StepResult[]> {
   const out = options.out ?? process.stdout;
   const log = (line: string) => out.write(`${line}\n`);
   const steps = new Steps(log);
   // Quick boots: a CI run tests the program's wiring, not the market's patience.
-  const sshKeyConfigs = options.sshKeyConfigs ?? [];
-  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: sshKeyConfigs.length > 0 });
+  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true });
+  // Every process the run starts carries the mark (the engine, its plugins, the program, the instances' processes).
+  const run = crypto.randomBytes(6).toString("hex");
+  const machines = emulator.ssh?.machines.markPrefix;
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
-    for (const name of sshKeyConfigs) {
+    for (const name of options.sshKeyConfigs ?? []) {
       const key = freshKey();
       registerOnSeededAccount(emulator, key);
       secrets[name] = key.privateKey;
@@ -59,6 +62,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     // What the run found (the keys registered above included): only what the program made must be gone after it.
     const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const env = {
+      GPU_RENTAL_TEST_RUN: run,
       GPU_RENTAL_API_URL: emulator.url,
       GPU_RENTAL_API_KEY: emulator.apiKey,
       ...Object.fromEntries((options.accountEnvs ?? []).map((name) => [name, accounts.keys[name]])),
@@ -91,6 +95,12 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   } finally {
     await emulator.close();
   }
+  await steps.run("nothing left running", async () => {
+    // Ended on the way: nothing of the run may outlive it, whatever the report says.
+    const left = (await leftRunning("GPU_RENTAL_TEST_RUN", run, 10_000)).length ? killMarked("GPU_RENTAL_TEST_RUN", run) : [];
+    left.push(...(machines ? killMarked(MACHINE_MARK, machines, { prefix: true }) : []));
+    if (left.length) throw new Error(`${describeProcesses(left)} still ran after the run ended (stopped now): whatever started them did not stop them.`);
+  });
   if (options.junitFile) writeJunit(options.junitFile, `gpu-rental test ${path.basename(path.resolve(options.programDir))}`, steps.results);
   return steps.results;
 }
@@ -146,6 +156,10 @@ function checkOutput(outputs: StackOutputs, expect: string): void {
   if (!op && (value === null || value === undefined || value === "")) throw new Error(`output ${name} is empty`);
   if (op === "=" && text !== wanted) throw new Error(`output ${name} is ${shown}, expected ${wanted}`);
   if (op === "~" && !new RegExp(wanted).test(text)) throw new Error(`output ${name} is ${shown}, which does not match /${wanted}/`);
+}
+
+function describeProcesses(processes: MarkedProcess[]): string {
+  return processes.map((p) => `process ${p.pid} (${p.command.slice(0, 200)})`).join(", ");
 }
 
 function describeHeld(held: Holdings): string {

@@ -1,4 +1,4 @@
-import { GpuRentalClient, SpendLine, spendReport, SpendFilter, SpendReport } from "../sdk";
+import { Connection, GpuRentalClient, SpendLine, spendReport, SpendFilter, SpendReport } from "../sdk";
 import { readStackHoldings } from "./stack-holdings";
 
 /**
@@ -6,8 +6,8 @@ import { readStackHoldings } from "./stack-holdings";
  * billing) with what it costs per hour now and has cost so far, and whose it is (held by one of `stacks`' states,
  * an orphan of one, made by gpu-rental otherwise, or not), as a table or JSON.
  */
-export async function runSpend(filter: SpendFilter, json: boolean, stacks: string[] = []): Promise<SpendReport> {
-  const report = await spendReport(new GpuRentalClient(), filter, stacks.map((stack) => readStackHoldings(stack)));
+export async function runSpend(filter: SpendFilter, json: boolean, account: Connection, stacks: string[] = []): Promise<SpendReport> {
+  const report = await spendReport(new GpuRentalClient(account), filter, stacks.map((stack) => readStackHoldings(stack)));
   if (json) {
     console.log(JSON.stringify(report, null, 2));
     return report;

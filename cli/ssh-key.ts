@@ -1,4 +1,6 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { utils } from "ssh2";
 import { ed25519KeyPair, loadOrMakeKey, registerSshKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
 
 export interface UserKey {
@@ -21,13 +23,32 @@ export function freshKey(): UserKey {
   return { privateKey: made.private, publicKey: made.public };
 }
 
+/**
+ * The user's own key (`gpu-rental emulator --ssh-key FILE`): FILE is the private key, its public half in FILE.pub
+ * as ssh-keygen writes it (or FILE is the .pub, the private key beside it). Only the public half is read.
+ */
+export function keyFromFile(file: string): Pick<UserKey, "publicKey" | "file"> {
+  const [privateFile, publicFile] = file.endsWith(".pub") ? [file.slice(0, -4), file] : [file, `${file}.pub`];
+  if (!fs.existsSync(publicFile)) {
+    throw new Error(`--ssh-key ${file}: there is no ${publicFile} beside it. Give the private key whose public half ssh-keygen wrote as FILE.pub (ssh-keygen -t ed25519 -f ${privateFile}).`);
+  }
+  const publicKey = fs.readFileSync(publicFile, "utf8").trim();
+  const parsed = utils.parseKey(publicKey);
+  if (parsed instanceof Error || Array.isArray(parsed)) throw new Error(`--ssh-key ${file}: ${publicFile} is not an OpenSSH public key (ssh-ed25519 AAAA... or ssh-rsa AAAA...).`);
+  return { publicKey, file: path.resolve(privateFile) };
+}
+
 /** Registers the key on the emulator's seeded account, as `POST /api/v0/ssh/` does. */
-export function registerOnSeededAccount(emulator: RunningEmulator, key: UserKey): void {
+export function registerOnSeededAccount(emulator: RunningEmulator, key: Pick<UserKey, "publicKey">): void {
   registerSshKey(emulator, key.publicKey);
 }
 
-/** The OpenSSH command line that logs into an instance of this emulator with `key`, its host key checked. */
-export function sshCommandLine(emulator: RunningEmulator, key: UserKey, host: string, port: number): string {
+/**
+ * The OpenSSH command line that logs into an instance of this emulator, its host key checked (the emulator's
+ * known_hosts file); with `-i` when the key is in a file, else with the user's own keys.
+ */
+export function sshCommandLine(emulator: RunningEmulator, key: Pick<UserKey, "file">, host: string, port: number): string {
   const known = emulator.ssh ? ` -o UserKnownHostsFile=${emulator.ssh.knownHostsFile}` : "";
-  return `ssh -i ${key.file ?? "KEY"} -o IdentitiesOnly=yes${known} -p ${port} ${SSH_USER}@${host}`;
+  const identity = key.file ? `-i ${key.file} -o IdentitiesOnly=yes` : "";
+  return ["ssh", identity, known.trim(), `-p ${port} ${SSH_USER}@${host}`].filter(Boolean).join(" ");
 }

@@ -1,4 +1,4 @@
-import { GpuRentalClient, sweep, SweepOptions, SweepReport } from "../sdk";
+import { Connection, GpuRentalClient, sweep, SweepOptions, SweepReport } from "../sdk";
 import { readStackHoldings } from "./stack-holdings";
 
 /**
@@ -7,8 +7,8 @@ import { readStackHoldings } from "./stack-holdings";
  * state does not hold), with the account of GPU_RENTAL_API_URL / GPU_RENTAL_API_KEY. The key is read from the
  * environment only, never from the command line (where other users of the machine see it).
  */
-export async function runSweep(options: Omit<SweepOptions, "stack"> & { stack?: string }): Promise<SweepReport> {
-  const client = new GpuRentalClient();
+export async function runSweep(options: Omit<SweepOptions, "stack"> & { stack?: string }, account: Connection): Promise<SweepReport> {
+  const client = new GpuRentalClient(account);
   const report = await sweep(client, { ...options, stack: options.stack === undefined ? undefined : readStackHoldings(options.stack) });
   const verb = report.dryRun ? "would destroy" : "destroyed";
   const lines = [

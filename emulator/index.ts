@@ -5,7 +5,9 @@ import { Faults } from "./control/faults";
 import { FileStore } from "./storage/store";
 import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./control/machines";
+import { machinesUnsupported } from "./sandbox/machines";
 import { SshKeyRecord, sshKeys } from "./domain/ssh-keys";
+import type { MachinesStatus } from "./control/machines";
 import type { UserRecord } from "./domain/accounts";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
@@ -20,6 +22,10 @@ export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";
 export type { OnstartReport, MachineLimits } from "./sandbox/machines";
+export { MACHINE_MARK } from "./sandbox/machines";
+export { RUN_MARKS, markedProcesses, killMarked, leftRunning } from "./sandbox/processes";
+export type { MarkedProcess } from "./sandbox/processes";
+export type { MachinesStatus } from "./control/machines";
 export type { SshKeyRecord };
 
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
@@ -46,6 +52,8 @@ export interface RunningEmulator {
   server: FastifyInstance;
   /** Set when SSH is served (`ssh` option). */
   ssh?: RunningSsh;
+  /** Whether instances get emulated machines (onstart runs, SSH is served), and why not. */
+  machines: MachinesStatus;
   close(): Promise<void>;
 }
 
@@ -69,9 +77,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const server = buildServer(marketplace, options, faults);
   const host = options.host ?? "127.0.0.1";
   let ssh: RunningSsh | undefined;
+  const unsupported = options.ssh ? machinesUnsupported() : undefined;
+  const machines: MachinesStatus = options.ssh && !unsupported ? { onstart: true } : { onstart: false, why: unsupported ?? "the emulator was started without its machines (--no-ssh)" };
   try {
-    ssh = options.ssh ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
-    if (ssh && options.controlApi !== false) registerMachineControl(server, marketplace, ssh.machines);
+    ssh = machines.onstart ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
+    if (options.controlApi !== false) registerMachineControl(server, marketplace, ssh?.machines, machines);
     await server.listen({ port: options.port ?? 0, host });
   } catch (error) {
     // A start that failed (a port in use, say) gives the data folder back: a retry in this process may take it.
@@ -90,6 +100,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults,
     server,
     ssh,
+    machines,
     close: async () => {
       ssh?.close();
       await server.close();

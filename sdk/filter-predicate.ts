@@ -1,4 +1,4 @@
-import { FieldFilter, FieldType, FILTER_OPERATORS, OFFER_FIELDS } from "./schemas";
+import { FieldFilter, FieldType, FILTER_OPERATORS, OFFER_FILTER_FIELDS } from "./schemas";
 
 /**
  * The one reading of search filters (`{field: {op: value}}`), as the live service reads them: the emulator's
@@ -66,11 +66,12 @@ export function matchesFilters(
 
 /**
  * Whether an offer, as an offer search returned it, is one the search `filters` would find. Filters the service
- * would refuse are met by no offer.
+ * would refuse are met by no offer. Every field a declared filter may name counts, the vendor's documented ones
+ * too: an offer without the field (`cpu_arch` of an offer the emulator made) meets only `neq` and `notin` on it.
  */
 export function offerMatches(offer: Readonly<Record<string, unknown>>, filters: Readonly<Record<string, unknown>>): boolean {
   try {
-    return matchesFilters(offer, filters, OFFER_FIELDS);
+    return matchesFilters(offer, filters, OFFER_FILTER_FIELDS);
   } catch (error) {
     if (error instanceof InvalidFilter) return false;
     throw error;

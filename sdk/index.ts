@@ -4,6 +4,8 @@ export * from "./connection";
 export * from "./clock";
 export * from "./client";
 export type * from "./offer-filters";
+export * from "./filter-check";
+export { nearestName } from "./nearest-name";
 export * from "./workflows/rent";
 export * from "./workflows/wait";
 export * from "./workflows/create-once";
@@ -15,6 +17,7 @@ export * from "./workflows/fleet";
 export * from "./workflows/rentals";
 export * from "./workflows/watchdog";
 export * from "./workflows/spend";
+export * from "./workflows/preview";
 export * from "./workflows/exec";
 export * from "./workflows/with-instance";
 // Every endpoint is `client.<kind>.<verb>()`: the endpoint modules' factories (templatesApi, ...) are not exported.

@@ -10,25 +10,81 @@ const cli = (...args: string[]) =>
   spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), ...args], { encoding: "utf8", timeout: 20_000 });
 
 describe("gpu-rental command", () => {
-  it("prints its usage", () => {
+  it("prints its usage, with every command, and its version", () => {
     const res = cli("--help");
     expect(res.status).toBe(0);
-    expect(res.stdout).toMatch(/emulator[\s\S]*deploy[\s\S]*toolchain/);
+    expect(res.stdout).toMatch(/emulator[\s\S]*test[\s\S]*deploy[\s\S]*sweep[\s\S]*spend[\s\S]*plugin[\s\S]*toolchain/);
+    const version = cli("--version");
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(require("../package.json").version);
+  });
+
+  it.each(["emulator", "test", "deploy", "sweep", "spend", "plugin", "plugin install", "toolchain", "help test"])(
+    "gpu-rental %s --help: its own usage, options with their defaults, an example; exit 0, nothing run",
+    (line) => {
+      const command = line.split(" ");
+      const res = cli(...command, ...(command[0] === "help" ? [] : ["--help"]));
+      expect(res.status).toBe(0);
+      const name = command[0] === "help" ? command[1] : command.join(" ");
+      expect(res.stdout).toMatch(new RegExp(`^Usage: gpu-rental ${name} `));
+      expect(res.stdout).toMatch(/\nExamples?:\n {2}\$ /);
+      expect(res.stdout).not.toMatch(/\[toolchain\]|Control API:/);
+      expect(res.stderr).toBe("");
+    },
+  );
+
+  it("shows each option's default", () => {
+    const emulator = cli("emulator", "--help").stdout;
+    expect(emulator).toMatch(/--port <n>\s+listen on 127\.0\.0\.1:N \(default: a free port\)/);
+    expect(emulator).toMatch(/--offers <n>\s+offers in the seeded market \(default: 300\)/);
+    expect(cli("test", "--help").stdout).toMatch(/--parallel <n>[\s\S]*\(default: one per resource of the program, at least\s+64\)/);
+  });
+
+  it("suggests the option meant, and shows the command's usage, for a misspelt one", () => {
+    const res = cli("test", "--expct", "ssh");
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/unknown option '--expct'\n\(Did you mean --expect\?\)/);
+    expect(res.stderr).toMatch(/Usage: gpu-rental test \[options\] \[dir\]/);
   });
 
   it.each([
-    [["emulator", "--port", "http"], /--port must be a number from 0 to 65535/],
-    [["emulator", "--contention", "2"], /--contention must be a number from 0 to 1/],
-    [["emulator", "--api-key", "short"], /--api-key must be at least 8 characters/],
-    [["emulator", "--colour"], /Unknown option '--colour'/],
-    [["launch"], /Unknown command "launch"/],
+    [["emulator", "--port", "http"], /option '--port <n>' argument 'http' is invalid\. It must be a number from 0 to 65535/],
+    [["emulator", "--contention", "2"], /argument '2' is invalid\. It must be a number from 0 to 1/],
+    [["emulator", "--api-key", "short"], /An API key is at least 8 characters/],
+    [["emulator", "--colour"], /unknown option '--colour'/],
+    [["launch"], /unknown command 'launch'/],
+    [["tset"], /unknown command 'tset'\n\(Did you mean test\?\)/],
     [["sweep"], /sweep needs --token-prefix, --token, --label or --stack/],
-    [["test", "--parallel", "1.5"], /--parallel must be a whole number/],
-    [["deploy", "--parallel", "0"], /--parallel must be a number from 1 to 100000/],
-  ])("refuses %j with a clear message and exit code 2", (args, message) => {
+    [["plugin", "instal"], /\(Did you mean install\?\)/],
+    [["test", "--parallel", "1.5"], /It must be a whole number/],
+    [["deploy", "--parallel", "0"], /It must be a number from 1 to 100000/],
+  ])("refuses %j with a clear message, the command's usage and exit code 2", (args, message) => {
     const res = cli(...args);
     expect(res.status).toBe(2);
     expect(res.stderr).toMatch(message);
+    expect(res.stderr).toMatch(/Usage: gpu-rental/);
+  });
+
+  it("toolchain --env prints the line that puts pulumi on PATH, for eval", () => {
+    const bin = path.join(REPO_ROOT, "bin", "gpu-rental.js");
+    const res = spawnSync("bash", ["-c", `eval "$("${process.execPath}" "${bin}" toolchain --env)" && pulumi version`], {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      timeout: 120_000,
+    });
+    expect(res.stderr).toMatch(/\[toolchain\] /);
+    expect(res.stdout.trim()).toBe("v3.248.0");
+    expect(res.status).toBe(0);
+  });
+
+  it.each(["spend", "sweep"])("gpu-rental %s without an account says to export both variables, for that command", (command) => {
+    const res = spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), command, "--label", "train"], {
+      encoding: "utf8",
+      env: { ...process.env, GPU_RENTAL_API_URL: "", GPU_RENTAL_API_KEY: "" },
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`^gpu-rental ${command}: GPU_RENTAL_API_URL and GPU_RENTAL_API_KEY are not set: gpu-rental ${command} reads the account from the environment only\\. Run \`export GPU_RENTAL_API_URL=`));
+    expect(res.stderr).not.toMatch(/pulumi config/);
   });
 });
 

@@ -59,7 +59,6 @@ if [ "${GPU_RENTAL_BUILD_PULUMI:-}" != 1 ] && command -v pulumi >/dev/null 2>&1;
   say "the pulumi on PATH ($bin) has no host for ${missing[*]} beside it: building the toolchain instead"
 fi
 
-command -v go >/dev/null 2>&1 || die "Go is needed to build the Pulumi CLI and its language hosts (no pulumi with them on PATH)"
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"
 flock 9 || die "could not take the lock $cache_root/.lock"
@@ -76,6 +75,9 @@ key_of() { find "$@" -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut 
 go_build() {
   local label=$1 module=$2 package=$3 out=$4 count=0 from
   shift 4
+  # Go is needed only to build what the cache does not have yet.
+  command -v go >/dev/null 2>&1 ||
+    die "no pulumi with the hosts asked for (${languages[*]}) is on PATH, and no Go to build $label: install the Pulumi CLI (https://www.pulumi.com/docs/install/), or Go 1.25 or later (https://go.dev/dl/)"
   from=$(date +%s)
   say "$label: compiling (minutes on 2 cores when Go's build cache is cold)"
   (cd "$module" && go build -v -trimpath -tags osusergo,grpcnotrace "$@" -o "$out" "$package" 2>&1) | while IFS= read -r line; do

@@ -9,11 +9,24 @@ const GpuValues = z.union([z.number(), z.array(z.number())]);
 /** What the instance's `nvidia-smi` reports: one value for every GPU, or one per GPU. */
 const SetGpus = z.object({ utilization: GpuValues.optional(), memory_used_mib: GpuValues.optional() }).strict();
 
+/** Whether the emulator's instances get machines: where not, their onstart never runs (nor a watchdog from it). */
+export interface MachinesStatus {
+  onstart: boolean;
+  /** Why not. */
+  why?: string;
+}
+
 /**
- * The control API's view of an instance's emulated machine (with `--ssh`): its sandbox folder and what its
- * `onstart` printed, for tests and developers. Not part of the service, so under `/_emulator/`.
+ * The control API's view of the emulated machines: whether there are any (`GET /_emulator/machines`, which the
+ * provider asks before it reports a lifetime policy in effect), and with them an instance's sandbox folder and what
+ * its `onstart` printed, for tests and developers. Not part of the service, so under `/_emulator/`.
  */
-export function registerMachineControl(app: FastifyInstance, market: Marketplace, machines: Machines): void {
+export function registerMachineControl(app: FastifyInstance, market: Marketplace, machines: Machines | undefined, status: MachinesStatus): void {
+  app.get("/_emulator/machines", async () => status);
+  if (machines) registerInstanceMachines(app, market, machines);
+}
+
+function registerInstanceMachines(app: FastifyInstance, market: Marketplace, machines: Machines): void {
   const instanceOf = (params: unknown) => {
     const id = idParam(params as Record<string, string>, "id");
     const instance = market.instances.all().find((i) => i.id === id);
@@ -30,6 +43,8 @@ export function registerMachineControl(app: FastifyInstance, market: Marketplace
     return {
       instance_id: id, up: machines.isUp(instance), sandbox: machines.sandboxOf(id) ?? null, onstart: machines.onstartOf(id) ?? null,
       gpus: gpusView(machines.gpusOf(instance)),
+      // What the machine's `sleep`s wait for (emulator time, seconds): a process waiting on the clock is listed here.
+      sleeping_until: machines.clockWaitsOf(id).map((ms) => ms / 1000),
     };
   });
 

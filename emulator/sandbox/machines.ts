@@ -3,8 +3,13 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
+import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
+import { killMarked, runMarksOf } from "./processes";
+
+/** The environment variable that marks every process of a machine (and their children), to find them at stop. */
+export const MACHINE_MARK = "GPU_RENTAL_MACHINE";
 
 /**
  * The emulated machines behind instances of an SSH or Jupyter runtype: a sandbox folder each, the processes
@@ -29,6 +34,8 @@ export const DEFAULT_MACHINE_LIMITS: MachineLimits = { maxRunMs: 3_600_000, maxO
 /** What the machines need from the rest of the emulator. */
 export interface MachineHooks {
   now(): number;
+  /** The emulator's clock as the machines' `date` and `sleep` follow it (./clock.ts). */
+  clock(): ClockReading;
   lifecycle(): Lifecycle;
   /** Where the instance's SSH will be served (before it is: the port may still move when it comes up). */
   assign(instance: InstanceRecord): { host: string; port: number };
@@ -84,16 +91,43 @@ interface Machine {
 /** The shell commands run with, as a container's root user would have it. */
 export const SHELL = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
+/**
+ * Why this computer cannot run emulated machines (a POSIX shell, process groups), or undefined when it can: on
+ * Windows, instances would crash at every boot, so the emulator serves them without machines and says so.
+ */
+export function machinesUnsupported(): string | undefined {
+  if (process.platform === "win32") return "this computer runs Windows, where the emulated machines (POSIX shells, process groups) cannot run";
+  if (!fs.existsSync(SHELL)) return `this computer has no ${SHELL} to run the instances' commands with`;
+  return undefined;
+}
+
 export class Machines implements InstanceWatcher {
   private readonly machines = new Map<number, Machine>();
   private readonly emulatorId = randomBytes(4).toString("hex");
+
+  /** The start of the MACHINE_MARK of every process of this emulator's machines. */
+  get markPrefix(): string {
+    return `${this.emulatorId}-`;
+  }
 
   constructor(
     /** The folder holding one sandbox folder per instance. */
     readonly root: string,
     readonly limits: MachineLimits,
     private readonly hooks: MachineHooks,
-  ) {}
+  ) {
+    this.clockMoved();
+  }
+
+  /** The emulator's clock moved: the machines' `date` and `sleep` see it at their next look. */
+  clockMoved(): void {
+    writeClock(this.clockFile, this.hooks.clock());
+  }
+
+  /** The emulator times (ms) the machine's `sleep`s wait for now: none while its processes are busy. */
+  clockWaitsOf(instanceId: number): number[] {
+    return clockWaits(this.binOf(instanceId));
+  }
 
   created(instance: InstanceRecord, instanceApiKey: string): void {
     const machine = this.machineOf(instance);
@@ -173,7 +207,7 @@ export class Machines implements InstanceWatcher {
   /**
    * The environment of the instance's processes: a container root's basics, the instance's `env` (without its
    * port mappings), `CONTAINER_ID` and `CONTAINER_API_KEY`, then `extra`. Nothing of the emulator's own
-   * environment but `PATH` (its secrets stay out).
+   * environment but `PATH` (its secrets stay out), and the marks of the run that started it (processes/runMarksOf).
    */
   environment(instance: InstanceRecord, extra: Record<string, string> = {}): Record<string, string> {
     const machine = this.machines.get(instance.id);
@@ -190,7 +224,8 @@ export class Machines implements InstanceWatcher {
       CONTAINER_ID: String(instance.id),
       ...(machine.apiKey && { CONTAINER_API_KEY: machine.apiKey }),
       ...extra,
-      GPU_RENTAL_MACHINE: machine.marker,
+      ...runMarksOf(),
+      [MACHINE_MARK]: machine.marker,
     };
   }
 
@@ -234,6 +269,11 @@ export class Machines implements InstanceWatcher {
     return path.join(this.root, ".tools", String(instanceId));
   }
 
+  /** The clock every machine's tools read. */
+  private get clockFile(): string {
+    return path.join(this.root, ".tools", "clock");
+  }
+
   private machineOf(instance: InstanceRecord): Machine | undefined {
     if (instance.runtype === "args") return undefined;
     let machine = this.machines.get(instance.id);
@@ -253,6 +293,7 @@ export class Machines implements InstanceWatcher {
     try {
       fs.mkdirSync(machine.dir, { recursive: true });
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
+      installClockTools(this.binOf(instance.id), this.clockFile);
       machine.apiKey ??= this.hooks.reissueKey(instance);
       const onstart = instance.config.onstart?.trim();
       if (onstart) {
@@ -305,7 +346,8 @@ export class Machines implements InstanceWatcher {
     this.hooks.down(machine.instance);
     for (const process of machine.processes) process.kill();
     machine.processes.clear();
-    killMarked(machine.marker);
+    // Those that left the machine's process group (`setsid`, a daemon) still carry its mark.
+    killMarked(MACHINE_MARK, machine.marker);
     if (machine.onstart?.report.state === "running") machine.onstart.report.state = "killed";
   }
 }
@@ -321,26 +363,5 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid, signal);
   } catch {
     // already gone
-  }
-}
-
-/**
- * Kills the processes that left their machine's process group (`setsid`, a daemon) but still carry its marker
- * in their environment. Linux only (/proc); elsewhere process groups alone are ended.
- */
-function killMarked(marker: string): void {
-  let pids: string[];
-  try {
-    pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return;
-  }
-  const needle = `GPU_RENTAL_MACHINE=${marker}\0`;
-  for (const pid of pids) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/environ`, "latin1").includes(needle)) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // not ours to read, or gone
-    }
   }
 }

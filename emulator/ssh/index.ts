@@ -20,6 +20,8 @@ export interface SshOptions {
   /** The folder of the instances' sandboxes. Default: in the data dir, else a temporary folder removed at close. */
   sandboxes?: string;
   limits?: Partial<MachineLimits>;
+  /** Told each time an instance's machine is up and its SSH served (every boot): where to log in. */
+  onMachineUp?: (instance: { id: number; host: string; port: number }) => void;
 }
 
 /** SSH as a running emulator serves it. */
@@ -62,10 +64,12 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
   });
   const machines: Machines = new Machines(sandboxes, { ...DEFAULT_MACHINE_LIMITS, ...options.limits }, {
     now: () => market.clock.now(),
+    clock: () => market.clock.reading(),
     lifecycle: () => market.lifecycle,
     assign: (instance) => endpoints.assign(instance),
     up: async (instance) => {
       instance.sshEndpoint = await endpoints.up(instance);
+      options.onMachineUp?.({ id: instance.id, ...instance.sshEndpoint });
     },
     down: (instance) => endpoints.down(instance),
     release: (instance) => endpoints.forget(instance),
@@ -78,6 +82,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
   });
   market.instances.watch(machines);
+  const unfollowClock = market.clock.onMove(() => machines.clockMoved());
 
   const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
   const hostPublicKey = hostKey.public;
@@ -90,6 +95,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     hostKeyFile,
     close: () => {
       market.instances.watch(undefined);
+      unfollowClock();
       machines.close();
       endpoints.close();
       if (temporary) fs.rmSync(sandboxes, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FieldFilter, OfferFilters, Order } from "../../sdk";
+import { OfferFilters, OfferFiltersInput, Order } from "../../sdk";
 import type { EnumDescription, PropertyDescription } from "./description";
 
 /**
@@ -44,7 +44,8 @@ export const CriteriaFields = {
   gpuModel: z.string().min(1).optional(),
   /** Criteria sugar: `filters.num_gpus = {eq: gpuCount}`. */
   gpuCount: z.number().int().positive().optional(),
-  filters: z.record(z.string(), FieldFilter).optional(),
+  /** Checked against the fields the offer search knows (sdk/filter-check.ts): the service ignores the others. */
+  filters: OfferFiltersInput.optional(),
   order: Order.optional(),
   /** `reserved` is left out: the API shows no way to accept an offer at its reserved price. */
   offerType: z.enum(["on-demand", "ondemand", "bid"]).optional(),

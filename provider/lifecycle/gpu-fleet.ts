@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import {
-  capWarnings, destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, NotDestroyedError,
-  rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
+  destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
+  lifetimeWarnings, NotDestroyedError, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
@@ -259,15 +259,17 @@ function partialFleet(error: unknown, id: string, spec: FleetSpec, others: Made[
 }
 
 /**
- * What `pulumi preview` can say of the rental of a fleet whose check passed: that the stack's maxHourlySpend will
- * refuse its members (those not adopted), together. Nothing while its size or its search is not known yet.
+ * What `pulumi preview` can say of the rental of a fleet whose check passed: that the market has too few offers
+ * for its members (those not adopted), or that the stack's maxHourlySpend will refuse them, together. Nothing
+ * while its size or its search is not known yet.
  */
 async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const own = knownValues(news, ["size", "adoptIds"], unknown);
-  if (!search || typeof own?.size !== "number") return [];
+  const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
+  if (!search || typeof own?.size !== "number") return lifetime;
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return capWarnings(op.client, criteriaOf(search), op.spendCap(), renting);
+  return [...lifetime, ...(await rentalWarnings(op.client, criteriaOf(search), op.spendCap(), renting))];
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import {
   CreateInstanceRequest, describePolicy, DEFAULT_ORDER, GpuRentalError, hasReached, Instance, InstanceFailedError, InstanceLeftError,
-  InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, NotFoundError, OfferCriteria, OfferFilters, RentOptions,
-  rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState, capWarnings, waitForStatus,
+  InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, lifetimeWarnings, NotFoundError, OfferCriteria, OfferFilters,
+  RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
+  waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
@@ -448,7 +449,11 @@ async function createInstance(spec: InstanceSpec, op: Operation): Promise<{ id: 
   const request = creationRequestOf(spec);
   if (token) request.env = { ...request.env, [SPEC_ENV]: digest };
   const rentOptions: RentOptions = { clock: op.clock, ...op.rent, token, signal: op.signal };
-  const outputs = (held: Held) => createdOutputs(spec, held.instance ?? unseen(held.instanceId), held);
+  // A policy is reported in effect only where a watchdog can run (not on an emulator without machines).
+  const lifetime = lifetimeOf(spec);
+  const unenforced = lifetime && (await watchdogCannotRun(op.client));
+  if (lifetime && unenforced) op.log(`its lifetime policy (${describePolicy(lifetime)}) is not in effect: ${unenforced}`);
+  const outputs = (held: Held) => createdOutputs(spec, held.instance ?? unseen(held.instanceId), held, !unenforced);
   try {
     const [held] = await rentAndBoot(
       {
@@ -526,8 +531,8 @@ export function instanceDigest(spec: InstanceSpec): string {
 }
 
 /** The outputs of a created instance, as seen (or known by id only, when it was never seen). */
-function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held, "offer" | "key">): InstanceSpec & InstanceOutputs {
-  const lifetime = lifetimeOf(spec);
+function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held, "offer" | "key">, enforced = true): InstanceSpec & InstanceOutputs {
+  const lifetime = enforced && lifetimeOf(spec);
   return {
     ...spec, ...observedOutputs(instance), rentedOfferId: held.offer?.id ?? null,
     rentedOffer: held.offer, instanceApiKey: held.key, lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
@@ -535,12 +540,14 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
 }
 
 /**
- * What preview can say of the rental of inputs whose check passed: that the stack's maxHourlySpend will
- * refuse it. Nothing while an input that decides the search is not known yet.
+ * What preview can say of the rental of inputs whose check passed: that its lifetime policy will not be enforced
+ * (an emulator without machines); that no offer on the market matches them, or that the stack's maxHourlySpend
+ * will refuse it (nothing while an input that decides the search is not known yet).
  */
 async function instanceWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
-  return search ? capWarnings(op.client, criteriaOf(search), op.spendCap()) : [];
+  const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
+  return [...lifetime, ...(search ? await rentalWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
 }
 
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AccountRef, ClientOptions, GpuRentalError } from "../../sdk";
 import type { ProviderContext } from "./context";
 import type { Diff, Imported, Kind, Operation, Props } from "./kind";
-import { CheckFailure, checkSpec, definedOnly, sameValue } from "./spec";
+import { CheckFailure, checkSpec, definedOnly, sameValue, unknownInputs } from "./spec";
 
 /**
  * A kind's functions as the Pulumi shells call them, one per provider method, over the provider's context: what
@@ -62,7 +62,10 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
     const common = Object.fromEntries(Object.entries(news).filter(([k, v]) => k in CommonInputs.shape && v !== null && v !== unknown));
     const held = Object.keys(olds).length > 0 ? Number(olds[GENERATION_INPUT] ?? 0) : undefined;
     const inputs = { ...own.inputs, [GENERATION_INPUT]: context.generationOf(held, urn) };
-    return { inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures] };
+    // A name the kind does not take, unless its own check refused it already (a fleet's `label`).
+    const reported = new Set(own.failures.map((f) => f.property));
+    const strangers = unknownInputs(name, [...kind.spec.keys, ...Object.keys(CommonInputs.shape)], news).filter((f) => !reported.has(f.property));
+    return { inputs, failures: [...own.failures, ...checkSpec(CommonInputs, common).failures, ...strangers] };
   };
   /** The operation on a resource of these inputs: its account's client, and (create, update) which creation it is. */
   const operation = (props: Props, urn?: string, calls?: ClientOptions): Operation => ({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonicalJson, describeIssues, GpuRentalError } from "../../sdk";
+import { canonicalJson, describeIssues, GpuRentalError, nearestName } from "../../sdk";
 
 /**
  * What the kinds share: checking a declared spec with its zod schema the way the Pulumi provider's `check`
@@ -33,6 +33,19 @@ export function specOf<S extends z.ZodObject>(kind: string, schema: S): SpecOf<z
   };
 }
 
+/**
+ * The inputs given that a kind does not take (`maxLifetme`), each refused naming the nearest one it takes: a
+ * JavaScript program passes any name, and a name no spec reads would be dropped without a word (and with it the
+ * limit the user meant). Names starting with `__` are the engine's and the shells' own (`__provider`, `__urn`).
+ */
+export function unknownInputs(kind: string, names: readonly string[], news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  const strangers = Object.keys(news).filter((k) => !k.startsWith("__") && !names.includes(k) && news[k] !== undefined && news[k] !== null);
+  return strangers.map((property) => {
+    const near = nearestName(property, names);
+    return { property, reason: `${property} is not an input of ${kind}${near ? `: did you mean ${near}?` : `. Its inputs: ${[...names].sort().join(", ")}`}` };
+  });
+}
+
 /** The values of `keys` that are set (null ones left out): what a spec is parsed from. */
 export function pick(input: unknown, keys: readonly string[]): Record<string, unknown> {
   const props = (input ?? {}) as Record<string, unknown>;
@@ -43,12 +56,11 @@ export function pick(input: unknown, keys: readonly string[]): Record<string, un
 export function checkSpec<S extends z.ZodType>(schema: S, spec: unknown): { spec?: z.infer<S>; failures: CheckFailure[] } {
   const parsed = schema.safeParse(spec);
   if (parsed.success) return { spec: parsed.data, failures: [] };
-  return {
-    failures: parsed.error.issues.map((issue) => ({
-      property: String(issue.path[0] ?? ""),
-      reason: describeIssues(new z.ZodError([issue])),
-    })),
-  };
+  return { failures: parsed.error.issues.map(failureOf) };
+}
+
+function failureOf(issue: z.core.$ZodIssue): CheckFailure {
+  return { property: String(issue.path[0] ?? ""), reason: describeIssues(new z.ZodError([issue])) };
 }
 
 /** The spec, or a GpuRentalError naming every bad input: nothing is sent to the service for a bad spec. */
@@ -64,7 +76,25 @@ function checkInputs<S extends z.ZodType>(schema: S, keys: readonly string[], ne
   const hasUnknown = Object.keys(known).length !== Object.keys(news).filter((k) => news[k] !== null).length;
   const spec = Object.fromEntries(Object.entries(known).filter(([k]) => keys.includes(k)));
   const { failures } = checkSpec(schema, spec);
-  return hasUnknown ? failures.filter((f) => f.property in spec) : failures;
+  return hasUnknown ? [...failures.filter((f) => f.property in spec), ...partlyKnownFailures(schema, keys, spec, news, unknown)] : failures;
+}
+
+/**
+ * The failures of inputs known in part (filters of which one operand is not known yet) that lie in their known
+ * parts (a misspelt filter field beside it): the rest waits until it is known.
+ */
+function partlyKnownFailures<S extends z.ZodType>(
+  schema: S, keys: readonly string[], spec: Record<string, unknown>, news: Readonly<Record<string, unknown>>, unknown: unknown,
+): CheckFailure[] {
+  const partial = keys.filter((k) => news[k] !== unknown && news[k] !== null && news[k] !== undefined && holds(news[k], unknown));
+  const parsed = partial.length ? schema.safeParse({ ...spec, ...pick(news, partial) }) : undefined;
+  if (!parsed || parsed.success) return [];
+  const inKnownPart = (path: readonly PropertyKey[]) => path.length > 1 && partial.includes(String(path[0])) && !holds(valueAt(news, path), unknown);
+  return parsed.error.issues.filter((issue) => inKnownPart(issue.path)).map(failureOf);
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((at, key) => (at && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined), value);
 }
 
 /**

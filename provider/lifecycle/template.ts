@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deletedOrGone, EditTemplateRequest, GpuRentalClient, GpuRentalError, NotFoundError, Template, TEMPLATE_DEFAULTS } from "../../sdk";
+import { deletedOrGone, EditTemplateRequest, GpuRentalClient, GpuRentalError, NotFoundError, OfferFiltersInput, Template, TEMPLATE_DEFAULTS } from "../../sdk";
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { changedKeys, definedOnly, sameValue, SpecOf, specOf, withDefault } from "./spec";
@@ -99,11 +99,13 @@ type TemplateInput = keyof typeof WIRE_FIELDS;
 export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof WIRE_FIELDS)[K]] } & { name: string; image: string };
 
 /**
- * Validated as the service validates the fields (the wire schema of an edit), `name` and `image` required. Keys
- * that are not inputs (the engine's `__provider`, outputs of the state) are dropped, not refused.
+ * Validated as the service validates the fields (the wire schema of an edit), `name` and `image` required, and
+ * `extraFilters` as every declared offer filter is (the search they default ignores fields it does not know).
+ * Keys that are not inputs (the engine's `__provider`, outputs of the state) are dropped here.
  */
 const TemplateSpec = z
   .object(Object.fromEntries(Object.entries(WIRE_FIELDS).map(([input, field]) => [input, EditTemplateRequest.shape[field]])))
+  .extend({ extraFilters: OfferFiltersInput.optional() })
   .required({ name: true, image: true });
 const SPEC = specOf("Template", TemplateSpec) as unknown as SpecOf<TemplateSpec>;
 const TEMPLATE_INPUTS = SPEC.keys as TemplateInput[];

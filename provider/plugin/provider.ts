@@ -4,6 +4,7 @@ import { GENERATION_INPUT, kindOfUrn, Lifecycle, PartialCreationError, ProcessSt
 import { warnEngine } from "../engine-log";
 import { packageSchema } from "../schema/schema";
 import { revealed, withSecrets } from "./secrets";
+import { AS_IN_SCHEMA, ProgramWords } from "./program-words";
 
 type Props = Record<string, any>;
 
@@ -22,6 +23,8 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     readonly stop: ProcessStop,
     /** The kinds and functions served. */
     readonly registry: Registry = REGISTRY,
+    /** How the program spells the inputs that refusals and warnings name (a Python program: `max_lifetime`). */
+    private readonly words: ProgramWords = AS_IN_SCHEMA,
   ) {}
 
   /** The provider's lifecycle, made by Configure (the engine configures a provider before any other call of a resource). */
@@ -38,11 +41,11 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     const fns = this.resource(urn);
     const result = fns.check(revealed(news), UNKNOWN, revealed(olds), urn);
     // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
-    await warnEngine(await fns.warnings(revealed(olds), revealed(news), UNKNOWN, urn), urn);
+    await warnEngine((await fns.warnings(revealed(olds), revealed(news), UNKNOWN, urn)).map(this.words.text), urn);
     // The inputs as given (secrets the program marked stay secret), with what the check added (the kind's defaults,
     // the creation's generation) and the kind's own secrets marked too.
     const added = Object.fromEntries(Object.entries(result.inputs).filter(([key]) => !(key in news) || key === GENERATION_INPUT));
-    return { inputs: this.secret(kind, { ...news, ...added }), failures: result.failures };
+    return { inputs: this.secret(kind, { ...news, ...added }), failures: result.failures.map(this.words.failure) };
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.DiffResult> {

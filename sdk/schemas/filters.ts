@@ -47,6 +47,11 @@ const FILTER_VALUES: Record<FieldType, z.ZodType> = {
   string: z.union([z.string(), z.number(), z.boolean()]).nullable(),
   location: z.union([z.string(), z.number(), z.boolean()]).nullable(),
 };
+/** Whether a filter on a field of `type` takes `value` (an operand, or one item of an `in` list) as the service reads it. */
+export function filterValueFits(type: FieldType, value: unknown): boolean {
+  return FILTER_VALUES[type].safeParse(value).success;
+}
+
 const TYPED_FILTERS: Record<FieldType, z.ZodType> = {
   number: filterOf(FILTER_VALUES.number),
   boolean: filterOf(FILTER_VALUES.boolean),

@@ -61,6 +61,25 @@ export const OFFER_FIELDS: Record<string, FieldType> = {
   verified: "boolean", external: "boolean", rentable: "boolean", rented: "boolean", is_bid: "boolean",
 };
 
+/**
+ * Fields the live offer search filters on beyond those of OFFER_FIELDS (which the emulator's market carries): the
+ * vendor's description of `POST /api/v0/bundles/` documents each as a filter (../shared/real-service/), with the
+ * types its example offer and the recorded offers show. `datacenter` (`hosting_type`) and `ubuntu_version`
+ * (`os_version`) are its aliases.
+ */
+const DOCUMENTED_FILTER_FIELDS: Record<string, FieldType> = {
+  flops_per_dphtotal: "number", inet_up_cost: "number", inet_down_cost: "number", bw_nvlink: "number", gpu_max_power: "number",
+  gpu_max_temp: "number", gpu_mem_bw: "number", pci_gen: "number",
+  gpu_arch: "string", cpu_arch: "string", mobo_name: "string", os_version: "string", ubuntu_version: "string",
+  has_avx: "boolean", datacenter: "boolean", gpu_display_active: "boolean", static_ip: "boolean", vms_enabled: "boolean",
+};
+
+/**
+ * Every field an offer-search filter may name, with its type: a declared program's filters are checked against
+ * it (sdk/filter-check.ts), since the service ignores a filter on a field it does not know and rents without it.
+ */
+export const OFFER_FILTER_FIELDS: Record<string, FieldType> = { ...OFFER_FIELDS, ...DOCUMENTED_FILTER_FIELDS };
+
 export const OfferType = z.enum(["on-demand", "ondemand", "bid", "reserved"]);
 export type OfferType = z.infer<typeof OfferType>;
 

@@ -34,3 +34,18 @@ export function offerQuery(criteria: OfferCriteria, exclude: Iterable<number> = 
     limit: criteria.offerId !== undefined ? 1 : (criteria.candidatesPerSearch ?? 20),
   };
 }
+
+/** What a search for `criteria` that found nothing means: a pinned offer gone, or no offer the filters match. */
+export function noMatchText(criteria: OfferCriteria): string {
+  return criteria.offerId !== undefined
+    ? `Offer ${criteria.offerId} is not available (it does not exist, or it is rented)`
+    : `No offer matches ${searchText(criteria)}`;
+}
+
+/** The filters of the search `criteria` stand for, as the service is sent them. */
+export function searchText(criteria: OfferCriteria): string {
+  return JSON.stringify(offerQuery(criteria).filters);
+}
+
+/** What to do about it. */
+export const WIDEN_CRITERIA = "Search the market with other criteria, or a higher price limit.";

@@ -9,7 +9,7 @@ import { destroyRetried } from "./destroy";
 import { pauseUnlessInterrupted, throwIfInterrupted, untilInterrupted } from "./interruption";
 import { LifetimePolicy, withWatchdog } from "./watchdog";
 import { criteriaUnderCap } from "./spend";
-import { OfferCriteria, offerQuery } from "./criteria";
+import { noMatchText, OfferCriteria, offerQuery, WIDEN_CRITERIA } from "./criteria";
 
 export { DEFAULT_ORDER, offerQuery } from "./criteria";
 export type { OfferCriteria } from "./criteria";
@@ -307,10 +307,6 @@ function withBid(request: CreateInstanceRequest, criteria: OfferCriteria, offer:
 }
 
 function noMatch(criteria: OfferCriteria): NoMatchingOfferError {
-  const what =
-    criteria.offerId !== undefined
-      ? `Offer ${criteria.offerId} is not available (it does not exist, or it is rented)`
-      : `No offer matches ${JSON.stringify(offerQuery(criteria).filters)}`;
-  return new NoMatchingOfferError(`${what}. Search the market with other criteria, or a higher price limit.`);
+  return new NoMatchingOfferError(`${noMatchText(criteria)}. ${WIDEN_CRITERIA}`);
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigurationError } from "../errors";
+import type { Caller } from "../call";
 import type { CreateInstanceRequest, Runtype } from "../schemas";
 
 /**
@@ -9,7 +10,7 @@ import type { CreateInstanceRequest, Runtype } from "../schemas";
  * `maxLifetime`, or when its GPUs (read with `nvidia-smi`) stayed below `idleThreshold` percent for `idleTimeout`.
  *
  * Its time is the machine's own clock, from the boot on (each start of a stopped instance runs onstart again, so
- * the lifetime starts again). The emulator's clock does not move it: tests use lifetimes of seconds.
+ * the lifetime starts again). On the emulator that is the emulator's clock (its machines' `date` and `sleep`).
  */
 export interface LifetimePolicy {
   /** How long the instance may run from its boot: `"90s"`, `"15m"`, `"6h"`, `"2d"`, `"1h30m"`. */
@@ -70,6 +71,34 @@ export function lifetimeProblem(policy: LifetimePolicy | undefined, runtype: Run
       "and runtype args runs no onstart. Use runtype ssh_direct (or ssh, jupyter...) and start your command from onstart, or drop maxLifetime/idleTimeout.";
   }
   return undefined;
+}
+
+/** The emulator's answer to `GET /_emulator/machines` (the live service has no such call: its machines run onstart). */
+const MachinesAnswer = z.object({ onstart: z.boolean(), why: z.string().optional() });
+
+/**
+ * Why no watchdog can run on this service's instances, or undefined when one can (or when that cannot be known):
+ * only an emulator without its machines (`--no-ssh`, or a computer where they cannot run) runs no onstart, and says
+ * so in its control API. Any other answer (the live service's 404, a control API turned off) counts as "it runs".
+ */
+export async function watchdogCannotRun(client: Caller & { apiUrl: string }): Promise<string | undefined> {
+  try {
+    const answer = await client.call({ method: "GET", path: "/_emulator/machines", schema: MachinesAnswer });
+    return answer.onstart ? undefined : `the emulator at ${client.apiUrl} runs no onstart (${answer.why ?? "it has no machines"})`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pulumi preview`'s warning for a policy that no watchdog will hold on this service (see watchdogCannotRun). */
+export async function lifetimeWarnings(client: Caller & { apiUrl: string }, policy: LifetimePolicy | undefined): Promise<string[]> {
+  if (!guards(policy)) return [];
+  const why = await watchdogCannotRun(client);
+  if (!why) return [];
+  return [
+    `${describePolicy(policy)}: not enforced, because ${why}; no watchdog will end the instance, and lifetimeInEffect will be empty. ` +
+      "Start the emulator with its machines (without --no-ssh, on Linux or macOS), or end the instance yourself (pulumi destroy).",
+  ];
 }
 
 /** The log of the watchdog on the instance (the user's onstart output stays where it was). */

@@ -98,18 +98,18 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       return out.new_contract as number;
     };
 
-    it.each([
-      [["--ssh", "--direct"], "ssh_direct", ["22/tcp"]],
-      [["--ssh"], "ssh_proxy", []],
-      [["--jupyter", "--direct"], "jupyter_direct", ["22/tcp", "8080/tcp"]],
-      [["--jupyter", "--jupyter-lab", "--jupyter-dir", "/workspace"], "jupyter_proxy", []],
-      [["--onstart-cmd", "python serve.py", "--args", "--port", "8000"], "args", []],
-    ])("create instance ID %j --raw: runtype %s", async (flags, runtype, ports) => {
+    // Each: the flags, the runtype they make, its ports, and what else of the flags the instance shows.
+    it.each<[string[], string, string[], Record<string, unknown>]>([
+      [["--ssh", "--direct"], "ssh_direct", ["22/tcp"], {}],
+      [["--ssh"], "ssh_proxy", [], {}],
+      [["--jupyter", "--direct"], "jupyter_direct", ["22/tcp", "8080/tcp"], {}],
+      [["--jupyter", "--jupyter-lab", "--jupyter-dir", "/workspace"], "jupyter_proxy", [], { use_jupyter_lab: true, jupyter_dir: "/workspace" }],
+      [["--onstart-cmd", "python serve.py", "--args", "--port", "8000"], "args", [], { image_args: ["--port", "8000"] }],
+    ])("create instance ID %j --raw: runtype %s", async (flags, runtype, ports, shown) => {
       const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "pytorch/pytorch", ...flags]));
       const view = await instance(id);
       expect([view.image_runtype, Object.keys(view.ports).sort()]).toEqual([runtype, ports]);
-      if (runtype === "args") expect(view.image_args).toEqual(["--port", "8000"]);
-      if (runtype === "jupyter_proxy") expect(view).toMatchObject({ use_jupyter_lab: true, jupyter_dir: "/workspace" });
+      expect(view).toMatchObject(shown);
     });
 
     it("create instance ID with env, ports, onstart, label, disk --raw", async () => {

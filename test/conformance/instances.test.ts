@@ -103,21 +103,22 @@ describe("instances", () => {
       expect(instance).toMatchObject({ disk_space: 8, image_runtype: "args", label: "", vm: false, ssh_host: null, ports: {} });
     });
 
+    // Every SSH and Jupyter runtype includes SSH: through the proxy, or straight to the machine (direct).
+    const proxied = expect.stringMatching(/proxy/);
+    const direct = expect.not.stringMatching(/proxy/);
     it.each([
-      ["ssh_direct", ["22/tcp"]],
-      ["jupyter_direct", ["22/tcp", "8080/tcp"]],
-      ["ssh_proxy", []],
-      ["ssh", []],
-      ["jupyter_proxy", []],
-      ["jupyter", []],
-      ["args", []],
-    ])("runtype %s provisions ports %j", async (runtype, ports) => {
+      ["ssh_direct", ["22/tcp"], direct],
+      ["jupyter_direct", ["22/tcp", "8080/tcp"], direct],
+      ["ssh_proxy", [], proxied],
+      ["ssh", [], proxied],
+      ["jupyter_proxy", [], proxied],
+      ["jupyter", [], proxied],
+      ["args", [], null],
+    ])("runtype %s provisions ports %j", async (runtype, ports, sshHost) => {
       const instance = await view(await created({ image: "ubuntu", runtype }));
       expect(Object.keys(instance.ports).sort()).toEqual(ports);
       expect(instance.image_runtype).toBe(runtype);
-      if (runtype === "args") expect(instance.ssh_host).toBeNull();
-      else expect(instance.ssh_host).toEqual(expect.any(String)); // every SSH and Jupyter runtype includes SSH
-      if (runtype.endsWith("_proxy") || runtype === "ssh" || runtype === "jupyter") expect(instance.ssh_host).toMatch(/proxy/);
+      expect(instance.ssh_host).toEqual(sshHost);
     });
 
     it("env keys -p host:container map ports, tcp or udp", async () => {

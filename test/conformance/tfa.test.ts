@@ -151,12 +151,13 @@ describe("complete login (POST /api/v0/tfa/)", () => {
   it("backup_codes_remaining appears after a backup code is used and is omitted when none remain", async () => {
     const u = h.newUser();
     const { backupCodes } = await h.addTotp(u);
+    const remaining: unknown[] = [];
     for (let i = 0; i < 10; i++) {
       const res = await h.call("POST", "/api/v0/tfa/", { key: u.key, body: { backup_code: backupCodes![i].toLowerCase() } });
       expect(res.status).toBe(200);
-      if (i < 9) expect(res.body.backup_codes_remaining).toBe(9 - i);
-      else expect(res.body).not.toHaveProperty("backup_codes_remaining");
+      remaining.push("backup_codes_remaining" in res.body ? res.body.backup_codes_remaining : "omitted");
     }
+    expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, "omitted"]);
     expect((await h.status(u)).backup_codes_remaining).toBe(0);
   });
 

@@ -5,7 +5,7 @@ import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
-import { scratch } from "../ssh/machines";
+import { scratch, stepMachines } from "../ssh/machines";
 
 const LIFETIME_S = 15;
 
@@ -38,7 +38,8 @@ async function projectStack(name: string, files: Record<string, string>, emu: Te
 
 /**
  * Acceptance of maxLifetime through the real engine: `pulumi up` returns (program, provider host and engine
- * exit), then the instances end themselves with only the emulator left; refresh sees it.
+ * exit), then the instances end themselves with only the emulator left; refresh sees it. The emulator's clock is
+ * frozen and moved by the test; the machines' `date` and `sleep` follow it, so the lifetime is exact.
  */
 describe("maxLifetime through pulumi up", () => {
   let emu: TestEmulator;
@@ -49,7 +50,7 @@ describe("maxLifetime through pulumi up", () => {
   beforeAll(async () => {
     work = scratch("e2e-lifetime");
     emu = await emulator({
-      clock: new Clock("running"),
+      clock: new Clock("frozen"),
       lifecycle: { provisioningMs: 0, loadingMs: 0 },
       ssh: { sandboxes: path.join(work.dir, "machines"), hostKeyFile: path.join(work.dir, "host", "key") },
     });
@@ -75,7 +76,7 @@ describe("maxLifetime through pulumi up", () => {
     throw new Error(`${what}: not after ${ms} ms`);
   };
 
-  it("ends (destroy and stop) after the engine is gone; compute billed to within 5 s; refresh drops the destroyed one", async () => {
+  it("ends (destroy and stop) after the engine is gone, billed for its lifetime exactly; refresh drops the destroyed one", async () => {
     await stack.ok("up", "--yes");
     const upReturned = emu.marketplace.clock.now() / 1000;
     const outputs = await stack.outputs();
@@ -88,16 +89,17 @@ describe("maxLifetime through pulumi up", () => {
     expect(fs.readFileSync(path.join(machine.sandbox, "mine.txt"), "utf8")).toBe("mine\n");
     expect(record(outputs.ends)).toBeDefined();
 
-    await until(() => record(outputs.ends) === undefined, 90_000, "the instance destroyed itself");
+    // A second before the end of their lifetime both still run; the next second ends it.
+    await stepMachines(emu, [outputs.ends, outputs.stops], (LIFETIME_S - 1) * 1000);
+    expect([record(outputs.ends)?.intended, record(outputs.stops)?.intended]).toEqual(["running", "running"]);
+    await stepMachines(emu, [outputs.ends, outputs.stops], 1000);
+    await until(() => record(outputs.ends) === undefined, 30_000, "the instance destroyed itself");
     const row = await charge(outputs.ends);
-    const chargedS = row.end - row.start;
-    console.log(`pulumi up returned ${(upReturned - row.start).toFixed(1)} s after creation; instance ended after ${chargedS.toFixed(1)} s (lifetime ${LIFETIME_S} s)`);
     expect(row.end).toBeGreaterThan(upReturned);
-    expect(chargedS).toBeGreaterThanOrEqual(LIFETIME_S);
-    expect(chargedS - LIFETIME_S).toBeLessThanOrEqual(5);
-    expect(row.amount).toBeCloseTo((chargedS / 3600) * (rates.compute + rates.storage), 6);
+    expect(row.end - row.start).toBe(LIFETIME_S);
+    expect(row.amount).toBeCloseTo((LIFETIME_S / 3600) * (rates.compute + rates.storage), 6);
 
-    await until(async () => record(outputs.stops)?.intended === "stopped", 90_000, "the other instance stopped itself");
+    await until(async () => record(outputs.stops)?.intended === "stopped", 30_000, "the other instance stopped itself");
     const before = (await charge(outputs.stops)).amount;
     emu.marketplace.clock.advance(3_600_000);
     const after = (await charge(outputs.stops)).amount;

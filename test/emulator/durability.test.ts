@@ -123,7 +123,8 @@ describe("--data-dir", () => {
   it("five SIGKILLs under 8 concurrent writers: no acknowledged write lost, none resurrected, no id given twice", async () => {
     const dataDir = tempDir();
     const key = "kill-nine-key-1";
-    const args = ["--data-dir", dataDir, "--api-key", key];
+    // No emulated machines: a SIGKILLed emulator cannot end their processes, and this is about its writes.
+    const args = ["--data-dir", dataDir, "--api-key", key, "--no-ssh"];
     // The ledger: what the emulator acknowledged. Created ids it answered, destroys it answered, labels set.
     const alive = new Map<number, string>();
     const destroyed = new Set<number>();
@@ -181,7 +182,8 @@ describe("--data-dir", () => {
     // Two creations acknowledged, then SIGKILL: the journal holds their two records, as after a crash.
     const made = async () => {
       const dataDir = tempDir();
-      const emulator = await emulatorProcess(["--data-dir", dataDir, "--api-key", "damage-key-1"]);
+      // No machines: the folder holds the state's files only (their sandboxes and host key would be in it too).
+      const emulator = await emulatorProcess(["--data-dir", dataDir, "--api-key", "damage-key-1", "--no-ssh"]);
       const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: "damage-key-1" });
       const [first, second] = await client.offers.search({ limit: 2 });
       await client.instances.create(first.id, { image: "x", label: "one" });

@@ -11,7 +11,8 @@ const SETTLE_S = 10;
 
 let emu: EmulatorProcess;
 beforeAll(async () => {
-  emu = await emulatorProcess();
+  // The emulator's own memory: no machines, whose processes and sandboxes are not the emulator's heap.
+  emu = await emulatorProcess(["--no-ssh"]);
 }, 60_000);
 afterAll(() => emu?.stop());
 

@@ -95,7 +95,8 @@ it("answers a method a path does not take with 405 and Allow, and an unknown pat
     const res = await http(emu.url, method, path, { key: emu.apiKey, body: method === "OPTIONS" ? undefined : {} });
     expect([method, path, res.status, res.headers.get("allow"), res.body.error]).toEqual([method, path, 405, allow, "method_not_allowed"]);
   }
-  const query = await fetch(`${emu.url}/api/v0/users/current/`, { method: "QUERY" }).catch(() => undefined);
-  if (query) expect([query.status, query.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+  // A method no route of the server knows (QUERY, which fetch sends as it is) is answered alike.
+  const query = await fetch(`${emu.url}/api/v0/users/current/`, { method: "QUERY" });
+  expect([query.status, query.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
   expect((await http(emu.url, "GET", "/api/v0/nothing/", { key: emu.apiKey })).status).toBe(404);
 });

@@ -11,6 +11,10 @@ export interface EmulatorProcess {
   process: ChildProcess;
   /** What it printed on stderr so far. */
   errors(): string;
+  /** What it printed on stdout so far. */
+  output(): string;
+  /** Resolves with the match once its stdout matches `pattern` (within `timeoutMs`). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Stops it as a user does (SIGTERM) and waits until it is gone. */
   stop(): Promise<void>;
 }
@@ -38,7 +42,16 @@ export function emulatorProcess(args: string[] = [], env: Record<string, string>
       const apiKey = /GPU_RENTAL_API_KEY=(\S+)/.exec(out)?.[1];
       if (!url || !apiKey) return;
       child.off("exit", onExit);
-      resolve({ url, apiKey, pid: child.pid!, process: child, errors: () => errors, stop: () => stop(child, "SIGTERM") });
+      const waitFor = async (pattern: RegExp, timeoutMs = 30_000) => {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          const match = pattern.exec(out);
+          if (match) return match;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        throw new Error(`the emulator did not print ${pattern} within ${timeoutMs} ms; it printed:\n${out}${errors}`);
+      };
+      resolve({ url, apiKey, pid: child.pid!, process: child, errors: () => errors, output: () => out, waitFor, stop: () => stop(child, "SIGTERM") });
     });
   });
 }

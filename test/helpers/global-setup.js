@@ -1,4 +1,4 @@
-// Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
+// Marks the run's processes (GPU_RENTAL_SUITE_RUN). Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
 // tests that matter install that tarball into programs outside the repository. Its path is GPU_RENTAL_TARBALL.
 // GPU_RENTAL_INSTALLS is the run's folder of work done once and shared (sharedOnce in test/helpers/user-program.ts:
 // one `npm install` per kind of program, copied into each program of that kind).
@@ -8,6 +8,9 @@ const os = require("node:os");
 const path = require("node:path");
 
 module.exports = async function globalSetup() {
+  // Every process the run starts carries it, down to the engine's plugins and the emulated machines' processes:
+  // the teardown checks that none of them outlives the run (test/helpers/global-teardown.js).
+  process.env.GPU_RENTAL_SUITE_RUN ??= `${process.pid}-${Date.now()}`;
   if (!process.env.GPU_RENTAL_INSTALLS) {
     process.env.GPU_RENTAL_INSTALLS = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-installs-"));
     process.env.GPU_RENTAL_INSTALLS_OWNED = "1";

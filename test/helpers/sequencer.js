@@ -15,6 +15,7 @@ const LONGEST_FIRST = [
   "test/package/linked.test.ts",
   "test/package/gpu-fleet.test.ts",
   "test/package/readme.test.ts",
+  "test/docs/spend-guard.test.ts",
   "test/languages/yaml.test.ts",
   "test/plugin/release.test.ts",
   "test/package/interrupted.test.ts",

@@ -1,5 +1,3 @@
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { Clock, ed25519KeyPair, holdingsOf } from "../../emulator";
 import { DEFAULT_ORDER, offerQuery } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
@@ -9,10 +7,10 @@ import { DocMachine, loginWith, scriptAgainst, scriptOf, writeUserKeys } from ".
  * A YAML program set up literally as docs/yaml.md says (the package from the local registry, the plugin installed
  * by `npx gpu-rental plugin install`, then the package removed), then driven by the real engine against a real
  * emulator: the docs' `up` (an SshKey, the trainer logged into over the emulator's SSH with it and with a key
- * attached by `sshKeys`, `fn::invoke` of getOffers answering what the SDK's search answers), bad input refused at
- * preview, an `up` that must change nothing, a label change and the attached key's removal made in place (that key
- * then refused), refresh, `pulumi import` of an SSH key made by hand, destroy, nothing left behind, and the API
- * keys nowhere in plaintext.
+ * attached by `sshKeys`, `fn::invoke` of getOffers answering what the SDK's search answers), an `up` that must
+ * change nothing, a label change and the attached key's removal made in place (that key then refused), refresh, `pulumi import` of an SSH key made by hand, destroy, nothing left behind, the API keys
+ * nowhere in plaintext, and mistakes (the input misspelt, a filter's field, operator or operand, a key that is not
+ * one, a negative limit) refused at preview naming the input.
  */
 describe("a YAML program, as docs/yaml.md sets it up", () => {
   let emu: TestEmulator;
@@ -64,47 +62,6 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(offers[0]).toMatchObject({ gpuName: "H100 SXM", pricePerHour: searched[0].dph_total });
   });
 
-  it("refuses at preview, naming the input, an SSH key that is not one, an unknown filter operator and a negative limit; nothing is created", async () => {
-    const before = holdingsOf(emu.marketplace, user());
-    // Each a program of its own, previewed side by side against the same emulator.
-    const preview = async (name: string, body: string) => {
-      fs.mkdirSync(path.join(machine.home, name));
-      fs.writeFileSync(path.join(machine.home, name, "Pulumi.yaml"), `name: ${name}\nruntime: yaml\n${body}`);
-      const run = await machine.run(`pulumi stack init bad >/dev/null && GPU_RENTAL_API_URL=${emu.url} GPU_RENTAL_API_KEY=${emu.apiKey} pulumi preview`, name);
-      return { ...run, name };
-    };
-    const runs = await Promise.all([
-      preview("bad-key", `resources:
-  login:
-    type: gpu-rental:index:SshKey
-    properties:
-      publicKey: not-a-key me@laptop
-`),
-      preview("bad-operator", `resources:
-  trainer:
-    type: gpu-rental:index:Instance
-    properties:
-      image: pytorch/pytorch
-      filters:
-        gpu_ram:
-          greater: 24000
-`),
-      preview("bad-limit", `variables:
-  offers:
-    fn::invoke:
-      function: gpu-rental:index:getOffers
-      arguments:
-        limit: -1
-`),
-    ]);
-    const byName = Object.fromEntries(runs.map((run) => [run.name, run]));
-    for (const run of runs) expect(run.code).not.toBe(0);
-    expect(byName["bad-key"].output).toMatch(/publicKey.*not an OpenSSH public key/);
-    expect(byName["bad-operator"].output).toMatch(/filters\.gpu_ram.*greater/);
-    expect(byName["bad-limit"].output).toMatch(/limit.*from 1 to 1000/);
-    expect(holdingsOf(emu.marketplace, user())).toEqual(before);
-  });
-
   it("keeps the account's key and the key the program made out of state and output", async () => {
     const made = await machine.secretOutput("ciKey", dir);
     expect(made).toMatch(/^\S{16,}$/);
@@ -144,4 +101,37 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 6 deleted/);
     expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
   }, 600_000);
+
+  /** Mistakes YAML lets through to the engine, each its own project: preview fails naming the input, nothing made. */
+  const instanceWith = (properties: string) =>
+    `resources:\n  worker:\n    type: gpu-rental:index:Instance\n    properties:\n      image: pytorch/pytorch\n      gpuModel: RTX 4090\n      ${properties}\n`;
+  const MISTAKES: Record<string, { program: string; fails: RegExp }> = {
+    // Refused by the YAML host's own check of the program against the schema, before the provider sees it.
+    "misspelt-input": { program: instanceWith("maxLifetme: 10m"), fails: /Property maxLifetme does not exist on 'gpu-rental:index:Instance'/ },
+    "misspelt-filter": { program: instanceWith("filters:\n        reliabilty:\n          gte: 0.99"), fails: /filters\.reliabilty: not a field the search filters on .*did you mean reliability\?/ },
+    "operand-type": { program: instanceWith("filters:\n        reliability:\n          gte: high"), fails: /filters\.reliability\.gte: reliability takes a number/ },
+    "unknown-operator": { program: instanceWith("filters:\n        gpu_ram:\n          greater: 24000"), fails: /filters\.gpu_ram\.greater: not an operator/ },
+    "not-a-key": {
+      program: "resources:\n  login:\n    type: gpu-rental:index:SshKey\n    properties:\n      publicKey: not-a-key me@laptop\n",
+      fails: /publicKey: .*not an OpenSSH public key/,
+    },
+    "negative-limit": {
+      program: "variables:\n  offers:\n    fn::invoke:\n      function: gpu-rental:index:getOffers\n      arguments:\n        limit: -1\n",
+      fails: /Invalid getOffers: limit: limit must be a whole number from 1 to 1000/,
+    },
+  };
+
+  it("fails preview naming the input for a misspelt input, a misspelt filter, an operand of the wrong type, an unknown operator, an SSH key that is not one and a negative limit, making nothing", async () => {
+    const before = holdingsOf(emu.marketplace, user());
+    const previews = await Promise.all(
+      Object.entries(MISTAKES).map(async ([name, { program }]) => {
+        const folder = `mistake-${name}`;
+        await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\nname: yaml-${name}\nruntime: yaml\n${program}END`);
+        await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${emu.url} && pulumi config set --secret gpu-rental:apiKey ${emu.apiKey}`, folder);
+        return [name, await machine.run("pulumi preview", folder)] as const;
+      }),
+    );
+    for (const [name, run] of previews) expect({ name, ...run }).toEqual({ name, code: 1, output: expect.stringMatching(MISTAKES[name].fails) });
+    expect(holdingsOf(emu.marketplace, user())).toEqual(before);
+  }, 300_000);
 });

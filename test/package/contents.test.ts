@@ -13,7 +13,7 @@ async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
   try {
     await run("git", ["clone", "--quiet", REPO_ROOT, dir]);
     // The dependencies the clone's lock file pins are those this run's `npm ci` installed from the same lock file:
-    // the clone uses them in place rather than installing 584 packages again. `npm pack` builds the clone (prepare).
+    // the clone uses them in place rather than installing 584 packages again. `npm pack` builds the clone (prepack).
     fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
     const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("[")));
@@ -51,4 +51,16 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
   expect(manifest.private).toBeUndefined();
   expect(manifest.dependencies["@pulumi/pulumi"]).toBeUndefined();
   expect(manifest.peerDependencies["@pulumi/pulumi"]).toBe(">=3.200.0 <4");
+  // Nothing runs when it is installed: the build is done before it is packed (prepack), not on the user's machine.
+  expect(Object.keys(manifest.scripts).filter((name) => /^(pre|post)?(install|prepare)$/.test(name))).toEqual([]);
 }, 300_000);
+
+/** `npm ci` on Node 20 warns of no package that needs another Node (EBADENGINE): every pinned package supports it. */
+it("every package the lock file pins supports the Node that runs the suite", () => {
+  const semver = require("semver");
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package-lock.json"), "utf8"));
+  const refused = Object.entries(lock.packages as Record<string, { engines?: { node?: string } }>)
+    .filter(([, entry]) => entry.engines?.node && !semver.satisfies(process.version, entry.engines.node))
+    .map(([name, entry]) => `${name} (node ${entry.engines!.node})`);
+  expect(refused).toEqual([]);
+});

@@ -1,42 +1,84 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { Clock } from "../../emulator";
+import { componentFleetBaseline, COMPONENT_FLEET_PROGRAM, COMPONENT_FLEET_PROJECT, COMPONENT_FLEET_STACK, usingRecordedPassphrase } from "../fixtures/component-fleet/baseline";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { packedRelease } from "../helpers/last-release";
 import { TestStack } from "../helpers/pulumi-stack";
-import { tarball, UserProgram } from "../helpers/user-program";
+import { UserProgram } from "../helpers/user-program";
 import { PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";
 
 /**
- * A GpuFleet in a user's program, through the real engine: first in the component form of the last release
- * (one Instance child per member), moved to the fleet that is one resource with nothing replaced; then, on that
- * form, a fleet of 64 at 50% contention, a failed member replaced alone, a resize from 64 to 32.
+ * A GpuFleet in a user's program, through the real engine, from the packed package: a stack deployed by the last
+ * release whose GpuFleet was a component (one Instance child per member), moved to the fleet that is one resource
+ * with nothing replaced; a fleet of 3 grown to 64 at 50% contention, a failed member replaced alone, a resize from
+ * 64 to 32, a size refused, destroy.
  */
-const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
-import { GpuFleet } from "gpu-rental/provider";
+const EMULATOR = { offers: 1000, lifecycle: { provisioningMs: 50, loadingMs: 100 } };
+const FILES = { "Pulumi.yaml": PROJECT(COMPONENT_FLEET_PROJECT, true), "index.ts": COMPONENT_FLEET_PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
 
-const config = new pulumi.Config();
-const adoptIds = config.getObject<number[]>("adoptIds");
-const fleet = new GpuFleet("workers", { size: config.requireNumber("size"), image: "nvidia/cuda", gpuCount: 1, ...(adoptIds ? { adoptIds } : {}) });
+/** Each instance the emulator holds, as [id, label], by id. */
+const heldBy = (emu: TestEmulator) => emu.marketplace.instances.all().map((i) => [i.id, i.label] as [number, string]).sort(([a], [b]) => a - b);
 
-export const instanceIds = fleet.instanceIds;
-export const sshEndpoints = fleet.sshEndpoints;
-`;
-
-const release = packedRelease();
-const describeWithRelease = "tarball" in release ? describe : describe.skip;
-if ("skip" in release) console.warn(`GpuFleet migration and fleet tests skipped: ${release.skip}`);
-
-describeWithRelease("GpuFleet through the real engine, from the packed package", () => {
+/**
+ * The baseline is a recorded state (test/fixtures/component-fleet, made by the component-form release), not that
+ * release itself: any clone, shallow or not, runs it. The emulator (seeded as the recording's) holds what that deploy
+ * rented: the recorded offers, rented again in the order of the instances' ids (it numbers rentals in order), with
+ * their images and labels.
+ */
+describe("GpuFleet: a stack the component-form release deployed (recorded), moved to the new form", () => {
+  const baseline = componentFleetBaseline();
   let emu: TestEmulator;
   let program: UserProgram;
   let stack: TestStack;
-  const held = () => emu.marketplace.instances.all().map((i) => [i.id, i.label] as [number, string]).sort(([a], [b]) => a - b);
+
+  beforeAll(async () => {
+    emu = await emulator({ clock: new Clock("running"), ...EMULATOR });
+    const client = emu.client();
+    const byId = [...baseline.members].sort((a, b) => a.instanceId - b.instanceId);
+    for (const member of byId) await client.instances.create(member.offerId, { image: member.image, label: member.label });
+    program = await UserProgram.create(COMPONENT_FLEET_PROJECT, FILES, TYPESCRIPT_PROGRAM.packages, TYPESCRIPT_PROGRAM.dev);
+    stack = usingRecordedPassphrase(new TestStack(COMPONENT_FLEET_STACK, {}, program.dir));
+    await stack.init({ "gpu-rental:apiUrl": emu.url, size: String(baseline.members.length) }, { "gpu-rental:apiKey": emu.apiKey });
+  }, 300_000);
+  afterAll(async () => {
+    await stack?.dispose();
+    await emu?.close();
+    program?.remove();
+  }, 180_000);
+
+  it("moves the recorded component-form fleet to the new form with no instance replaced", async () => {
+    const before = heldBy(emu);
+    expect(before).toEqual(baseline.members.map((m) => [m.instanceId, m.label] as [number, string]).sort(([a], [b]) => a - b));
+    const file = path.join(stack.ws.stateDir, "recorded.json");
+    fs.writeFileSync(file, JSON.stringify(baseline.deployment));
+    await stack.ok("stack", "import", "--file", file);
+    // The old form, as recorded: the component, and under it one dynamic Instance per member.
+    const imported = JSON.parse(await stack.ok("stack", "export")).deployment.resources as { urn: string; type: string; parent?: string }[];
+    expect(imported.filter((r) => r.parent === baseline.componentUrn).map((r) => r.type)).toEqual(baseline.members.map(() => "pulumi-nodejs:dynamic/gpu-rental:Instance"));
+    const old = [...baseline.members].sort((a, b) => a.label.localeCompare(b.label)).map((m) => m.instanceId);
+    expect((await stack.outputs()).instanceIds).toEqual(old);
+
+    // The path of docs/fleets.md: the old resources leave the state (not the account), the new fleet adopts them.
+    await stack.ok("state", "delete", "--target-dependents", baseline.componentUrn, "--yes");
+    await stack.ok("config", "set-all", "--path", ...old.flatMap((id, i) => ["--plaintext", `adoptIds[${i}]=${id}`]));
+    const out = await stack.ok("up", "--yes");
+    expect(out).toMatch(/\+ 1 created/);
+    expect(out).not.toMatch(/deleted|replaced/);
+    expect((await stack.outputs()).instanceIds).toEqual(old);
+    expect(heldBy(emu)).toEqual(before);
+  }, 420_000);
+});
+
+describe("GpuFleet through the real engine: 64 members under contention, a failed member replaced, shrink, destroy", () => {
+  let emu: TestEmulator;
+  let program: UserProgram;
+  let stack: TestStack;
+  const held = () => heldBy(emu);
   const ids = async () => (await stack.outputs()).instanceIds as number[];
 
   beforeAll(async () => {
-    emu = await emulator({ clock: new Clock("running"), offers: 1000, lifecycle: { provisioningMs: 50, loadingMs: 100 } });
-    const files = { "Pulumi.yaml": PROJECT("fleet", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG };
-    const old = (release as { tarball: string }).tarball;
-    program = await UserProgram.create("fleet", files, [old, "@pulumi/pulumi@3.248.0"], TYPESCRIPT_PROGRAM.dev);
+    emu = await emulator({ clock: new Clock("running"), ...EMULATOR });
+    program = await UserProgram.create(COMPONENT_FLEET_PROJECT, FILES, TYPESCRIPT_PROGRAM.packages, TYPESCRIPT_PROGRAM.dev);
     stack = new TestStack(`fleet-${process.pid}`, {}, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url, size: "3" }, { "gpu-rental:apiKey": emu.apiKey });
   }, 300_000);
@@ -46,35 +88,20 @@ describeWithRelease("GpuFleet through the real engine, from the packed package",
     program?.remove();
   }, 180_000);
 
-  it("moves a component-form fleet of the last release to the new form with no instance replaced", async () => {
-    expect(await stack.ok("up", "--yes")).toMatch(/\+ 5 created/); // the stack, the component, 3 Instance children
-    const before = held();
-    expect(before.map(([, label]) => label).sort()).toEqual(["workers-0", "workers-1", "workers-2"]);
-    const old = await ids();
-
-    // The path of docs/fleets.md: the old resources leave the state (not the account), the new fleet adopts them.
-    await stack.ok("state", "delete", "--target-dependents", `urn:pulumi:${stack.name}::fleet::gpu-rental:index:GpuFleet::workers`, "--yes");
-    await program.npm("install", tarball());
-    await stack.ok("config", "set-all", "--path", ...old.flatMap((id, i) => ["--plaintext", `adoptIds[${i}]=${id}`]));
-    const out = await stack.ok("up", "--yes");
-    expect(out).toMatch(/\+ 1 created/);
-    expect(out).not.toMatch(/deleted|replaced/);
-    expect(await ids()).toEqual(old);
-    expect(held()).toEqual(before);
-  }, 420_000);
-
   let fleet: number[];
 
-  it("grows to a fleet of 64 at 50% contention: all 64 rented, each offer tried by one member only", async () => {
-    const migrated = await ids();
-    await stack.ok("config", "set", "size", "64"); // adoptIds stays: read only at creation
+  it("grows a fleet of 3 to 64 at 50% contention: all 64 rented, each offer tried by one member only", async () => {
+    expect(await stack.ok("up", "--yes")).toMatch(/\+ 2 created/); // the stack and the fleet
+    const first = await ids();
+    expect(held().map(([, label]) => label).sort()).toEqual(["workers-0", "workers-1", "workers-2"]);
+    await stack.ok("config", "set", "size", "64");
     emu.marketplace.contention = 0.5;
     const { offersLostToContention: lost, offersUnavailable: refused } = emu.marketplace.stats;
     expect(await stack.ok("up", "--yes")).toMatch(/~ 1 updated/);
     emu.marketplace.contention = 0;
     fleet = await ids();
     expect(fleet).toHaveLength(64);
-    expect(fleet.slice(0, 3)).toEqual(migrated);
+    expect(fleet.slice(0, 3)).toEqual(first);
     expect(held()).toEqual([...fleet].sort((a, b) => a - b).map((id) => [id, `workers-${fleet.indexOf(id)}`]));
     const lostNow = emu.marketplace.stats.offersLostToContention - lost;
     expect(lostNow).toBeGreaterThan(0);

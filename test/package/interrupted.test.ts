@@ -135,7 +135,11 @@ async function trial(programs: Promise<UserProgram>, signal: NodeJS.Signals, mom
     // outside the state, even before the next up.
     expect(cut.killed).toBe(false);
     const rented = liveIds(emu);
-    if (signal !== "SIGKILL") expect(await heldByState(stack)).toEqual(rented);
+    // The state names only instances the account holds; answered within the grace (not SIGKILL), all of them,
+    // before the next up finds any. Both checked on every trial.
+    const held = await heldByState(stack);
+    expect(held.filter((id) => !rented.includes(id))).toEqual([]);
+    expect({ signal, everyRentalInState: signal === "SIGKILL" || rented.every((id) => held.includes(id)) }).toEqual({ signal, everyRentalInState: true });
 
     await nextUp(signal === "SIGKILL");
     expect(await expectExactly(count)).toEqual(expect.arrayContaining(rented));

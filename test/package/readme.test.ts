@@ -1,80 +1,40 @@
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { ensureToolchain } from "../../cli/toolchain";
-import { LocalRegistry } from "../helpers/local-registry";
-import { REPO_ROOT } from "../helpers/provider-host";
-import { tarball } from "../helpers/user-program";
-
-const README = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+import { DocMachine, pageScript, portIsFree, scriptOfPage } from "../languages/doc-program";
 
 /**
- * The README's "Use it in your own program" section as one shell script: its `sh` blocks as they are, its
- * `title="file"` blocks written to those files, in order. Blocks marked as not run by the tests (the real
- * service) are left out.
+ * The README's "Use it in your own program", followed as printed on a user's machine where no `pulumi` is
+ * installed: from npm install (the packed package served as gpu-rental) to destroy, `gpu-rental test` included.
+ * Blocks marked as not run by the tests (the real service) are left out.
  */
-function scriptOfSection(title: string): string {
-  const start = README.indexOf(`## ${title}\n`);
-  const section = README.slice(start, README.indexOf("\n## ", start + 1));
-  const blocks = [...section.matchAll(/```(\w+)(?: title="([^"]+)")?\n([\s\S]*?)```/g)];
-  return blocks
-    .map(([, lang, file, body]) => {
-      if (file) return `cat > ${file} <<'README_FILE_END'\n${body}README_FILE_END`;
-      if (lang === "sh" && !/not run by the tests/.test(body.split("\n")[0])) return body;
-      return "";
-    })
-    .filter(Boolean)
-    .join("\n");
-}
-
 it("the README's \"Use it in your own program\" works, followed literally, from npm install to destroy", async () => {
-  const script = scriptOfSection("Use it in your own program");
-  expect(script).toMatch(/npm install gpu-rental/);
+  const page = pageScript("README.md", ["Use it in your own program"]);
+  const script = scriptOfPage(page);
+  expect(script).toMatch(/npm install --save-exact gpu-rental @pulumi\/pulumi@3\.248\.0/);
+  expect(script).toMatch(/eval "\$\(npx gpu-rental toolchain --env\)"/);
   expect(script).toMatch(/npx gpu-rental test/);
-  const registry = await LocalRegistry.start(tarball());
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-readme-"));
-  const env = {
-    ...process.env,
-    // A user's machine: pulumi installed and logged in to a backend (a folder of the test's own), and the package
-    // on the registry (served locally until it is published; npm's cache stays the real one).
-    HOME: dir,
-    npm_config_cache: path.join(os.homedir(), ".npm"),
-    npm_config_registry: registry.url,
-    PATH: `${ensureToolchain().bin}${path.delimiter}${process.env.PATH}`,
-    PULUMI_HOME: path.join(dir, ".pulumi"),
-    PULUMI_BACKEND_URL: `file://${path.join(dir, "backend")}`,
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-  };
-  fs.mkdirSync(path.join(dir, "backend"));
-  const child = spawn("bash", ["-e", "-c", script], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
+  expect(await portIsFree(8765)).toBe(true);
+  const machine = await DocMachine.start("readme");
   try {
-    // "exit", not "close": an emulator left running would hold the output pipes open.
-    const code = await new Promise<number>((resolve) => child.on("exit", (c) => resolve(c ?? 1)));
-    if (code !== 0) throw new Error(`the README's commands exited ${code}:\n${output}`);
+    const output = await machine.followPage(page);
+    // Node 20: no package of the install needs another Node; the package runs no script on install.
+    expect(output).not.toMatch(/EBADENGINE/);
+    expect(output).not.toMatch(/gpu-rental@[\d.]+ \((pre|post)?(install|prepare)/);
     expect(output).toMatch(/\+ 2 created/);
     expect(output).toMatch(/~ 1 updated/);
     expect(output).toMatch(/- 2 deleted/);
+    expect(output).toMatch(/PASS nothing left running/);
     expect(output).toMatch(/gpu-rental test: (\d+) of \1 steps passed/);
-    expect(fs.readFileSync(path.join(dir, "gpu-infra", "gpu-rental-test.xml"), "utf8")).toMatch(/failures="0"/);
+    const dir = path.join(machine.home, "gpu-infra");
+    expect(fs.readFileSync(path.join(dir, "gpu-rental-test.xml"), "utf8")).toMatch(/failures="0"/);
+    // The versions as installed, exactly: a later npm install keeps @pulumi/pulumi on the release Node 20 runs.
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).dependencies["@pulumi/pulumi"]).toBe("3.248.0");
     // `kill %1` stopped the emulator: nothing listens on its port any more.
-    await expect(fetch("http://127.0.0.1:8765/api/v0/bundles/", { method: "POST" })).rejects.toThrow();
-    const state = fs.readdirSync(path.join(dir, "backend"), { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".json"))
-      .map((e) => fs.readFileSync(path.join(e.parentPath ?? (e as any).path, e.name), "utf8"))
-      .join("\n");
+    expect(await portIsFree(8765)).toBe(true);
+    const state = machine.stateText("gpu-infra");
     expect(state).toMatch(/ciphertext|secure/);
     expect(state).not.toContain("local-dev-key-1");
   } finally {
-    try {
-      process.kill(-child.pid!, "SIGTERM"); // the emulator the README started in the background, if still up
-    } catch {
-      // already gone
-    }
-    await registry.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await machine.close();
   }
 }, 600_000);

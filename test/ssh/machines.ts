@@ -91,3 +91,35 @@ export async function openssh(program: "ssh" | "scp" | "sftp", args: string[], i
     return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
 }
+
+/** What an instance's machine is doing, as the clock goes: its processes asleep until some time, busy, down, or gone. */
+async function machineState(emu: TestEmulator, id: number): Promise<{ gone: true } | { gone: false; up: boolean; sleepingUntil: number[] }> {
+  const res = await http(emu.url, "GET", `/_emulator/instances/${id}/machine`);
+  if (res.status === 404) return { gone: true };
+  if (res.status !== 200) throw new Error(`GET /_emulator/instances/${id}/machine: ${res.status} ${JSON.stringify(res.body)}`);
+  return { gone: false, up: res.body.up, sleepingUntil: res.body.sleeping_until };
+}
+
+/**
+ * Moves the emulator's clock by `ms` as the instances' machines live it (their `date` and `sleep` follow the
+ * clock): once every listed machine has settled (its processes wait on the clock, or its instance is stopped or
+ * gone), then until each has settled again past the new time. Real time, bounded: the machines' processes (a
+ * watchdog) are real; the test's steps are then exactly those the machines see. `ms` 0 only waits for them.
+ */
+export async function stepMachines(emu: TestEmulator, ids: number[], ms: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const settled = (state: Awaited<ReturnType<typeof machineState>>) =>
+    state.gone || !state.up || state.sleepingUntil.some((s) => s * 1000 > emu.marketplace.clock.now());
+  const untilSettled = async (what: string) => {
+    for (;;) {
+      const states = await Promise.all(ids.map((id) => machineState(emu, id)));
+      if (states.every(settled)) return;
+      if (Date.now() > deadline) throw new Error(`instances ${ids.join(", ")} ${what}: not after ${timeoutMs} ms (${JSON.stringify(states)})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  await untilSettled("waiting on the clock");
+  if (ms === 0) return;
+  emu.marketplace.clock.advance(ms);
+  await untilSettled(`past the clock's step of ${ms} ms`);
+}

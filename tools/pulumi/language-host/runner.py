@@ -7,6 +7,8 @@ Python, as `python -c <this file> <job> [settings]`), on the `pulumi` package in
                        plugins that generated SDKs declare), each with its distribution's version.
 """
 import json
+import os
+import signal
 import sys
 
 # The exit code by which the host knows the error was already reported to the engine.
@@ -24,7 +26,18 @@ def plugins():
     print(json.dumps(found))
 
 
+def stop_quietly(signum, frame):
+    """The engine stops the program (Ctrl-C, or an error it reported, such as a refused input): at once, and without a
+    traceback of wherever the program happened to wait (threads blocked on the engine's calls would hold an orderly
+    exit for seconds)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(REPORTED)
+
+
 def run(settings):
+    signal.signal(signal.SIGINT, stop_quietly)
+    signal.signal(signal.SIGTERM, stop_quietly)
     try:
         import pulumi
         import pulumi.runtime
@@ -37,7 +50,6 @@ def run(settings):
         sys.exit(1)
     import asyncio
     import logging
-    import os
     import runpy
     import traceback
     from concurrent.futures import ThreadPoolExecutor

@@ -1,0 +1,81 @@
+import * as fs from "node:fs";
+
+/**
+ * Processes found by a mark in their environment, which every process started under a run inherits (the engine,
+ * its plugins and language hosts, programs, what they start, even past `setsid` or a dead parent): how the emulated
+ * machines end their processes, and how `gpu-rental test` and the test suite check that nothing they started is
+ * left running. Linux only (/proc); elsewhere none is found.
+ */
+
+/** Marks of the runs whose processes are checked: the test suite's, and a `gpu-rental test`'s. */
+export const RUN_MARKS = ["GPU_RENTAL_SUITE_RUN", "GPU_RENTAL_TEST_RUN"] as const;
+
+/** The run marks set in `env`: passed on to the processes of emulated machines, whose environment is their own. */
+export function runMarksOf(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(RUN_MARKS.filter((name) => env[name]).map((name) => [name, env[name]!]));
+}
+
+export interface MarkedProcess {
+  pid: number;
+  /** Its command line, as `ps` shows it. */
+  command: string;
+}
+
+/** The live processes (zombies have ended) whose environment has `name=value`, or `name=value...` with `prefix`. */
+export function markedProcesses(name: string, value: string, options: { prefix?: boolean } = {}): MarkedProcess[] {
+  const needle = `${name}=${value}`;
+  const found: MarkedProcess[] = [];
+  for (const pid of pids()) {
+    try {
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, "latin1");
+      const hit = options.prefix ? environ.startsWith(needle) || environ.includes(`\0${needle}`) : `\0${environ}`.includes(`\0${needle}\0`);
+      if (!hit || ended(pid)) continue;
+      found.push({ pid, command: fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim() });
+    } catch {
+      // not ours to read, or gone
+    }
+  }
+  return found.filter((p) => p.pid !== process.pid);
+}
+
+/** Kills (SIGKILL) the processes that carry the mark. */
+export function killMarked(name: string, value: string, options: { prefix?: boolean } = {}): MarkedProcess[] {
+  const found = markedProcesses(name, value, options);
+  for (const { pid } of found) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * The processes carrying the mark that are still running `graceMs` after the run ended (a process being stopped
+ * may take a moment: the engine gives its plugins 5 s), polled every 100 ms; none as soon as none is left.
+ */
+export async function leftRunning(name: string, value: string, graceMs: number): Promise<MarkedProcess[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const left = markedProcesses(name, value);
+    if (!left.length || Date.now() >= deadline) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function pids(): number[] {
+  try {
+    return fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function ended(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) [ZX]/s.test(fs.readFileSync(`/proc/${pid}/stat`, "latin1"));
+  } catch {
+    return true;
+  }
+}
