@@ -21,7 +21,7 @@ const trainer = new Instance("trainer", {
   onstart: "echo booted > booted.txt",
   // The key the steps log in with, attached once the instance exists: the account needs no key of its own.
   // (A public key is no secret: unsecret keeps it readable in the state and the diff.)
-  sshKeys: [pulumi.unsecret(privateKey.apply(publicKeyOfPrivate))],
+  sshKeys: pulumi.unsecret(privateKey.apply((key) => [publicKeyOfPrivate(key)])),
 });
 
 const required = (value: pulumi.Output<string | number | null>, name: string) =>

@@ -48,7 +48,9 @@ describe("the functions, through the plugin's shell", () => {
     // A service that does not answer: each refusal comes before a request would.
     const invoke = (name: string, args: Record<string, unknown>) => invokeOf(name, args, providerOf("http://127.0.0.1:9", "no-service"));
     await expect(invoke("getOffers", { limit: -1 })).rejects.toThrow(/^Invalid getOffers: limit: limit must be a whole number from 1 to 1000$/);
-    await expect(invoke("getOffers", { filters: { gpu_ram: { greater: 24000 } } })).rejects.toThrow(/Invalid getOffers: filters\.gpu_ram: Unrecognized key: "greater"/);
+    // The one check of declared filters (sdk/filter-check.ts), as an Instance's: operators, fields, operands.
+    await expect(invoke("getOffers", { filters: { gpu_ram: { greater: 24000 } } })).rejects.toThrow(/^Invalid getOffers: filters\.gpu_ram\.greater: not an operator/);
+    await expect(invoke("getOffers", { filters: { reliabilty: { gte: 0.9 } } })).rejects.toThrow(/filters\.reliabilty: not a field the search filters on .*did you mean reliability\?/);
     await expect(invoke("getOffers", { gpuCount: 0 })).rejects.toThrow(/Invalid getOffers: gpuCount/);
     await expect(invoke("getTemplates", { filters: { name: { like: "x" } } })).rejects.toThrow(/Invalid getTemplates: filters\.name/);
     await expect(invoke("getInstance", {})).rejects.toThrow(/Invalid getInstance: id/);
