@@ -53,13 +53,14 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const machines = emulator.ssh?.machines.markPrefix;
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
-    const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
     for (const name of options.sshKeyConfigs ?? []) {
       const key = freshKey();
       registerOnSeededAccount(emulator, key);
       secrets[name] = key.privateKey;
     }
+    // What the run found (the keys registered above included): only what the program made must be gone after it.
+    const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const env = {
       GPU_RENTAL_TEST_RUN: run,
       GPU_RENTAL_API_URL: emulator.url,

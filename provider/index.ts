@@ -14,3 +14,4 @@ export interface SshEndpoint {
   host: string | null;
   port: number | null;
 }
+export type { FunctionInputs, InvokeOptions } from "./functions";

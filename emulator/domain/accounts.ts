@@ -20,6 +20,8 @@ export interface UserRecord {
   sshKey: string;
   /** The keys behind `sshKey`, with the ids `DELETE /api/v0/ssh/{id}/` takes. */
   sshKeys?: SshKeyRecord[];
+  /** Keys attached to instances without being registered: their records (the ids `DELETE /api/v0/instances/{id}/ssh/{key_id}/` takes). */
+  attachedSshKeys?: SshKeyRecord[];
   credit: number;
   emailVerified: boolean;
   tfaStatus: "enabled" | "disabled" | "legacy";

@@ -1,8 +1,9 @@
-import { utils } from "ssh2";
+import { keyMaterial, publicKeyProblem } from "../../sdk/schemas";
 import type { UserRecord } from "./accounts";
+import type { InstanceRecord } from "./instances";
 import { badRequest, notFound } from "./errors";
 
-/** A public key registered on an account (`POST /api/v0/ssh/`). */
+/** A public key registered on an account (`POST /api/v0/ssh/`), or attached to an instance without being registered. */
 export interface SshKeyRecord {
   id: number;
   /** One OpenSSH public key line: `<type> <base64> [comment]`. */
@@ -11,33 +12,28 @@ export interface SshKeyRecord {
 }
 
 /**
- * The one public key line in `text`, or a 400 that says what is wrong with it. A private key is refused by
- * name: pasting the wrong half of a key pair is the usual mistake, and the private half must go nowhere.
+ * The one public key line in `text`, or a 400 that says what is wrong with it (publicKeyProblem: a private key is
+ * refused by name).
  */
 export function publicKeyLine(text: string): string {
-  const line = text.trim();
-  if (/PRIVATE KEY/.test(line)) {
-    throw badRequest("invalid_args", "ssh_key is a private key: send the public key (the .pub file), never the private one.");
-  }
-  if (!line || line.includes("\n")) throw badRequest("invalid_args", "ssh_key must be one OpenSSH public key line, such as `ssh-ed25519 AAAA... me@laptop`.");
-  const parsed = utils.parseKey(line);
-  if (parsed instanceof Error || (Array.isArray(parsed) && parsed.length !== 1)) {
-    throw badRequest("invalid_args", `ssh_key is not an OpenSSH public key (${parsed instanceof Error ? parsed.message : "several keys"}).`);
-  }
-  return line;
+  const problem = publicKeyProblem(text);
+  if (problem) throw badRequest("invalid_args", `ssh_key ${problem}.`);
+  return text.trim();
 }
 
-/** The wire blob of a public key line (type and key material, without the comment), for comparing keys. */
-export function publicKeyBlob(line: string): Buffer {
-  const parsed = utils.parseKey(line);
-  if (parsed instanceof Error) throw parsed;
-  return (Array.isArray(parsed) ? parsed[0] : parsed).getPublicSSH();
+/** Whether two key lines are one key (type and key material; the comments may differ). */
+function sameMaterial(a: string, b: string): boolean {
+  return keyMaterial(a) === keyMaterial(b);
 }
 
 /**
  * The account's SSH keys, kept on its user record. The record's `ssh_key` (the spec's "registered SSH public
  * key") shows them all, one per line. As on the live service, an instance gets the keys its account had when it
  * was created; a key added later reaches an existing instance only when attached to it.
+ *
+ * A key attached to an instance without being registered gets a record of its own, with an id of the same
+ * sequence (the live service answers an attachment with such a record, `user_id` null): that id is what detaching
+ * it takes. These records are not the account's keys: the listing does not show them.
  */
 export const sshKeys = {
   of(user: UserRecord): SshKeyRecord[] {
@@ -47,9 +43,9 @@ export const sshKeys = {
   add(user: UserRecord, text: string, now: number): SshKeyRecord {
     const key = publicKeyLine(text);
     const keys = sshKeys.of(user);
-    const existing = keys.find((k) => publicKeyBlob(k.key).equals(publicKeyBlob(key)));
+    const existing = keys.find((k) => sameMaterial(k.key, key));
     if (existing) return existing;
-    const record = { id: Math.max(0, ...keys.map((k) => k.id)) + 1, key, createdAt: now };
+    const record = { id: nextId(user), key, createdAt: now };
     setKeys(user, [...keys, record]);
     return record;
   },
@@ -73,18 +69,45 @@ export const sshKeys = {
     sshKeys.get(user, id);
     setKeys(user, sshKeys.of(user).filter((k) => k.id !== id));
   },
+
+  /** Lets `text` log into the instance (once, whatever its comment); answers the key's record: the account's, or one of its own. */
+  attach(user: UserRecord, instance: InstanceRecord, text: string, now: number): SshKeyRecord {
+    const key = publicKeyLine(text);
+    if (!(instance.sshKeys ?? []).some((k) => sameMaterial(k, key))) instance.sshKeys = [...(instance.sshKeys ?? []), key];
+    return recordOf(user, key) ?? attachedRecord(user, key, now);
+  },
+
+  /** Stops the key with this id (the account's, or an attachment's) logging into the instance; a 404 for an id of neither. */
+  detach(user: UserRecord, instance: InstanceRecord, id: number): SshKeyRecord {
+    const record = [...sshKeys.of(user), ...(user.attachedSshKeys ?? [])].find((k) => k.id === id);
+    if (!record) throw notFound("no_such_key", `SSH key ${id} does not exist on this account.`);
+    instance.sshKeys = (instance.sshKeys ?? []).filter((k) => !sameMaterial(k, record.key));
+    return record;
+  },
+
+  /** The keys that may log into the instance, each with its record's id (the account's key, else its attachment's). */
+  ofInstance(user: UserRecord, instance: InstanceRecord): SshKeyRecord[] {
+    return (instance.sshKeys ?? []).map((key) => ({ ...(recordOf(user, key) ?? attachedRecord(user, key, 0)), key }));
+  },
 };
 
-/** The instance's keys with `key` added (once, whatever its comment). */
-export function withKey(keys: string[] | undefined, key: string): string[] {
-  const blob = publicKeyBlob(key);
-  return (keys ?? []).some((k) => publicKeyBlob(k).equals(blob)) ? keys! : [...(keys ?? []), key];
+/** The account's key, else the attachment record, of this key's material. */
+function recordOf(user: UserRecord, key: string): SshKeyRecord | undefined {
+  return [...sshKeys.of(user), ...(user.attachedSshKeys ?? [])].find((k) => sameMaterial(k.key, key));
 }
 
-/** The instance's keys without `key`. */
-export function withoutKey(keys: string[] | undefined, key: string): string[] {
-  const blob = publicKeyBlob(key);
-  return (keys ?? []).filter((k) => !publicKeyBlob(k).equals(blob));
+/** The record of a key attached without being registered: made at its first attachment. */
+function attachedRecord(user: UserRecord, key: string, now: number): SshKeyRecord {
+  const found = (user.attachedSshKeys ?? []).find((k) => sameMaterial(k.key, key));
+  if (found) return found;
+  const record = { id: nextId(user), key, createdAt: now };
+  user.attachedSshKeys = [...(user.attachedSshKeys ?? []), record];
+  return record;
+}
+
+/** Ids of the account's keys and of its attachments come from one sequence. */
+function nextId(user: UserRecord): number {
+  return Math.max(0, ...[...sshKeys.of(user), ...(user.attachedSshKeys ?? [])].map((k) => k.id)) + 1;
 }
 
 function setKeys(user: UserRecord, keys: SshKeyRecord[]): void {

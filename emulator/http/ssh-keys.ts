@@ -1,9 +1,9 @@
 import { FastifyInstance } from "fastify";
-import { AttachSshKeyResponse, SshKeyListResponse, SshKeyRequest, SshKeyResponse, SuccessResponse } from "../../sdk/schemas";
+import { AttachSshKeyResponse, InstanceSshKeysResponse, SshKeyListResponse, SshKeyRequest, SshKeyResponse, SuccessResponse } from "../../sdk/schemas";
 import { notFound } from "../domain/errors";
 import { InstanceRecord } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
-import { publicKeyLine, SshKeyRecord, sshKeys, withKey, withoutKey } from "../domain/ssh-keys";
+import { SshKeyRecord, sshKeys } from "../domain/ssh-keys";
 import { idParam, route } from "./routes";
 
 /** What no schema can say of a key: its material must parse (a 400 otherwise, as the service's client checks too). */
@@ -13,7 +13,7 @@ const KEY_RULE = "ssh_key must be one OpenSSH public key line whose key material
  * A key as the live service shows it: the key line as `public_key` (the answer of an addition, recorded) and as
  * `key` (the vendor's listing), `created_at` in epoch seconds (a float, recorded), `deleted_at` null.
  */
-const view = (userId: number, key: SshKeyRecord) => ({
+const view = (userId: number | null, key: SshKeyRecord) => ({
   id: key.id,
   user_id: userId,
   public_key: key.key,
@@ -24,8 +24,9 @@ const view = (userId: number, key: SshKeyRecord) => ({
 
 /**
  * The account's SSH keys (`/api/v0/ssh/`, the paths the service's public client uses), and attaching a key to
- * an instance or detaching it (`/api/v0/instances/{id}/ssh/`), in the live shapes: a listing is a bare array, an
- * addition or a change answers `{success, key: {...}}`, an attachment `{success, msg, key}` with the key as JSON text.
+ * an instance, listing its keys or detaching one (`/api/v0/instances/{id}/ssh/`), in the live shapes: a listing is
+ * a bare array, an addition or a change answers `{success, key: {...}}`, an attachment `{success, msg, key}` with
+ * the key as JSON text; an instance's keys are `{success, ssh_keys}`, JSON text too (the vendor's description).
  */
 export function registerSshKeys(app: FastifyInstance, market: Marketplace): void {
   route(app, market, {
@@ -86,13 +87,23 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     refusals: ["not_found"],
     rules: KEY_RULE,
     handler: ({ principal, params, body }) => {
-      const instance = ownInstance(principal.user.id, params);
-      const line = publicKeyLine(body.ssh_key);
-      instance.sshKeys = withKey(instance.sshKeys, line);
-      // The key of the account with this text, if it is one (the live answer shows the record, as JSON text).
-      const registered = sshKeys.of(principal.user).find((k) => k.key === line);
-      const record = { id: registered?.id ?? null, user_id: null, default: null, public_key: line, private_key: null, created_at: market.clock.nowSeconds(), deleted_at: null };
-      return { success: true, msg: "SSH key added to instance.", key: JSON.stringify(record) };
+      const record = sshKeys.attach(principal.user, ownInstance(principal.user.id, params), body.ssh_key, market.clock.now());
+      // The live answer shows the key's record as JSON text: the account's key, or the attachment's own (user_id null).
+      const registered = sshKeys.of(principal.user).some((k) => k.id === record.id);
+      const shown = { ...view(registered ? principal.user.id : null, record), default: null, private_key: null };
+      return { success: true, msg: "SSH key added to instance.", key: JSON.stringify(shown) };
+    },
+  });
+
+  route(app, market, {
+    method: "GET",
+    url: "/api/v0/instances/:id/ssh/",
+    permission: "instance_read",
+    response: InstanceSshKeysResponse,
+    refusals: ["not_found"],
+    handler: ({ principal, params }) => {
+      const keys = sshKeys.ofInstance(principal.user, ownInstance(principal.user.id, params));
+      return { success: true, ssh_keys: JSON.stringify(keys.map((key) => view(principal.user.id, key))) };
     },
   });
 
@@ -104,8 +115,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
     refusals: ["not_found"],
     handler: ({ principal, params }) => {
       const instance = ownInstance(principal.user.id, params);
-      const key = sshKeys.get(principal.user, idParam(params, "keyId"));
-      instance.sshKeys = withoutKey(instance.sshKeys, key.key);
+      const key = sshKeys.detach(principal.user, instance, idParam(params, "keyId"));
       return { success: true, msg: `SSH key ${key.id} detached from instance ${instance.id}.` };
     },
   });

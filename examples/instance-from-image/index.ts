@@ -1,18 +1,26 @@
 import * as pulumi from "@pulumi/pulumi";
-import { Instance } from "gpu-rental/provider";
+import { Instance, SshKey } from "gpu-rental/provider";
 
 // The cheapest reliable, verified offer of a GPU model, running a container image with direct SSH.
 const config = new pulumi.Config();
 
-const trainer = new Instance("trainer", {
-  gpuModel: config.get("gpuModel") ?? "RTX 4090",
-  filters: { reliability: { gte: 0.95 }, verified: { eq: true } },
-  maxPricePerHour: config.getNumber("maxPricePerHour"),
-  image: config.get("image") ?? "pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime",
-  label: config.get("label") ?? "gpu-rental-demo",
-  runtype: "ssh_direct",
-  disk: 32,
-});
+// Your SSH public key (the `.pub` line), registered on the account before the rental, so the instance takes it.
+const sshPublicKey = config.get("sshPublicKey");
+const login = sshPublicKey ? new SshKey("login", { publicKey: sshPublicKey }) : undefined;
+
+const trainer = new Instance(
+  "trainer",
+  {
+    gpuModel: config.get("gpuModel") ?? "RTX 4090",
+    filters: { reliability: { gte: 0.95 }, verified: { eq: true } },
+    maxPricePerHour: config.getNumber("maxPricePerHour"),
+    image: config.get("image") ?? "pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime",
+    label: config.get("label") ?? "gpu-rental-demo",
+    runtype: "ssh_direct",
+    disk: 32,
+  },
+  { dependsOn: login ? [login] : [] },
+);
 
 export const instanceId = trainer.instanceId;
 export const status = trainer.status;

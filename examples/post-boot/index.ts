@@ -1,10 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { remote, types } from "@pulumi/command";
+import { publicKeyOfPrivate } from "gpu-rental";
 import { Instance } from "gpu-rental/provider";
 
 // One instance, then post-boot steps over SSH: a script copied onto the instance and run there.
 const config = new pulumi.Config();
 const runName = config.get("runName") ?? "post-boot-demo";
+// The private key the steps log in with, a secret in stack config; its public half is attached to the instance.
+const privateKey = config.requireSecret("sshPrivateKey");
 
 const trainer = new Instance("trainer", {
   gpuModel: config.get("gpuModel") ?? "RTX 4090",
@@ -16,6 +19,9 @@ const trainer = new Instance("trainer", {
   disk: 32,
   // onstart runs at every boot, and editing it replaces the instance; the steps below do neither.
   onstart: "echo booted > booted.txt",
+  // The key the steps log in with, attached once the instance exists: the account needs no key of its own.
+  // (A public key is no secret: unsecret keeps it readable in the state and the diff.)
+  sshKeys: pulumi.unsecret(privateKey.apply((key) => [publicKeyOfPrivate(key)])),
 });
 
 const required = (value: pulumi.Output<string | number | null>, name: string) =>
@@ -24,12 +30,11 @@ const required = (value: pulumi.Output<string | number | null>, name: string) =>
     return v;
   });
 
-// The private key whose public half is registered on the account, a secret in stack config.
 const connection: types.input.remote.ConnectionArgs = {
   host: required(trainer.sshHost, "sshHost") as pulumi.Output<string>,
   port: required(trainer.sshPort, "sshPort") as pulumi.Output<number>,
   user: "root",
-  privateKey: config.requireSecret("sshPrivateKey"),
+  privateKey,
   // The SSH daemon can come up a little after the instance reports running: retry the connection.
   dialErrorLimit: 20,
   perDialTimeout: 15,

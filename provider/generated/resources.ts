@@ -1,6 +1,7 @@
-// Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).
+// Generated from the kinds' and functions' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).
 import * as pulumi from "@pulumi/pulumi";
-import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateRuntype, VolumeQuery } from "../../sdk";
+import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
+import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
 import { SdkProvider } from "../sdk-provider";
 
@@ -12,13 +13,13 @@ export interface InstanceArgs extends CommonArgs {
   gpuModel?: pulumi.Input<string>;
   /** GPUs wanted on the machine (a `num_gpus` filter). */
   gpuCount?: pulumi.Input<number>;
-  /** Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. Criteria are placement rules: new ones that the rented machine still meets change nothing. */
+  /** Any offer-search filters, `{ <field>: { <operator>: <value> } }` with the operators eq, neq, lt, lte, gt, gte, in and notin, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. */
   filters?: pulumi.Input<OfferFilters>;
   /** Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`. */
   order?: pulumi.Input<[string, "asc" | "desc"][]>;
   /** The market to rent in. Default: `"on-demand"`. */
   offerType?: pulumi.Input<OfferType>;
-  /** The most to pay, $/hour: offers above it are not rented. */
+  /** The most to pay, $/hour: offers above it are left out. */
   maxPricePerHour?: pulumi.Input<number>;
   /** The container image; may be left out when `templateHashId` gives one. */
   image?: pulumi.Input<string>;
@@ -70,6 +71,8 @@ export interface InstanceArgs extends CommonArgs {
   idleAction?: pulumi.Input<"stop" | "destroy">;
   /** GPU utilisation, percent, below which a GPU counts as idle. Default: `10`. */
   idleThreshold?: pulumi.Input<number>;
+  /** Public keys (one OpenSSH line each) attached to the instance once it is created, besides the account's keys it takes at creation: log in with any of them. Changed in place: keys added are attached, keys removed are detached (even one the instance also took from the account). Each is refused at preview when it is not one OpenSSH public key line. */
+  sshKeys?: pulumi.Input<string[]>;
 }
 
 /** The outputs of an Instance, besides its inputs. */
@@ -246,6 +249,27 @@ export class ApiKey extends pulumi.dynamic.Resource {
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
 
+/** The inputs of a SshKey. */
+export interface SshKeyArgs extends CommonArgs {
+  /** One OpenSSH public key line, `ssh-ed25519 AAAA... me@laptop` (the `.pub` file). Refused at preview when it is not one (a private key is refused by name). */
+  publicKey: pulumi.Input<string>;
+}
+
+/** The outputs of a SshKey, besides its inputs. */
+export interface SshKeyOutputProperties {
+  /** The key's id on the account (also the resource's id). */
+  readonly sshKeyId: pulumi.Output<number>;
+}
+
+/** An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance that exists already, or one not on the account). A key is its material: declaring one the account has already (registered by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment changes the key in place; other key material registers another key. */
+export class SshKey extends pulumi.dynamic.Resource {
+  constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration("SshKey", name, args, opts);
+    super(new SdkProvider(), name, props, options, "gpu-rental", "SshKey");
+  }
+}
+export interface SshKey extends SshKeyOutputProperties {}
+
 /** The inputs of a GpuFleet. */
 export interface GpuFleetArgs extends CommonArgs {
   /** How many members (0 to 1000). Changing it adds members at the end or removes the last ones. */
@@ -258,13 +282,13 @@ export interface GpuFleetArgs extends CommonArgs {
   gpuModel?: pulumi.Input<string>;
   /** GPUs wanted on the machine (a `num_gpus` filter). */
   gpuCount?: pulumi.Input<number>;
-  /** Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. Criteria are placement rules: new ones that the rented machine still meets change nothing. */
+  /** Any offer-search filters, `{ <field>: { <operator>: <value> } }` with the operators eq, neq, lt, lte, gt, gte, in and notin, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. */
   filters?: pulumi.Input<OfferFilters>;
   /** Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`. */
   order?: pulumi.Input<[string, "asc" | "desc"][]>;
   /** The market to rent in. Default: `"on-demand"`. */
   offerType?: pulumi.Input<OfferType>;
-  /** The most to pay, $/hour: offers above it are not rented. */
+  /** The most to pay, $/hour: offers above it are left out. */
   maxPricePerHour?: pulumi.Input<number>;
   /** The container image; may be left out when `templateHashId` gives one. */
   image?: pulumi.Input<string>;
@@ -314,6 +338,8 @@ export interface GpuFleetArgs extends CommonArgs {
   idleAction?: pulumi.Input<"stop" | "destroy">;
   /** GPU utilisation, percent, below which a GPU counts as idle. Default: `10`. */
   idleThreshold?: pulumi.Input<number>;
+  /** Public keys (one OpenSSH line each) attached to the instance once it is created, besides the account's keys it takes at creation: log in with any of them. Changed in place: keys added are attached, keys removed are detached (even one the instance also took from the account). Each is refused at preview when it is not one OpenSSH public key line. */
+  sshKeys?: pulumi.Input<string[]>;
 }
 
 /** The outputs of a GpuFleet, besides its inputs. */
@@ -336,3 +362,151 @@ export class GpuFleet extends pulumi.dynamic.Resource {
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}
+
+/** The arguments of getOffers. */
+export interface GetOffersArgs {
+  /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
+  gpuModel?: string;
+  /** GPUs wanted on the machine (a `num_gpus` filter). */
+  gpuCount?: number;
+  /** Any offer-search filters, `{ <field>: { <operator>: <value> } }` with the operators eq, neq, lt, lte, gt, gte, in and notin, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. */
+  filters?: OfferFilters;
+  /** Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`. */
+  order?: [string, "asc" | "desc"][];
+  /** The market to rent in. Default: `"on-demand"`. */
+  offerType?: OfferType;
+  /** The most to pay, $/hour: offers above it are left out. */
+  maxPricePerHour?: number;
+  /** At most this many offers (1 to 1000). Default: `20`. */
+  limit?: number;
+}
+
+/** What getOffers answers. */
+export interface GetOffersResult {
+  /** The offers found, best first. */
+  readonly offers: ({ id: number; gpuName: string; numGpus: number; gpuRam: number | null; pricePerHour: number; reliability: number | null; geolocation: string | null; verified: boolean | null })[];
+}
+
+/** The offers of the market that match criteria written as an Instance's (`gpuModel`, `gpuCount`, `filters`, `order`, `offerType`, `maxPricePerHour`), rentable now, in the order an Instance with those criteria tries them (cheapest first unless `order` says otherwise): to see what a rental would cost before making it, or to pin one with `offerId`. */
+export function getOffers(args: GetOffersArgs = {}, opts?: InvokeOptions): Promise<GetOffersResult> {
+  return invokeFunction("getOffers", args, opts);
+}
+
+/** getOffers, of arguments that may be other resources' outputs: its result is an output. */
+export function getOffersOutput(args: FunctionInputs<GetOffersArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetOffersResult> {
+  return invokeOutput("getOffers", args, opts);
+}
+
+/** The arguments of getTemplates. */
+export interface GetTemplatesArgs {
+  /** `{ <field>: { <operator>: <value> } }` over the template fields, e.g. `{ image: { eq: "pytorch/pytorch" }, recommended: { eq: true } }`. */
+  filters?: TemplateFilters;
+  /** Only templates of this name (a `name` filter). */
+  name?: string;
+}
+
+/** What getTemplates answers. */
+export interface GetTemplatesResult {
+  /** The templates found. */
+  readonly templates: ({ id: number; hashId: string; name: string | null; image: string | null; tag: string | null })[];
+}
+
+/** The templates the account can see (public ones and its own) that match a search in the operators of the offer search (`filters`, the service's `select_filters` over template fields such as name, image, tag, recommended, creator_id), or by `name`. An Instance made from one takes its `hashId`. */
+export function getTemplates(args: GetTemplatesArgs = {}, opts?: InvokeOptions): Promise<GetTemplatesResult> {
+  return invokeFunction("getTemplates", args, opts);
+}
+
+/** getTemplates, of arguments that may be other resources' outputs: its result is an output. */
+export function getTemplatesOutput(args: FunctionInputs<GetTemplatesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetTemplatesResult> {
+  return invokeOutput("getTemplates", args, opts);
+}
+
+/** The arguments of getInstance. */
+export interface GetInstanceArgs {
+  /** The instance's id. */
+  id: number;
+}
+
+/** What getInstance answers. */
+export interface GetInstanceResult {
+  /** The instance's id. */
+  readonly id: number;
+  /** Its label (empty when it has none). */
+  readonly label: string;
+  /** Its status as the service reports it (`running`, `loading`, `exited`, ...). */
+  readonly status: string | null;
+  /** What it costs, $/hour. */
+  readonly pricePerHour: number | null;
+  /** The host to reach it over SSH. */
+  readonly sshHost: string | null;
+  /** The port to reach it over SSH. */
+  readonly sshPort: number | null;
+  /** Its GPU model. */
+  readonly gpuName: string | null;
+  /** Its GPU count. */
+  readonly numGpus: number | null;
+  /** Where the machine is. */
+  readonly geolocation: string | null;
+  /** The creation token it carries (`GPU_RENTAL_TOKEN`), when gpu-rental rented it. */
+  readonly token: string | null;
+}
+
+/** One instance of the account, by id, as the service shows it now (an instance made elsewhere, say). An id the account does not have fails. */
+export function getInstance(args: GetInstanceArgs, opts?: InvokeOptions): Promise<GetInstanceResult> {
+  return invokeFunction("getInstance", args, opts);
+}
+
+/** getInstance, of arguments that may be other resources' outputs: its result is an output. */
+export function getInstanceOutput(args: FunctionInputs<GetInstanceArgs>, opts?: InvokeOptions): pulumi.Output<GetInstanceResult> {
+  return invokeOutput("getInstance", args, opts);
+}
+
+/** The arguments of getInstances. */
+export interface GetInstancesArgs {
+  /** Only instances with this label. */
+  label?: string;
+  /** Only instances whose creation token has this prefix (e.g. `nightly42`). */
+  tokenPrefix?: string;
+  /** Only instances with this status (`running`, `loading`, `exited`, ...). */
+  status?: string;
+}
+
+/** What getInstances answers. */
+export interface GetInstancesResult {
+  /** The instances found, by id. */
+  readonly instances: ({ id: number; label: string; status: string | null; pricePerHour: number | null; sshHost: string | null; sshPort: number | null; gpuName: string | null; numGpus: number | null; geolocation: string | null; token: string | null })[];
+}
+
+/** The account's instances, by id, narrowed by `label`, by the prefix of the creation token they carry (`tokenPrefix`: a run's, or a stack's, as `gpu-rental sweep` takes it) and by `status`; all of them when none is given. */
+export function getInstances(args: GetInstancesArgs = {}, opts?: InvokeOptions): Promise<GetInstancesResult> {
+  return invokeFunction("getInstances", args, opts);
+}
+
+/** getInstances, of arguments that may be other resources' outputs: its result is an output. */
+export function getInstancesOutput(args: FunctionInputs<GetInstancesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetInstancesResult> {
+  return invokeOutput("getInstances", args, opts);
+}
+
+/** The arguments of getNetworkVolumeOffers. */
+export interface GetNetworkVolumeOffersArgs {
+  /** The network volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`. */
+  q?: VolumeQuery;
+  /** GB wanted: offers with less free space are left out. */
+  size?: number;
+}
+
+/** What getNetworkVolumeOffers answers. */
+export interface GetNetworkVolumeOffersResult {
+  /** The offers found. */
+  readonly offers: { id: number; diskSpace: number; storageCost: number; reliability: number; geolocation: string; verified: boolean }[];
+}
+
+/** The network volume offers that match a search written as a NetworkVolume's `q`, cheapest storage first unless `q` orders them otherwise; with `size`, only those with room for it. Network volumes are not generally released: an account without them is refused (NetworkVolumesUnavailableError). */
+export function getNetworkVolumeOffers(args: GetNetworkVolumeOffersArgs = {}, opts?: InvokeOptions): Promise<GetNetworkVolumeOffersResult> {
+  return invokeFunction("getNetworkVolumeOffers", args, opts);
+}
+
+/** getNetworkVolumeOffers, of arguments that may be other resources' outputs: its result is an output. */
+export function getNetworkVolumeOffersOutput(args: FunctionInputs<GetNetworkVolumeOffersArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetNetworkVolumeOffersResult> {
+  return invokeOutput("getNetworkVolumeOffers", args, opts);
+}

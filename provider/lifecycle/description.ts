@@ -71,4 +71,10 @@ export const ADOPT_ID: PropertyDescription = {
  * same terms as a kind's: its arguments (`inputs`) and what it answers (`outputs`, all of them: a function has no
  * inputs to report back). The package schema's `functions` and the reference page are made from it.
  */
-export type FunctionDescription = ResourceDescription;
+export interface FunctionDescription extends ResourceDescription {
+  /**
+   * A call of the function, as the reference page shows it in every language: its arguments, and what of its
+   * result the example exports (`offers[0].id`: names and indices below the result).
+   */
+  example: { args: Record<string, unknown>; exports: string };
+}

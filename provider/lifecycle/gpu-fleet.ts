@@ -6,6 +6,7 @@ import {
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { attachKeys, changeKeys } from "./instance-keys";
 import type { ObjectDescription, ResourceDescription } from "./description";
 import { adoptInstance, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
@@ -347,6 +348,9 @@ async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operati
   let settled: Made[] | undefined;
   try {
     settled = await settleInPlace(spec, kept, op);
+    // A creation cut off before its keys were attached left the state saying them: all are attached again.
+    const partial = !!olds[PARTIAL_OUTPUT];
+    if (diff.updates.includes("sshKeys") || partial) await changeKeys(op.client, settled.map((m) => m.member.instanceId), olds.sshKeys, spec.sshKeys, partial);
     const added = await rentMembers(spec, missing, op);
     return outputsOf(spec, [...settled, ...added]);
   } catch (error) {
@@ -429,7 +433,11 @@ async function rentMembers(spec: FleetSpec, indices: number[], op: Operation): P
       op,
       policy,
     );
-    return booted.map(made);
+    const members = booted.map(made);
+    await attachKeys(op.client, members.map((m) => m.member.instanceId), spec.sshKeys).catch((error: Error) => {
+      throw new MembersLeft(`${members.length} GpuFleet member(s) were rented, and attaching their SSH keys failed: ${error.message}`, members);
+    });
+    return members;
   } catch (error) {
     if (!(error instanceof BootFailure)) throw error;
     const held = error.held.map(made);

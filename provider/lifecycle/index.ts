@@ -24,6 +24,12 @@ export type { InstanceSpec, InstanceOutputs } from "./instance";
 export { TEMPLATE } from "./template";
 export { NETWORK_VOLUME, VolumeInUseError } from "./network-volume";
 export { API_KEY } from "./api-key";
+export { SSH_KEY } from "./ssh-key";
+export { GET_OFFERS, offerSearchOf } from "./get-offers";
+export { GET_TEMPLATES } from "./get-templates";
+export { GET_INSTANCE } from "./get-instance";
+export { GET_INSTANCES } from "./get-instances";
+export { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
 export { GPU_FLEET } from "./gpu-fleet";
 export type { FleetSpec, FleetOutputs, FleetMember } from "./gpu-fleet";
 

@@ -2,12 +2,14 @@ import { z } from "zod";
 import {
   CreateInstanceRequest, describePolicy, DEFAULT_ORDER, GpuRentalError, hasReached, Instance, InstanceFailedError, InstanceLeftError,
   InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, lifetimeWarnings, NotFoundError, OfferCriteria, OfferFilters,
-  OfferFiltersInput, Order, RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
+  RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
   waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
+import { attachKeys, changeKeys, keySet, SSH_KEYS_INPUT, SshKeysSpec } from "./instance-keys";
+import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
 import { ADOPT_ID, EnumDescription, ResourceDescription } from "./description";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
@@ -38,16 +40,6 @@ const TARGET_STATE: EnumDescription = {
   values: [
     { value: "running", description: "Running (and billed for compute)." },
     { value: "stopped", description: "Stopped: the disk is kept (and billed), the GPUs are released." },
-  ],
-};
-
-const OFFER_TYPE: EnumDescription = {
-  name: "OfferType",
-  description: "The market an offer is rented in.",
-  values: [
-    { value: "on-demand", description: "At the offer's price, never interrupted." },
-    { value: "ondemand", description: "The same as `on-demand`." },
-    { value: "bid", description: "Interruptible, at the bid `price`: outbid, the instance is stopped." },
   ],
 };
 
@@ -87,24 +79,8 @@ const DESCRIPTION: ResourceDescription = {
     "output: a changed market or a refresh never replaces a running instance.",
   inputs: {
     offerId: { type: "integer", description: "Rent exactly this offer. Otherwise the cheapest offer matching the criteria is rented." },
-    gpuModel: { type: "string", description: 'GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter).' },
-    gpuCount: { type: "integer", description: "GPUs wanted on the machine (a `num_gpus` filter)." },
-    filters: {
-      type: "map",
-      values: { type: "any" },
-      tsType: "OfferFilters",
-      description:
-        "Any offer-search filters, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. Criteria are placement rules: " +
-        "new ones that the rented machine still meets change nothing.",
-    },
-    order: {
-      type: "array",
-      items: { type: "array", items: { type: "string" } },
-      tsType: '[string, "asc" | "desc"][]',
-      description: 'Preference among matching offers, as `[field, "asc" | "desc"]` pairs. Default cheapest first: `[["dph_total", "asc"]]`.',
-    },
-    offerType: { type: "string", enum: OFFER_TYPE, tsType: "OfferType", default: "on-demand", description: "The market to rent in." },
-    maxPricePerHour: { type: "number", description: "The most to pay, $/hour: offers above it are not rented." },
+    // Placement rules: new criteria that the rented machine still meets change nothing.
+    ...CRITERIA_INPUTS,
     image: { type: "string", description: "The container image; may be left out when `templateHashId` gives one." },
     templateHashId: { type: "string", description: "Create from this template (its `hashId` output): its values are the base, the inputs here win." },
     label: { type: "string", description: "The instance's label; changed in place." },
@@ -165,6 +141,7 @@ const DESCRIPTION: ResourceDescription = {
     idleTimeout: { type: "string", description: "The instance ends itself when every GPU stayed below `idleThreshold` (read with nvidia-smi) for this long." },
     idleAction: { type: "string", enum: IDLE_ACTION, default: "stop", description: "What the instance does when idle for `idleTimeout`." },
     idleThreshold: { type: "number", default: 10, description: "GPU utilisation, percent, below which a GPU counts as idle." },
+    sshKeys: SSH_KEYS_INPUT,
     adoptId: ADOPT_ID,
   },
   outputs: {
@@ -199,16 +176,8 @@ const DESCRIPTION: ResourceDescription = {
 const InstanceSpec = z
   .object({
     offerId: z.number().int().optional(),
-    /** Criteria sugar: `filters.gpu_name = {eq: gpuModel}`. */
-    gpuModel: z.string().min(1).optional(),
-    /** Criteria sugar: `filters.num_gpus = {eq: gpuCount}`. */
-    gpuCount: z.number().int().positive().optional(),
-    /** Checked against the fields the offer search knows (sdk/filter-check.ts): the service ignores the others. */
-    filters: OfferFiltersInput.optional(),
-    order: Order.optional(),
-    /** `reserved` is left out: the API shows no way to accept an offer at its reserved price. */
-    offerType: z.enum(["on-demand", "ondemand", "bid"]).optional(),
-    maxPricePerHour: z.number().positive().optional(),
+    /** gpuModel, gpuCount, filters, order, offerType, maxPricePerHour: checked as every search's criteria are. */
+    ...CriteriaFields,
     image: z.string().min(1).optional(),
     /** A template's `hash_id`: the template's values are the base of the instance; its own inputs win. */
     templateHashId: z.string().min(1).optional(),
@@ -250,6 +219,8 @@ const InstanceSpec = z
     maxBootAttempts: z.number().int().min(1).max(10).optional(),
     /** The instance ends itself (sdk/workflows/watchdog.ts): maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold. */
     ...LifetimeFields,
+    /** Public keys attached once the instance is created; changed in place (instance-keys.ts). */
+    sshKeys: SshKeysSpec,
   })
   .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
     message: "give either offerId or search criteria (gpuModel, gpuCount, filters, order), not both",
@@ -284,6 +255,8 @@ type InstanceSearch = Pick<InstanceSpec, (typeof SEARCH_KEYS)[number]>;
  * the next instance rented (a replacement), so changing it never replaces a running instance.
  */
 const POLICY_KEYS = ["onBootFailure", "maxBootAttempts", ...LIFETIME_KEYS] as const;
+/** Keys attached to the instance after its creation: attached and detached in place. */
+const ATTACHED_INPUTS = ["sshKeys"] as const;
 
 /** Defaults applied before comparing, so writing a default explicitly is not a change. */
 const DEFAULTS = {
@@ -329,7 +302,8 @@ export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Read
     return !sameValue(withDefault(key, olds[key]), withDefault(key, news[key]));
   });
   const criteriaHold = !criteriaUnknown && stillSatisfied(olds, news);
-  const inPlace = (key: SpecKey) => isOneOf(key, UPDATABLE_INPUTS) || isOneOf(key, POLICY_KEYS) || (criteriaHold && isOneOf(key, CRITERIA_KEYS));
+  const inPlace = (key: SpecKey) =>
+    isOneOf(key, UPDATABLE_INPUTS) || isOneOf(key, POLICY_KEYS) || isOneOf(key, ATTACHED_INPUTS) || (criteriaHold && isOneOf(key, CRITERIA_KEYS));
   const updates = changed.filter(inPlace);
   const replaces = changed.filter((key) => !inPlace(key));
   const pinned = news.offerId !== undefined && news.offerId !== null && news.offerId === olds.offerId;
@@ -371,11 +345,9 @@ export function criteriaOf(spec: InstanceSearch): OfferCriteria {
   };
 }
 
-/** The offer-search filters a spec stands for: its filters, with the gpuModel/gpuCount sugar folded in. */
+/** The offer-search filters a spec stands for: its criteria's, and a direct port for a direct runtype. */
 function filtersOf(spec: Pick<InstanceSpec, "filters" | "gpuModel" | "gpuCount" | "runtype">): OfferFilters {
-  const filters: OfferFilters = { ...spec.filters };
-  if (spec.gpuModel) filters.gpu_name = { ...filters.gpu_name, eq: spec.gpuModel };
-  if (spec.gpuCount) filters.num_gpus = { ...filters.num_gpus, eq: spec.gpuCount };
+  const filters = criteriaFilters(spec);
   // Direct SSH or Jupyter needs at least one directly reachable port on the machine.
   if ((spec.runtype ?? DEFAULTS.runtype).endsWith("_direct")) filters.direct_port_count = { gte: 1, ...filters.direct_port_count };
   return filters;
@@ -428,6 +400,7 @@ function volumeInfoOf(volume: InstanceSpec["volume"]): CreateInstanceRequest["vo
 
 function withDefault(key: SpecKey, value: unknown): unknown {
   if (key === "offerType" && value === "ondemand") return "on-demand";
+  if (key === "sshKeys") return keySet(value);
   return defaultOf<SpecKey>(DEFAULTS, key, value);
 }
 
@@ -494,6 +467,7 @@ async function createInstance(spec: InstanceSpec, op: Operation): Promise<{ id: 
       op,
       rentOptions,
     );
+    await attachAfterCreation(held.instanceId, spec, op, () => outputs(held));
     return { id: String(held.instanceId), outs: outputs(held) };
   } catch (error) {
     if (!(error instanceof BootFailure)) throw error;
@@ -509,6 +483,20 @@ async function createInstance(spec: InstanceSpec, op: Operation): Promise<{ id: 
     throw new PartialCreationError(
       `${cause.message} Then ${error.cleanup.message}. ${KEPT_IN_STATE}${sweep}`,
       String(held.instanceId), outputs(held), [cause.message, error.cleanup.message],
+    );
+  }
+}
+
+/**
+ * Attaches the spec's SSH keys to the instance just created; failing, the instance is held by the state (a
+ * PartialCreationError), and the next `up` attaches them.
+ */
+export async function attachAfterCreation(instanceId: number, spec: Pick<InstanceSpec, "sshKeys">, op: Operation, outputs: () => object): Promise<void> {
+  try {
+    await attachKeys(op.client, [instanceId], spec.sshKeys);
+  } catch (error) {
+    throw new PartialCreationError(
+      `Instance ${instanceId} was rented, and attaching its SSH keys failed: ${(error as Error).message} ${KEPT_IN_STATE}`, String(instanceId), outputs(),
     );
   }
 }
@@ -536,9 +524,9 @@ async function rent(spec: InstanceSpec, request: CreateInstanceRequest, failedOf
   }
 }
 
-/** The digest an instance rented for `spec` carries (SPEC_ENV): of every input but the secret one. */
+/** The digest an instance rented for `spec` carries (SPEC_ENV): of every input but the secret one and the keys attached later. */
 export function instanceDigest(spec: InstanceSpec): string {
-  const { imageLogin: _secret, ...rest } = spec;
+  const { imageLogin: _secret, sshKeys: _attached, ...rest } = spec;
   return specDigest(rest);
 }
 
@@ -618,6 +606,9 @@ async function updateInstance(id: string, olds: Props, spec: InstanceSpec, op: O
   });
   const current = await op.client.instances.get(Number(id));
   if (!current) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+  // A creation cut off before its keys were attached left the state saying them: all are attached again.
+  const partial = !!olds[PARTIAL_OUTPUT];
+  if (diff.updates.includes("sshKeys") || partial) await changeKeys(op.client, [Number(id)], olds.sshKeys, spec.sshKeys, partial);
   // A creation cut off while the instance booted left it in the state before its target: the wait goes on here.
   if (!change.state && hasReached(current, target)) return outputs(current);
   try {
@@ -647,7 +638,8 @@ export async function adoptInstance(id: string, spec: InstanceSpec, op: Operatio
         "Declare the image it runs (changing it later replaces the instance).",
     );
   }
-  const olds = { ...spec, ...observedSpec(instance), rentedOfferId: null, rentedOffer: null, instanceApiKey: null, lifetimeInEffect: null };
+  // Its keys are attached as any update attaches keys added: none were there before.
+  const olds = { ...spec, ...observedSpec(instance), sshKeys: [], rentedOfferId: null, rentedOffer: null, instanceApiKey: null, lifetimeInEffect: null };
   return { id, outs: await updateInstance(id, olds, spec, op) };
 }
 

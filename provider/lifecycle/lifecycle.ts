@@ -1,4 +1,4 @@
-import type { ConfigSource } from "../../sdk";
+import type { AccountRef, ConfigSource } from "../../sdk";
 import { ContextOptions, ProviderContext } from "./context";
 import type { Props } from "./kind";
 import { managed, ResourceFunctions } from "./managed";
@@ -27,13 +27,17 @@ export class Lifecycle {
     return functions;
   }
 
-  /** A function invoked by its token (`gpu-rental:index:<name>`), with its arguments. */
-  async invoke(token: string, args: Props): Promise<object> {
+  /**
+   * A function invoked by its token (`gpu-rental:index:<name>`), with its arguments (those not given may come as
+   * null), in the provider's account or `account`. Bad arguments fail before anything is asked, each named.
+   */
+  async invoke(token: string, args: Props, account?: AccountRef): Promise<object> {
     const name = token.replace(/^gpu-rental:index:/, "");
     const fn = this.registry.functions.get(name);
     if (!fn || name === token) throw new Error(`gpu-rental has no function ${token}`);
-    const op = { client: this.context.client(), clock: this.context.clock, log: this.context.write, spendCap: () => this.context.spendCap() };
-    return fn.invoke(fn.args.parse(args), op);
+    const given = fn.args.parse(Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null && value !== undefined)));
+    const op = { client: this.context.client(account), clock: this.context.clock, log: this.context.write, spendCap: () => this.context.spendCap() };
+    return fn.invoke(given, op);
   }
 }
 

@@ -1,10 +1,16 @@
 import { API_KEY } from "./api-key";
 import type { FunctionDescription } from "./description";
+import { GET_INSTANCE } from "./get-instance";
+import { GET_INSTANCES } from "./get-instances";
+import { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
+import { GET_OFFERS } from "./get-offers";
+import { GET_TEMPLATES } from "./get-templates";
 import { GPU_FLEET } from "./gpu-fleet";
 import { INSTANCE } from "./instance";
 import type { Kind, Operation } from "./kind";
 import { NETWORK_VOLUME } from "./network-volume";
 import type { SpecOf } from "./spec";
+import { SSH_KEY } from "./ssh-key";
 import { TEMPLATE } from "./template";
 
 /**
@@ -12,10 +18,10 @@ import { TEMPLATE } from "./template";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, GPU_FLEET];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, GPU_FLEET];
 
-/** The functions (lookups the engine invokes): none yet. */
-export const FUNCTIONS: readonly LookupFunction[] = [];
+/** The functions (lookups the engine invokes, read-only). */
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

@@ -1,5 +1,6 @@
 import type { PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
 import type { Registry } from "../lifecycle/registry";
+import { functionExamples } from "./examples";
 import { PROVIDER_CONFIG } from "./schema";
 
 /** docs/reference.md: every resource's inputs and outputs, made from the resource descriptions. */
@@ -8,10 +9,11 @@ export function referenceMarkdown(registry: Registry): string {
     "<!-- Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date). -->",
     "# Resource reference",
     "",
-    "The resources of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
+    "The resources and functions of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
     "(`gpu-rental/provider`, or the plugin's generated SDK), Python (`pulumi_gpu_rental`, names in snake_case), YAML",
-    "(`type: gpu-rental:index:<Resource>`), Go and .NET. Secrets are encrypted in state and masked in output.",
-    "See [plugin.md](plugin.md) for the provider plugin.",
+    "(`type: gpu-rental:index:<Resource>`, `fn::invoke` of `gpu-rental:index:<function>`), Go and .NET. Secrets are encrypted in",
+    "state and masked in output. Functions are read-only lookups (`getOffers`, ...): they run at preview as at `up`, and refuse",
+    "bad arguments before anything is asked, each named. See [plugin.md](plugin.md) for the provider plugin.",
     "",
     "## Provider configuration",
     "",
@@ -20,8 +22,12 @@ export function referenceMarkdown(registry: Registry): string {
     table(PROVIDER_CONFIG, new Set()),
     ...[...registry.kinds.values()].flatMap(({ description: d }) =>
       section(d, { title: d.name, what: "Type", inputs: "Inputs", outputs: "Outputs\n\nEvery input, and:", outputsRequired: [] })),
-    ...[...registry.functions.values()].flatMap(({ description: d }) =>
-      section(d, { title: `${d.name} (function)`, what: "Function", inputs: "Arguments", outputs: "Result", outputsRequired: d.requiredOutputs ?? [] })),
+    ...[...registry.functions.values()].flatMap(({ description: d }) => [
+      ...section(d, { title: `${d.name} (function)`, what: "Function", inputs: "Arguments", outputs: "Result", outputsRequired: d.requiredOutputs ?? [] }),
+      "### Example",
+      "",
+      ...functionExamples(d),
+    ]),
   ].join("\n");
 }
 

@@ -1,4 +1,4 @@
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
+import type { FunctionDescription, PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
 import type { Registry } from "../lifecycle/registry";
 
 /**
@@ -8,16 +8,57 @@ import type { Registry } from "../lifecycle/registry";
  * their documentation. The classes hold nothing of their own: what a kind does is its lifecycle's.
  */
 export function typescriptDeclarations(registry: Registry): string {
-  const body = [...registry.kinds.values()].map(({ description }) => declarationsOf(description)).join("\n");
-  const used = [...new Set([...body.matchAll(/\b(OfferFilters|OfferType|Runtype|TargetState|TemplateRuntype|PermissionSet|VolumeQuery)\b/g)].map((m) => m[1]))].sort();
+  const body = [
+    ...[...registry.kinds.values()].map(({ description }) => declarationsOf(description)),
+    ...[...registry.functions.values()].map(({ description }) => functionOf(description)),
+  ].join("\n");
+  const used = [...new Set([...body.matchAll(/\b(OfferFilters|OfferType|Runtype|TargetState|TemplateRuntype|PermissionSet|VolumeQuery|TemplateFilters)\b/g)].map((m) => m[1]))].sort();
   return [
-    "// Generated from the kinds' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).",
+    "// Generated from the kinds' and functions' descriptions (provider/lifecycle/) by `npm run gen:resources`: do not edit (a test checks it is up to date).",
     'import * as pulumi from "@pulumi/pulumi";',
     `import type { ${used.join(", ")} } from "../../sdk";`,
+    ...(registry.functions.size ? ['import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";'] : []),
     'import { CommonArgs, registration, ResourceOptions } from "../resource-options";',
     'import { SdkProvider } from "../sdk-provider";',
     "",
     body,
+  ].join("\n");
+}
+
+/**
+ * A function's argument and result types, and the function in its two forms, as Pulumi's own SDKs have them:
+ * `getOffers(args)` (a promise, of plain arguments) and `getOffersOutput(args)` (an output, of inputs).
+ */
+function functionOf(d: FunctionDescription): string {
+  const type = d.name[0].toUpperCase() + d.name.slice(1);
+  const required = new Set(d.requiredInputs ?? []);
+  const always = new Set(d.requiredOutputs ?? []);
+  const args = Object.entries(d.inputs).map(([name, p]) => `${doc(p, "  ")}  ${name}${required.has(name) ? "" : "?"}: ${tsType(p, true)};`);
+  const result = Object.entries(d.outputs).map(
+    ([name, p]) => `${doc(p, "  ")}  readonly ${name}: ${tsType(p, true)}${always.has(name) || !p.nullable ? "" : " | null"};`,
+  );
+  const optional = required.size ? "" : " = {}";
+  return [
+    `/** The arguments of ${d.name}. */`,
+    `export interface ${type}Args {`,
+    ...args,
+    "}",
+    "",
+    `/** What ${d.name} answers. */`,
+    `export interface ${type}Result {`,
+    ...result,
+    "}",
+    "",
+    `/** ${d.description} */`,
+    `export function ${d.name}(args: ${type}Args${optional}, opts?: InvokeOptions): Promise<${type}Result> {`,
+    `  return invokeFunction("${d.name}", args, opts);`,
+    "}",
+    "",
+    `/** ${d.name}, of arguments that may be other resources' outputs: its result is an output. */`,
+    `export function ${d.name}Output(args: FunctionInputs<${type}Args>${optional}, opts?: InvokeOptions): pulumi.Output<${type}Result> {`,
+    `  return invokeOutput("${d.name}", args, opts);`,
+    "}",
+    "",
   ].join("\n");
 }
 

@@ -1,3 +1,4 @@
+import { utils } from "ssh2";
 import { z } from "zod";
 
 /** `POST /api/v0/ssh/` (add a key to the account) and `POST /api/v0/instances/{id}/ssh/` (attach one to an instance). */
@@ -33,3 +34,60 @@ export const SshKeyListResponse = z.array(SshKey);
  * (recorded from the live service).
  */
 export const AttachSshKeyResponse = z.looseObject({ success: z.boolean(), msg: z.string().optional(), key: z.string().optional() });
+
+/**
+ * `GET /api/v0/instances/{id}/ssh/`: the keys that may log into an instance, `{success, ssh_keys}` where `ssh_keys`
+ * is a JSON *text* of an array of key records (the vendor's description; no recording), read as an array too.
+ */
+export const InstanceSshKeysResponse = z.looseObject({ success: z.boolean().optional(), ssh_keys: z.union([z.string(), z.array(SshKey)]) });
+
+/**
+ * What is wrong with `text` as one OpenSSH public key line (`<type> <base64> [comment]`), or undefined when it is
+ * one. A private key is named as such: pasting the wrong half of a key pair is the usual mistake, and the private
+ * half must go nowhere.
+ */
+export function publicKeyProblem(text: string): string | undefined {
+  const line = text.trim();
+  if (/PRIVATE KEY/.test(line)) return "is a private key: give the public key (the .pub file), never the private one";
+  if (!line || line.includes("\n")) return "must be one OpenSSH public key line, such as `ssh-ed25519 AAAA... me@laptop`";
+  const parsed = utils.parseKey(line);
+  if (parsed instanceof Error) return `is not an OpenSSH public key (${parsed.message})`;
+  if (Array.isArray(parsed) && parsed.length !== 1) return "is not one OpenSSH public key (several keys)";
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (key.isPrivateKey()) return "is a private key: give the public key (the .pub file), never the private one";
+  return undefined;
+}
+
+/** One OpenSSH public key line, checked (publicKeyProblem). */
+export const OpenSshPublicKey = z.string().superRefine((text, ctx) => {
+  const problem = publicKeyProblem(text);
+  if (problem) ctx.addIssue({ code: "custom", message: `the SSH key ${problem}` });
+});
+
+/**
+ * A key's material, `<type> <base64>` without the comment: what tells two keys apart (the service answers a key
+ * already registered when it is sent again with another comment). Undefined for a text that is not a key.
+ */
+export function keyMaterial(line: string | null | undefined): string | undefined {
+  if (!line || publicKeyProblem(line)) return undefined;
+  const parsed = utils.parseKey(line.trim());
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  return key instanceof Error ? undefined : `${key.type} ${key.getPublicSSH().toString("base64")}`;
+}
+
+/**
+ * The public key line of a private key (OpenSSH's format or PEM, unencrypted), with its comment: what a program
+ * that holds only the private key registers or attaches. Throws when the text is not a private key.
+ */
+export function publicKeyOfPrivate(privateKey: string): string {
+  const parsed = utils.parseKey(privateKey);
+  const key = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (key instanceof Error || !key?.isPrivateKey()) throw new Error(`not an unencrypted private key${key instanceof Error ? ` (${key.message})` : ""}`);
+  return [key.type, key.getPublicSSH().toString("base64"), key.comment].filter(Boolean).join(" ");
+}
+
+/** Whether two key lines are the same key, whatever their comments. */
+export function sameKey(a: string | null | undefined, b: string | null | undefined): boolean {
+  const material = keyMaterial(a);
+  return material !== undefined && material === keyMaterial(b);
+}

@@ -211,8 +211,11 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
     sshKeys: {
       add: () => client.sshKeys.add(KEY),
       list: () => client.sshKeys.list(),
+      update: () => client.sshKeys.update(1_000, KEY),
       delete: () => client.sshKeys.delete(1_000),
       attach: () => client.sshKeys.attach(1, KEY),
+      ofInstance: () => client.sshKeys.ofInstance(1),
+      detach: () => client.sshKeys.detach(1, 1_000),
     },
     apiKeys: {
       create: () => client.apiKeys.create({ name: "judged" }),

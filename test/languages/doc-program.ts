@@ -4,6 +4,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ensureToolchain } from "../../cli/toolchain";
+import { exec } from "../../sdk";
 import { LocalRegistry } from "../helpers/local-registry";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { tarball } from "../helpers/user-program";
@@ -68,6 +69,27 @@ export function scriptOf(page: string, sections: string[]): string {
 export function scriptAgainst(emu: { url: string; apiKey: string }, page: string, sections: string[], teamKey?: string): string {
   const script = scriptOf(page, sections).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
   return teamKey ? script.replaceAll("team-dev-key-1", teamKey) : script;
+}
+
+/** Puts key pairs where a user keeps them: `~/.ssh/<name>` (the private half, 0600) and `~/.ssh/<name>.pub`. */
+export function writeUserKeys(machine: DocMachine, keys: Record<string, { private: string; public: string }>): void {
+  const dir = path.join(machine.home, ".ssh");
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const [name, key] of Object.entries(keys)) {
+    fs.writeFileSync(path.join(dir, name), key.private, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, `${name}.pub`), `${key.public}\n`);
+  }
+}
+
+/**
+ * Logs in with a private key where a program's `ssh -p <port> root@<host>` output says (the host key checked when
+ * `emu` is a test's own emulator) and answers `logged in to <instance id>`; an SshError when the key is refused.
+ */
+export async function loginWith(emu: { ssh?: { hostPublicKey: string } }, sshCommand: string, privateKey: string): Promise<string> {
+  const [, port, host] = /-p (\d+) root@(\S+)/.exec(sshCommand) ?? [];
+  if (!port) throw new Error(`not an ssh command: ${sshCommand}`);
+  const result = await exec({ host, port: Number(port) }, 'echo "logged in to $CONTAINER_ID"', { privateKey, hostKey: emu.ssh?.hostPublicKey, timeoutMs: 30_000 });
+  return result.stdout.trim();
 }
 
 export interface Run {

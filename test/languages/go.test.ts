@@ -97,7 +97,7 @@ describe("a Go program, as docs/go.md sets it up", () => {
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/6 unchanged/);
 
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 6 deleted/);
-    expect(holdingsOf(emu.marketplace, seeded())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
-    expect(holdingsOf(emu.marketplace, team.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+    expect(holdingsOf(emu.marketplace, seeded())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
+    expect(holdingsOf(emu.marketplace, team.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
   }, 600_000);
 });

@@ -1,28 +1,33 @@
-import { GpuRentalClient } from "../../sdk";
-import { DocMachine, pageScript, portIsFree, scriptOfPage, terminalsOf } from "./doc-program";
+import { ed25519KeyPair } from "../../emulator";
+import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
+import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf, writeUserKeys } from "./doc-program";
 
 /** The page's emulator, as it starts it, and its accounts' keys as the page gives them. */
 const URL = "http://127.0.0.1:8766";
 const KEYS = { mine: "local-dev-key-1", team: "team-dev-key-1" };
 const client = (key: string) => new GpuRentalClient({ apiUrl: URL, apiKey: key, minRetryDelayMs: 5 });
+// The user's key and a CI runner's, where the page's Deploy reads them (~/.ssh), and a key registered by hand.
+const SSH = { mine: ed25519KeyPair("me@laptop"), ci: ed25519KeyPair("ci-runner"), laptop: ed25519KeyPair("me@other-laptop") };
 
 /** What an account holds, as the service answers it. */
 async function holdings(key: string) {
   const api = client(key);
-  const [instances, volumes, templates, apiKeys] = await Promise.all([
-    api.instances.list(), api.volumes.list("network_volume"), api.templates.search(), api.apiKeys.list(),
+  const [instances, volumes, templates, apiKeys, sshKeys] = await Promise.all([
+    api.instances.list(), api.volumes.list("network_volume"), api.templates.search(), api.apiKeys.list(), api.sshKeys.list(),
   ]);
-  return { instances, volumes, templates: templates.filter((t) => t.name === "py-worker"), apiKeys };
+  return { instances, volumes, templates: templates.filter((t) => t.name === "py-worker"), apiKeys, sshKeys };
 }
 
 /**
  * docs/python.md followed as printed, on a user's machine with no `pulumi` installed: the package from the local
  * registry, `pulumi` put on PATH by `eval "$(npx gpu-rental toolchain --env)"`, the plugin by `npx gpu-rental plugin
  * install`, the SDK by `pulumi package add`, the emulator in a terminal of its own with the second account the page
- * names; `up` of a Template, an Instance from it with a NetworkVolume attached, an ApiKey, an Instance of the
- * second account through an explicit provider and a GpuFleet of 4; `gpu-rental test` of the program; `pulumi
- * import` of an instance made by hand. Then, beyond the page: a refused input in Python's words, a resize of the
- * fleet, a label changed in place, refresh, destroy, nothing left in either account, and no key in plaintext.
+ * names; `up` of an SshKey, a Template, an Instance from it with a NetworkVolume attached and a CI key attached by
+ * `ssh_keys`, an ApiKey, an Instance of the second account through an explicit provider, a GpuFleet of 4 and
+ * `get_offers`; `gpu-rental test` of the program; `pulumi import` of an instance and an SSH key made by hand. Then,
+ * beyond the page: the trainer logged into over the emulator's SSH with both keys, `get_offers` against the SDK's
+ * search, a refused input in Python's words, a resize of the fleet, a label changed and the CI key detached in
+ * place (that key then refused), refresh, destroy, nothing left in either account, and no key in plaintext.
  */
 describe("a Python program, as docs/python.md sets it up", () => {
   let machine: DocMachine;
@@ -32,6 +37,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
   beforeAll(async () => {
     expect(await portIsFree(8766)).toBe(true);
     machine = await DocMachine.start("python-docs");
+    writeUserKeys(machine, { id_ed25519: SSH.mine, ci_ed25519: SSH.ci });
     const page = pageScript("docs/python.md", ["Set up", "Deploy", "Test it as CI does", "Adopt what was made elsewhere"]);
     expect(terminalsOf(page)).toEqual(["npx gpu-rental emulator --port 8766 --api-key local-dev-key-1 --account-key team-dev-key-1"]);
     expect(scriptOfPage(page)).toMatch(/pulumi package add gpu-rental/);
@@ -39,6 +45,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
     const madeByHand = async () => {
       const [offer] = await client(KEYS.mine).offers.search({ filters: { rentable: { eq: true } }, limit: 1 });
       await client(KEYS.mine).instances.create(offer.id, { image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", label: "made-by-hand" });
+      await client(KEYS.mine).sshKeys.add(SSH.laptop.public);
     };
     output = await machine.followPage(page, [/Control API/], madeByHand);
   }, 900_000);
@@ -51,12 +58,14 @@ describe("a Python program, as docs/python.md sets it up", () => {
     expect(output).not.toMatch(/EBADENGINE/);
     expect(output).not.toMatch(/gpu-rental@[\d.]+ \((pre|post)?(install|prepare)/);
     expect(output).not.toMatch(/SetuptoolsDeprecationWarning|setuptools.*warn/i);
-    expect(output).toMatch(/\+ 8 created/);
+    expect(output).toMatch(/\+ 9 created/);
     expect(output).toMatch(/gpu-rental test: (\d+) of \1 steps passed/);
     expect(output).toMatch(/PASS nothing left running/);
-    expect(output).toMatch(/= 1 imported/);
-    expect(output).toMatch(/9 unchanged/);
-    expect(await machine.ok("cat __main__.py", dir)).toMatch(/adopted = gpu_rental\.Instance\("adopted"/);
+    expect(output).toMatch(/= 2 imported/);
+    expect(output).toMatch(/11 unchanged/);
+    const program = await machine.ok("cat __main__.py", dir);
+    expect(program).toMatch(/adopted = gpu_rental\.Instance\("adopted"/);
+    expect(program).toMatch(/laptop = gpu_rental\.SshKey\("laptop"/);
   });
 
   it("created each resource under its own account, the volume attached to the instance made from the template", async () => {
@@ -65,12 +74,28 @@ describe("a Python program, as docs/python.md sets it up", () => {
     expect(mine.volumes).toHaveLength(1);
     expect(mine.instances.map((i) => i.label).sort()).toEqual(["made-by-hand", "pool-0", "pool-1", "pool-2", "pool-3", "trainer"]);
     expect(mine.apiKeys).toHaveLength(2); // the page's key and the program's
+    // The program's login key and the one registered by hand, adopted; the CI key is the trainer's only.
+    expect(mine.sshKeys.map((k) => k.public_key).sort()).toEqual([SSH.mine.public, SSH.laptop.public].sort());
     const trainer = mine.instances.find((i) => i.label === "trainer")! as Record<string, unknown>;
     expect(trainer.template_hash_id).toBe(mine.templates[0].hash_id);
     expect(trainer.volume_info).toEqual({ volume_id: mine.volumes[0].id, mount_path: "/datasets" });
     const theirs = await holdings(KEYS.team);
     expect(theirs.instances.map((i) => i.label)).toEqual(["team-trainer"]);
     expect(theirs.volumes).toEqual([]);
+  });
+
+  it("lets both the account's key and the key attached by ssh_keys log into the trainer, over the emulator's SSH", async () => {
+    const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
+    for (const key of [SSH.mine, SSH.ci]) expect(await loginWith({}, ssh, key.private)).toMatch(/^logged in to \d+$/);
+  });
+
+  it("get_offers answers the offers the SDK's search of the same criteria answers, in its order", async () => {
+    const offers = JSON.parse(await machine.ok("pulumi stack output h100_offers --json", dir)) as { id: number; per_hour: number }[];
+    const searched = await client(KEYS.mine).offers.search(
+      offerQuery({ filters: { gpu_name: { eq: "H100 SXM" }, reliability: { gte: 0.9 } }, order: DEFAULT_ORDER, candidatesPerSearch: 3 }),
+    );
+    expect(searched).toHaveLength(3);
+    expect(offers).toEqual(searched.map((o) => ({ id: o.id, per_hour: o.dph_total })));
   });
 
   it("keeps both accounts' keys and the key the program made out of state and output", async () => {
@@ -108,24 +133,28 @@ describe("a Python program, as docs/python.md sets it up", () => {
     expect(refused.ms).toBeLessThan(valid.ms + 2500);
   });
 
-  it("resizes the fleet, changes the label in place, refreshes, then destroys everything", async () => {
+  it("resizes the fleet, changes the label and detaches the CI key in place, refreshes, then destroys everything", async () => {
     const pool = JSON.parse(await machine.ok("pulumi stack output pool_ids --json", dir)) as number[];
     expect(pool).toHaveLength(4);
     // The fleet resized from 4 to 2: updated in place, its last two members destroyed, the first two untouched.
     expect(await machine.ok("pulumi config set pool_size 2 && pulumi up --yes", dir)).toMatch(/~ 1 updated/);
     expect(JSON.parse(await machine.ok("pulumi stack output pool_ids --json", dir))).toEqual(pool.slice(0, 2));
     const trainerId = (await holdings(KEYS.mine)).instances.find((i) => i.label === "trainer")!.id;
-    const update = await machine.ok("pulumi config set label renamed && pulumi up --yes", dir);
+    // A new label and the CI key detached: one update of the trainer in place; the CI key then logs in no more.
+    const update = await machine.ok("pulumi config set label renamed && pulumi config rm trainer_ssh_keys && pulumi up --yes", dir);
     expect(update).toMatch(/~ 1 updated/);
     expect(update).not.toMatch(/replaced/);
     expect((await holdings(KEYS.mine)).instances.find((i) => i.id === trainerId)!.label).toBe("renamed");
+    const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
+    await expect(loginWith({}, ssh, SSH.ci.private)).rejects.toThrow(/authentication methods failed/);
+    expect(await loginWith({}, ssh, SSH.mine.private)).toBe(`logged in to ${trainerId}`);
 
     await machine.ok("pulumi refresh --yes", dir);
-    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/9 unchanged/);
-    expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 9 deleted/);
+    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/11 unchanged/);
+    expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 11 deleted/);
     for (const key of [KEYS.mine, KEYS.team]) {
       const left = await holdings(key);
-      expect([left.instances, left.volumes, left.templates, left.apiKeys.length]).toEqual([[], [], [], 1]);
+      expect([left.instances, left.volumes, left.templates, left.apiKeys.length, left.sshKeys]).toEqual([[], [], [], 1, []]);
     }
   }, 600_000);
 });

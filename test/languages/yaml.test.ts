@@ -1,29 +1,36 @@
-import { Clock, holdingsOf } from "../../emulator";
+import { Clock, ed25519KeyPair, holdingsOf } from "../../emulator";
+import { DEFAULT_ORDER, offerQuery } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { DocMachine, scriptAgainst, scriptOf } from "./doc-program";
+import { DocMachine, loginWith, scriptAgainst, scriptOf, writeUserKeys } from "./doc-program";
 
 /**
  * A YAML program set up literally as docs/yaml.md says (the package from the local registry, the plugin installed
  * by `npx gpu-rental plugin install`, then the package removed), then driven by the real engine against a real
- * emulator: the docs' `up`, an `up` that must change nothing, a label change made in place, refresh, destroy,
- * nothing left behind, and the API keys nowhere in plaintext.
+ * emulator: the docs' `up` (an SshKey, the trainer logged into over the emulator's SSH with it and with a key
+ * attached by `sshKeys`, `fn::invoke` of getOffers answering what the SDK's search answers), an `up` that must
+ * change nothing, a label change and the attached key's removal made in place (that key then refused), refresh, `pulumi import` of an SSH key made by hand, destroy, nothing left behind, the API keys
+ * nowhere in plaintext, and mistakes (the input misspelt, a filter's field, operator or operand, a key that is not
+ * one, a negative limit) refused at preview naming the input.
  */
 describe("a YAML program, as docs/yaml.md sets it up", () => {
   let emu: TestEmulator;
   let machine: DocMachine;
   const dir = "gpu-yaml";
   const user = () => emu.marketplace.seededUser.id;
+  // The user's key and a CI runner's, as the docs' Deploy reads them from ~/.ssh.
+  const keys = { mine: ed25519KeyPair("me@laptop"), ci: ed25519KeyPair("ci-runner") };
 
   beforeAll(async () => {
-    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 } });
+    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 }, ssh: true });
     machine = await DocMachine.start("yaml-docs");
+    writeUserKeys(machine, { id_ed25519: keys.mine, ci_ed25519: keys.ci });
     const setUp = scriptOf("yaml.md", ["Set up"]);
     expect(setUp).toMatch(/npx gpu-rental plugin install/);
     await machine.ok(setUp);
     // The installed plugin needs nothing of the folder the command ran from: its package is gone before the deploy.
     await machine.ok("rm -rf node_modules package.json package-lock.json", dir);
     const deploy = scriptAgainst(emu, "yaml.md", ["Deploy"]);
-    expect(await machine.ok(deploy, dir)).toMatch(/\+ 4 created/);
+    expect(await machine.ok(deploy, dir)).toMatch(/\+ 5 created/);
   }, 600_000);
   afterAll(async () => {
     await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);
@@ -37,8 +44,22 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(held.templates).toHaveLength(1);
     // The seeded key and the one the program made.
     expect(held.apiKeys).toHaveLength(2);
+    expect(held.sshKeys).toHaveLength(1);
     const [instance] = emu.marketplace.instances.all();
     expect(instance.label).toBe("trainer");
+  });
+
+  it("lets both the account's key and the key attached by sshKeys log into the trainer; fn::invoke of getOffers answers what the SDK's search answers", async () => {
+    const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
+    for (const key of [keys.mine, keys.ci]) expect(await loginWith(emu, ssh, key.private)).toMatch(/^logged in to \d+$/);
+
+    const offers = JSON.parse(await machine.ok("pulumi stack output h100Offers --json", dir)) as { id: number }[];
+    const searched = await emu.client().offers.search(
+      offerQuery({ filters: { gpu_name: { eq: "H100 SXM" }, reliability: { gte: 0.9 } }, order: DEFAULT_ORDER, candidatesPerSearch: 3 }),
+    );
+    expect(searched).toHaveLength(3);
+    expect(offers.map((o) => o.id)).toEqual(searched.map((o) => o.id));
+    expect(offers[0]).toMatchObject({ gpuName: "H100 SXM", pricePerHour: searched[0].dph_total });
   });
 
   it("keeps the account's key and the key the program made out of state and output", async () => {
@@ -52,43 +73,65 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     }
   });
 
-  it("changes nothing on a second up, changes the label in place, refreshes, then destroys everything", async () => {
-    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/4 unchanged/);
+  it("changes nothing on a second up, changes the label and detaches the CI key in place, refreshes, adopts an SSH key by import, then destroys everything", async () => {
+    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 
+    // A new label and the CI key detached: one update of the trainer in place; the CI key then logs in no more.
     const [before] = emu.marketplace.instances.all();
-    const update = await machine.ok("pulumi config set label renamed && pulumi up --yes", dir);
+    const update = await machine.ok("pulumi config set label renamed && pulumi config rm trainerSshKeys && pulumi up --yes", dir);
     expect(update).toMatch(/~ 1 updated/);
     expect(update).not.toMatch(/replaced/);
     const [after] = emu.marketplace.instances.all();
     expect(after.id).toBe(before.id);
     expect(after.label).toBe("renamed");
+    const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
+    await expect(loginWith(emu, ssh, keys.ci.private)).rejects.toThrow(/authentication methods failed/);
+    expect(await loginWith(emu, ssh, keys.mine.private)).toBe(`logged in to ${after.id}`);
 
     await machine.ok("pulumi refresh --yes", dir);
-    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/4 unchanged/);
+    expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 
-    expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 4 deleted/);
-    expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)] });
+    // A key registered by hand (a script, the console): the docs' import, with its id, then no changes.
+    const laptop = await emu.client().sshKeys.add(ed25519KeyPair("me@other-laptop").public);
+    const adopted = await machine.ok(scriptOf("yaml.md", ["Adopt what was made elsewhere"]).replaceAll("4343", String(laptop.id)), dir);
+    expect(adopted).toMatch(/= 1 imported/);
+    expect(adopted).toMatch(/6 unchanged/);
+    expect(await machine.ok("cat Pulumi.yaml", dir)).toMatch(/^ {2}laptop:\n {4}type: gpu-rental:(index:)?SshKey$/m);
+
+    expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 6 deleted/);
+    expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
   }, 600_000);
 
-  /** Mistakes YAML lets through to the engine, each its own project: preview fails naming the input, nothing rented. */
-  const MISTAKES: Record<string, { properties: string; fails: RegExp }> = {
+  /** Mistakes YAML lets through to the engine, each its own project: preview fails naming the input, nothing made. */
+  const instanceWith = (properties: string) =>
+    `resources:\n  worker:\n    type: gpu-rental:index:Instance\n    properties:\n      image: pytorch/pytorch\n      gpuModel: RTX 4090\n      ${properties}\n`;
+  const MISTAKES: Record<string, { program: string; fails: RegExp }> = {
     // Refused by the YAML host's own check of the program against the schema, before the provider sees it.
-    "misspelt-input": { properties: "maxLifetme: 10m", fails: /Property maxLifetme does not exist on 'gpu-rental:index:Instance'/ },
-    "misspelt-filter": { properties: "filters:\n        reliabilty:\n          gte: 0.99", fails: /filters\.reliabilty: not a field the search filters on .*did you mean reliability\?/ },
-    "operand-type": { properties: "filters:\n        reliability:\n          gte: high", fails: /filters\.reliability\.gte: reliability takes a number/ },
+    "misspelt-input": { program: instanceWith("maxLifetme: 10m"), fails: /Property maxLifetme does not exist on 'gpu-rental:index:Instance'/ },
+    "misspelt-filter": { program: instanceWith("filters:\n        reliabilty:\n          gte: 0.99"), fails: /filters\.reliabilty: not a field the search filters on .*did you mean reliability\?/ },
+    "operand-type": { program: instanceWith("filters:\n        reliability:\n          gte: high"), fails: /filters\.reliability\.gte: reliability takes a number/ },
+    "unknown-operator": { program: instanceWith("filters:\n        gpu_ram:\n          greater: 24000"), fails: /filters\.gpu_ram\.greater: not an operator/ },
+    "not-a-key": {
+      program: "resources:\n  login:\n    type: gpu-rental:index:SshKey\n    properties:\n      publicKey: not-a-key me@laptop\n",
+      fails: /publicKey: .*not an OpenSSH public key/,
+    },
+    "negative-limit": {
+      program: "variables:\n  offers:\n    fn::invoke:\n      function: gpu-rental:index:getOffers\n      arguments:\n        limit: -1\n",
+      fails: /Invalid getOffers: limit: limit must be a whole number from 1 to 1000/,
+    },
   };
 
-  it("fails preview naming the input for a misspelt input, a misspelt filter and an operand of the wrong type, renting nothing", async () => {
+  it("fails preview naming the input for a misspelt input, a misspelt filter, an operand of the wrong type, an unknown operator, an SSH key that is not one and a negative limit, making nothing", async () => {
+    const before = holdingsOf(emu.marketplace, user());
     const previews = await Promise.all(
-      Object.entries(MISTAKES).map(async ([name, { properties }]) => {
-        const program = `name: yaml-${name}\nruntime: yaml\nresources:\n  worker:\n    type: gpu-rental:index:Instance\n    properties:\n      image: pytorch/pytorch\n      gpuModel: RTX 4090\n      ${properties}\n`;
+      Object.entries(MISTAKES).map(async ([name, { program }]) => {
         const folder = `mistake-${name}`;
-        await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\n${program}END`);
+        await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\nname: yaml-${name}\nruntime: yaml\n${program}END`);
         await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${emu.url} && pulumi config set --secret gpu-rental:apiKey ${emu.apiKey}`, folder);
         return [name, await machine.run("pulumi preview", folder)] as const;
       }),
     );
     for (const [name, run] of previews) expect({ name, ...run }).toEqual({ name, code: 1, output: expect.stringMatching(MISTAKES[name].fails) });
-    expect(holdingsOf(emu.marketplace, user()).instances).toEqual([]);
+    expect(holdingsOf(emu.marketplace, user())).toEqual(before);
   }, 300_000);
 });

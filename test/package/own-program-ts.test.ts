@@ -1,12 +1,16 @@
+import { offerQuery } from "../../sdk";
 import { TYPE_CHECK } from "../helpers/pulumi-stack";
 import { ownProgramScenario, PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";
 
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
-import { Instance, Template } from "gpu-rental/provider";
+import { getOffersOutput, Instance, Template } from "gpu-rental/provider";
 
 const config = new pulumi.Config();
 const base = new Template("base", { name: "own-base", image: "nvidia/cuda", tag: "12.4.1-runtime-ubuntu22.04", runtype: "ssh", sshDirect: true, useSsh: true });
-const worker = new Instance("worker", { gpuModel: "RTX 4090", templateHashId: base.hashId, label: config.require("label") });
+// The offer chosen by a lookup: the cheapest reliable RTX 4090 when the instance is created, pinned then (a later up
+// finds another cheapest, as this one is rented: ignoreChanges keeps the instance on its own).
+const cheapest = getOffersOutput({ gpuModel: "RTX 4090", filters: { reliability: { gte: 0.95 } }, limit: 1 });
+const worker = new Instance("worker", { offerId: cheapest.offers[0].id, templateHashId: base.hashId, label: config.require("label") }, { ignoreChanges: ["offerId"] });
 
 export const instanceId = worker.instanceId;
 export const hashId = base.hashId;
@@ -19,5 +23,10 @@ describe("a TypeScript program with @pulumi/pulumi 3.248.0 and the packed packag
     { "Pulumi.yaml": PROJECT("own-ts", true), "index.ts": PROGRAM, "tsconfig.json": PULUMI_TEMPLATE_TSCONFIG },
     TYPESCRIPT_PROGRAM,
     TYPE_CHECK,
+    // The instance rents the offer getOffersOutput found: the one the SDK's search of the same criteria puts first.
+    async (emu) => {
+      const [first] = await emu.client().offers.search(offerQuery({ filters: { gpu_name: { eq: "RTX 4090" }, reliability: { gte: 0.95 } }, candidatesPerSearch: 1 }));
+      return (instance) => expect(instance.offer.id).toBe(first.id);
+    },
   );
 });

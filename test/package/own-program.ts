@@ -1,4 +1,5 @@
 import { Clock } from "../../emulator";
+import type { InstanceRecord } from "../../emulator/domain/instances";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
@@ -20,9 +21,13 @@ export const PULUMI_TEMPLATE_TSCONFIG = JSON.stringify(
 /**
  * What a user does with the packed package in a program of their own, outside the repository: install it, write
  * a Template and an Instance, and run the real engine through up, a second up, an in-place update, refresh and
- * destroy, with the key as a secret in stack config. `env` goes to the engine (e.g. TYPE_CHECK).
+ * destroy, with the key as a secret in stack config. `env` goes to the engine (e.g. TYPE_CHECK). `rented`, asked
+ * before the first up, answers a check of the instance it makes.
  */
-export function ownProgramScenario(name: string, files: Record<string, string>, install: Install, env: Record<string, string> = {}): void {
+export function ownProgramScenario(
+  name: string, files: Record<string, string>, install: Install, env: Record<string, string> = {},
+  rented?: (emu: TestEmulator) => Promise<(instance: InstanceRecord) => void>,
+): void {
   let emu: TestEmulator;
   let program: UserProgram;
   let stack: TestStack;
@@ -48,12 +53,14 @@ export function ownProgramScenario(name: string, files: Record<string, string>, 
   });
 
   it("up creates the template and an instance from it", async () => {
+    const check = await rented?.(emu);
     const out = await stack.ok("up", "--yes");
     expect(out).toMatch(/\+ 3 created/);
     expect(instances()).toHaveLength(1);
     instanceId = instances()[0].id;
     expect(instances()[0]).toMatchObject({ label: "first" });
     expect((await stack.outputs()).instanceId).toBe(instanceId);
+    check?.(instances()[0]);
   });
 
   it("a second up changes nothing", async () => {

@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
+import { ed25519KeyPair } from "../../emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 
 /**
@@ -10,7 +11,7 @@ import { REPO_ROOT } from "../helpers/provider-host";
 /** How Pulumi marks a secret value in resource inputs: { [specialSigKey]: specialSecretSig, value }. */
 const { specialSigKey: SECRET_SIG, specialSecretSig: SECRET } = require("@pulumi/pulumi/runtime/rpc");
 
-it("examples/post-boot connects its remote steps to the instance it rents, with the key from secret config", async () => {
+it("examples/post-boot connects its remote steps to the instance it rents, with the key from secret config, its public half attached to the instance", async () => {
   const registered: { type: string; name: string; inputs: any }[] = [];
   const instance = { instanceId: 4242, sshHost: "203.0.113.7", sshPort: 40022 };
   await pulumi.runtime.setMocks(
@@ -27,7 +28,8 @@ it("examples/post-boot connects its remote steps to the instance it rents, with 
     "test",
     false,
   );
-  pulumi.runtime.setAllConfig({ "gpu-rental-post-boot:sshPrivateKey": "-----BEGIN OPENSSH PRIVATE KEY-----\nmock\n" }, ["gpu-rental-post-boot:sshPrivateKey"]);
+  const key = ed25519KeyPair("post-boot");
+  pulumi.runtime.setAllConfig({ "gpu-rental-post-boot:sshPrivateKey": key.private }, ["gpu-rental-post-boot:sshPrivateKey"]);
 
   const program = require(path.join(REPO_ROOT, "examples", "post-boot", "index.ts"));
   const ready = await new Promise((resolve) => program.ready.apply(resolve));
@@ -38,7 +40,7 @@ it("examples/post-boot connects its remote steps to the instance it rents, with 
   for (const step of steps) {
     // A secret as a whole (the key in it is one), as the engine would store it: Pulumi's secret signature.
     expect(step.inputs.connection[SECRET_SIG]).toBe(SECRET);
-    expect(step.inputs.connection.value).toMatchObject({ host: instance.sshHost, port: instance.sshPort, user: "root", privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nmock\n" });
+    expect(step.inputs.connection.value).toMatchObject({ host: instance.sshHost, port: instance.sshPort, user: "root", privateKey: key.private });
   }
   const setup = steps.find((r) => r.name === "setup")!;
   expect(setup.inputs.create).toBe('RUN_NAME="post-boot-demo" bash setup.sh');
@@ -46,4 +48,6 @@ it("examples/post-boot connects its remote steps to the instance it rents, with 
   expect(setup.inputs.triggers).toContain(instance.instanceId);
   const trainer = registered.find((r) => r.name === "trainer")!;
   expect(trainer.inputs).toMatchObject({ label: "post-boot-demo", runtype: "ssh_direct", gpuModel: "RTX 4090" });
+  // The public half of the secret key, attached to the instance, and not a secret itself.
+  expect(trainer.inputs.sshKeys).toEqual([key.public]);
 });

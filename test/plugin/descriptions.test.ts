@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { KINDS, REGISTRY } from "../../provider/lifecycle";
+import { FUNCTIONS, KINDS, REGISTRY } from "../../provider/lifecycle";
 import { generatedFiles } from "../../provider/schema/generate";
 import { packageSchema } from "../../provider/schema/schema";
 import { REPO_ROOT } from "../helpers/provider-host";
@@ -23,6 +23,16 @@ describe("the resource descriptions", () => {
     }
   });
 
+  it("describe exactly the arguments each function validates, and give an example of each", () => {
+    expect([...REGISTRY.functions.keys()]).toEqual(FUNCTIONS.map((fn) => fn.description.name));
+    for (const { description, args } of FUNCTIONS) {
+      const name = description.name;
+      expect({ name, inputs: Object.keys(description.inputs).sort() }).toEqual({ name, inputs: [...args.keys].sort() });
+      // The example's arguments are the function's own, and pass its check.
+      expect({ name, failures: args.check(description.example.args) }).toEqual({ name, failures: [] });
+    }
+  });
+
   // Generated SDKs (Python's) fill in a declared default the program left out: the lifecycle must see no change.
   it("declare only defaults the lifecycle itself applies: a default filled in is no change", async () => {
     for (const { description, diff } of KINDS) {
@@ -38,8 +48,12 @@ describe("the resource descriptions", () => {
     const schema = packageSchema("1.2.3") as any;
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
     expect(Object.keys(schema.resources).sort()).toEqual(
-      ["gpu-rental:index:ApiKey", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:Template"],
+      ["gpu-rental:index:ApiKey", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
     );
+    expect(Object.keys(schema.functions)).toEqual(
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers"].map((name) => `gpu-rental:index:${name}`),
+    );
+    expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );

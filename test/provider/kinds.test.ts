@@ -7,7 +7,7 @@ import { generatedFiles } from "../../provider/schema/generate";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { GET_SSH_KEYS } from "../fixtures/sixth-kind/get-ssh-keys";
-import { SSH_KEY } from "../fixtures/sixth-kind/ssh-key";
+import { INSTANCE_KEY } from "../fixtures/sixth-kind/instance-key";
 
 /**
  * One module per kind, one registry, no module state: where each kind is named in the source, what a new kind
@@ -37,6 +37,7 @@ describe("one module per kind", () => {
       Template: ["provider/generated/resources.ts", "provider/lifecycle/template.ts"],
       NetworkVolume: ["provider/generated/resources.ts", "provider/lifecycle/network-volume.ts", "sdk/workflows/stack-holdings.ts"],
       ApiKey: ["provider/generated/resources.ts", "provider/lifecycle/api-key.ts", "sdk/workflows/stack-holdings.ts"],
+      SshKey: ["provider/generated/resources.ts", "provider/lifecycle/ssh-key.ts"],
       GpuFleet: ["provider/generated/resources.ts", "provider/lifecycle/gpu-fleet.ts", "sdk/workflows/stack-holdings.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.
@@ -56,7 +57,7 @@ describe("one module per kind", () => {
 
 describe("a sixth kind and a function, added in a test fixture", () => {
   // The one registry line: the package's kinds and functions, and the fixture's.
-  const registry = registryOf([...KINDS, SSH_KEY], [GET_SSH_KEYS]);
+  const registry = registryOf([...KINDS, INSTANCE_KEY], [GET_SSH_KEYS]);
   const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl sixth@kind";
 
   let emu: TestEmulator;
@@ -68,28 +69,38 @@ describe("a sixth kind and a function, added in a test fixture", () => {
   it("is one file each: the schema, the TypeScript class and the reference page follow from the registry", () => {
     const files = generatedFiles(registry);
     const schema = JSON.parse(files["schema.json"]);
-    expect(schema.resources["gpu-rental:index:SshKey"]).toMatchObject({ inputProperties: { publicKey: { type: "string" } }, requiredInputs: ["publicKey"] });
+    expect(schema.resources["gpu-rental:index:InstanceKey"]).toMatchObject({
+      inputProperties: { instanceId: { type: "integer" }, publicKey: { type: "string" } },
+      requiredInputs: ["instanceId", "publicKey"],
+    });
     expect(schema.functions["gpu-rental:index:getSshKeys"]).toMatchObject({ outputs: { properties: { publicKeys: { type: "array" } } } });
-    expect(files["provider/generated/resources.ts"]).toMatch(/export class SshKey extends pulumi\.dynamic\.Resource/);
-    expect(files["docs/reference.md"]).toMatch(/## SshKey\n[\s\S]*## getSshKeys \(function\)/);
+    expect(files["provider/generated/resources.ts"]).toMatch(/export class InstanceKey extends pulumi\.dynamic\.Resource/);
+    expect(files["provider/generated/resources.ts"]).toMatch(/export function getSshKeysOutput\(/);
+    expect(files["docs/reference.md"]).toMatch(/## InstanceKey\n[\s\S]*## getSshKeys \(function\)[\s\S]*gpu_rental\.get_ssh_keys\(\)/);
     // The package's own files stay as committed: the fixture is in no registry but the test's.
-    expect(generatedFiles()["schema.json"]).not.toContain("SshKey");
+    expect(generatedFiles()["schema.json"]).not.toContain("InstanceKey");
+    expect(generatedFiles()["schema.json"]).not.toContain("getSshKeys");
   });
 
   it("is served by the plugin's shell as it is, over the emulator: check, create, read, delete, and the function", async () => {
     const stop = new ProcessStop();
     const provider = new GpuRentalProvider("0.0.0", stop, registry);
     provider.configured(configureLifecycle({ get: (key) => ({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey })[key] }, { stop, registry }));
-    const urn = "urn:pulumi:dev::proj::gpu-rental:index:SshKey::deploy";
-    expect((await provider.check(urn, {}, { publicKey: "" })).failures?.map((f) => f.property)).toEqual(["publicKey"]);
-    const { inputs } = await provider.check(urn, {}, { publicKey: KEY });
+    const client = emu.client();
+    const [offer] = await client.offers.search({ limit: 1 });
+    const { new_contract: instanceId } = await client.instances.create(offer.id, { image: "x", runtype: "ssh_direct" });
+    await client.sshKeys.add(KEY);
+    const urn = "urn:pulumi:dev::proj::gpu-rental:index:InstanceKey::deploy";
+    expect((await provider.check(urn, {}, { instanceId, publicKey: "" })).failures?.map((f) => f.property)).toEqual(["publicKey"]);
+    const { inputs } = await provider.check(urn, {}, { instanceId, publicKey: KEY });
     const { id, outs } = await provider.create(urn, inputs ?? {});
-    expect(outs).toMatchObject({ keyId: Number(id), publicKey: KEY });
-    expect((await provider.read(id!, urn, outs!)).props ?? {}).toMatchObject({ keyId: Number(id) });
+    expect(outs).toMatchObject({ keyId: Number(id!.split("/")[1]), publicKey: KEY });
+    expect((await provider.read(id!, urn, outs!)).props ?? {}).toMatchObject({ keyId: outs!.keyId });
     expect(await provider.invoke("gpu-rental:index:getSshKeys", {})).toEqual({ outputs: { publicKeys: [KEY] } });
-    expect(await provider.diff(id!, urn, outs!, { publicKey: UNKNOWN })).toMatchObject({ replaces: ["publicKey"] });
+    expect(await provider.diff(id!, urn, outs!, { ...outs, publicKey: UNKNOWN })).toMatchObject({ replaces: ["publicKey"] });
     await provider.delete(id!, urn, outs!);
-    expect(await emu.client().sshKeys.list()).toEqual([]);
+    expect(await client.sshKeys.ofInstance(instanceId)).toEqual([]);
+    await client.instances.destroy(instanceId);
   });
 });
 

@@ -12,7 +12,7 @@ const SURFACE: Record<string, string[]> = {
   instances: ["create", "destroy", "get", "list", "start", "stop", "update"],
   templates: ["create", "delete", "edit", "get", "search"],
   volumes: ["createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
-  sshKeys: ["add", "attach", "delete", "list"],
+  sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],
   apiKeys: ["create", "delete", "get", "list"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
