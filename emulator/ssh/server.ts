@@ -23,6 +23,12 @@ interface Endpoint {
 }
 
 /**
+ * The ports instances' SSH is served on: below Linux's ephemeral range (32768 and up), from which every outgoing
+ * connection and every server on port 0 takes one, so a port shown at creation is still free when the machine boots.
+ */
+const PORTS = { from: 20_000, to: 32_768 };
+
+/**
  * One SSH server per instance, each on its own loopback port (the instance's `ssh_port`), listening only while
  * the instance's machine is up: before `running` and after stop, the port refuses connections outright.
  */
@@ -43,7 +49,7 @@ export class SshEndpoints {
     if (!endpoint) {
       const taken = new Set([...this.endpoints.values()].map((e) => e.port));
       let port: number;
-      do port = 20_000 + randomInt(40_000);
+      do port = PORTS.from + randomInt(PORTS.to - PORTS.from);
       while (taken.has(port));
       endpoint = { port, connections: new Set() };
       this.endpoints.set(instance.id, endpoint);

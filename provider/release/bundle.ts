@@ -13,7 +13,16 @@ import { PULUMI_MODULES } from "../pulumi-modules";
 export async function bundlePlugin(outFile: string): Promise<void> {
   // Loaded here, not at the top: a devDependency, which the package's users (who never bundle) do not install.
   const esbuild: typeof import("esbuild") = require("esbuild");
-  await esbuild.build({
+  try {
+    await build(esbuild, outFile);
+  } finally {
+    // esbuild's service process would otherwise outlive the build in a process that goes on (a test run's).
+    await esbuild.stop();
+  }
+}
+
+function build(esbuild: typeof import("esbuild"), outFile: string): Promise<unknown> {
+  return esbuild.build({
     entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
     outfile: outFile,
     bundle: true,

@@ -9,6 +9,7 @@ import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 import { PLUGIN_DOWNLOAD_URL } from "../schema/schema";
 import { buildWheel, generateSdk } from "../schema/sdks";
 import { archiveName, hostPlatform, makePluginArchives, PLATFORMS } from "./archives";
+import { onlyPulumiFromPyPI } from "./python-deps";
 
 /**
  * `npm run release -- --out DIR [--download-url URL]`: what a release publishes, into DIR. The plugin archives
@@ -114,6 +115,7 @@ async function pythonWheel(schemaFile: string, downloadUrl: string, out: string)
     await generateSdk("python", work, schema);
     const manifest = JSON.parse(fs.readFileSync(path.join(work, "python", "pulumi_gpu_rental", "pulumi-plugin.json"), "utf8"));
     if (manifest.server !== downloadUrl) throw new Error(`the Python SDK's pulumi-plugin.json names server ${JSON.stringify(manifest.server)}, not ${downloadUrl}`);
+    onlyPulumiFromPyPI(path.join(work, "python"));
     const built = buildWheel(path.join(work, "python"), path.join(work, "wheels"));
     fs.mkdirSync(out, { recursive: true });
     const wheel = path.join(out, path.basename(built));

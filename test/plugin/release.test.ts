@@ -54,10 +54,12 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(path.basename(made.wheel)).toBe(`pulumi_gpu_rental-${VERSION}-py3-none-any.whl`);
     const { stdout: manifest } = await run("unzip", ["-p", made.wheel, "pulumi_gpu_rental/pulumi-plugin.json"]);
     expect(JSON.parse(manifest)).toEqual({ resource: true, name: "gpu-rental", version: VERSION, server: `${server.url}/` });
-    // Only PyPI's packages: pulumi, and what Pulumi's Python generator makes every SDK import (semver, parver).
+    // Only pulumi from PyPI (typing-extensions only before Python 3.11): the SDK reads its version with packaging,
+    // which pulumi brings, not parver.
     const { stdout: metadata } = await run("unzip", ["-p", made.wheel, `pulumi_gpu_rental-${VERSION}.dist-info/METADATA`]);
     const requires = metadata.split("\n").filter((line) => line.startsWith("Requires-Dist:")).map((line) => line.split(/[ <>=~;]+/)[1]);
-    expect(requires.sort()).toEqual(["parver", "pulumi", "semver", "typing-extensions"]);
+    expect(requires.sort()).toEqual(["pulumi", "typing-extensions"]);
+    expect(metadata).toMatch(/^Requires-Dist: typing-extensions.*; python_version < "3\.11"$/m);
 
     const released = JSON.parse(fs.readFileSync(made.schema, "utf8"));
     expect(released).toMatchObject({ version: VERSION, pluginDownloadURL: `${server.url}/` });
