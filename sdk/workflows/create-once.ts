@@ -49,7 +49,7 @@ export class ServiceFailingError extends GpuRentalError {
 /**
  * Consecutive failures of the service itself, by time from the start of the first failed attempt (`begin`):
  * `failed` throws a ServiceFailingError once they have lasted `serviceFailureBudgetMs`, and `pause` (between
- * tries) as soon as the next try could only come after that, so an outage is reported within the budget;
+ * tries) as soon as the next try could only end after that, so an outage is reported within the budget;
  * `answered` (any sign the service works: a success, a refusal, an offer taken by another tenant) starts the count again.
  */
 export class FailureBudget {
@@ -92,13 +92,15 @@ export class FailureBudget {
 
   /**
    * Waits before the next try after `tries` certain failures: doubling from 250 ms to 5 s, jittered. A pause
-   * that would end when the budget has run out is not taken: the outage is reported now, within the budget. An
-   * interruption (the options' signal) ends it with an InterruptedError: nothing more is tried.
+   * after which the next try, taking as long as the last one (its request and the look for its token), would end
+   * when the budget has run out is not taken: the outage is reported now, within the budget. An interruption
+   * (the options' signal) ends it with an InterruptedError: nothing more is tried.
    */
   async pause(tries: number): Promise<void> {
     const ms = Math.min(250 * 2 ** tries, 5_000) * (0.5 + Math.random());
     const now = this.clock.now();
-    if (this.since !== undefined && now + ms - this.since >= this.budgetMs) this.report(now);
+    const lastTry = now - (this.attemptStart ?? now);
+    if (this.since !== undefined && now + ms + lastTry - this.since >= this.budgetMs) this.report(now);
     await untilInterrupted(this.clock.sleep(ms), this.signal, 0, "nothing more was tried");
   }
 
