@@ -22,7 +22,10 @@ export class LocalRegistry {
     const bytes = fs.readFileSync(tarball);
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+    // Under a path of the tarball's own digest: npm's cache keys a packument by its URL, and a port used by an
+    // earlier run's registry would otherwise bring back that run's packument, and its tarball (prefer-offline).
+    const prefix = `/${crypto.createHash("sha256").update(bytes).digest("hex").slice(0, 16)}`;
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}${prefix}/`;
     const file = `${manifest.name}-${manifest.version}.tgz`;
     const packument = {
       name: manifest.name,
@@ -39,6 +42,8 @@ export class LocalRegistry {
       },
     };
     server.on("request", async (req, res) => {
+      if (!req.url?.startsWith(`${prefix}/`)) return res.writeHead(404).end();
+      req.url = req.url.slice(prefix.length);
       if (req.url === `/${manifest.name}`) return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(packument));
       if (req.url === `/${manifest.name}/-/${file}`) return res.writeHead(200, { "content-type": "application/octet-stream" }).end(bytes);
       try {
