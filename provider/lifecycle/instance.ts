@@ -462,7 +462,7 @@ async function createInstance(spec: InstanceSpec, op: Operation): Promise<{ id: 
         tokenOf: () => token,
         digestOf: () => digest,
         who: (held) => `instance ${held.instanceId}`,
-        rent: async (_pending, failedOffers, _boot, into) => void into.push(await rent(spec, request, failedOffers, rentOptions, op)),
+        rent: async (_pending, failedOffers, _boot, into) => void into.push(await rent(spec, request, failedOffers, rentOptions, op, outputs)),
       },
       op,
       rentOptions,
@@ -501,8 +501,14 @@ export async function attachAfterCreation(instanceId: number, spec: Pick<Instanc
   }
 }
 
-/** One rental for the spec, away from the offers that failed to boot; an instance left without its key is held by the state. */
-async function rent(spec: InstanceSpec, request: CreateInstanceRequest, failedOffers: number[], options: RentOptions, op: Operation): Promise<Held> {
+/**
+ * One rental for the spec, away from the offers that failed to boot; an instance left without its key is held by
+ * the state, with the creation's `outputs`.
+ */
+async function rent(
+  spec: InstanceSpec, request: CreateInstanceRequest, failedOffers: number[], options: RentOptions, op: Operation,
+  outputs: (held: Held) => InstanceSpec & InstanceOutputs,
+): Promise<Held> {
   const criteria = criteriaOf(spec);
   if (failedOffers.length) criteria.filters = { ...criteria.filters, id: { ...criteria.filters?.id, notin: failedOffers } };
   try {
@@ -520,7 +526,7 @@ async function rent(spec: InstanceSpec, request: CreateInstanceRequest, failedOf
   } catch (error) {
     if (!(error instanceof InstanceLeftError)) throw error;
     const held = { index: 0, instanceId: error.instanceId, offer: null, key: null };
-    throw new PartialCreationError(`${error.message} ${KEPT_IN_STATE}`, String(error.instanceId), createdOutputs(spec, unseen(error.instanceId), held));
+    throw new PartialCreationError(`${error.message} ${KEPT_IN_STATE}`, String(error.instanceId), outputs(held));
   }
 }
 
@@ -531,7 +537,7 @@ export function instanceDigest(spec: InstanceSpec): string {
 }
 
 /** The outputs of a created instance, as seen (or known by id only, when it was never seen). */
-function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held, "offer" | "key">, enforced = true): InstanceSpec & InstanceOutputs {
+function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held, "offer" | "key">, enforced: boolean): InstanceSpec & InstanceOutputs {
   const lifetime = enforced && lifetimeOf(spec);
   return {
     ...spec, ...observedOutputs(instance), rentedOfferId: held.offer?.id ?? null,
