@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -21,109 +22,122 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// golang builds Go programs with the machine's Go and runs the binary, the engine's address and the stack's
-// settings in the PULUMI_* variables that github.com/pulumi/pulumi/sdk/v3/go/pulumi reads.
+// golang builds Go programs with the machine's Go and runs the binary; the Go SDK (sdk/v3/go/pulumi) reads its
+// settings from environment variables.
 type golang struct{}
 
-// localVersion is the version a go.mod requires a module at that a replace directive points to a folder.
-const localVersion = "v0.0.0-00010101000000-000000000000"
-
-func (golang) run(ctx context.Context, req *pulumirpc.RunRequest, p runParams) *pulumirpc.RunResponse {
-	info := req.GetInfo()
-	binary, err := stringOption(info, "binary")
-	if err != nil {
-		return failed("%v", err)
-	}
-	if binary == "" {
-		if binary, err = buildGo(ctx, info); err != nil {
-			return failed("%v", err)
-		}
-		defer os.Remove(binary)
-	} else if binary, err = exec.LookPath(binary); err != nil {
-		return failed("runtime option binary in Pulumi.yaml: %v", err)
-	}
-	env := append(os.Environ(), configEnv(req)...)
-	set := func(name, value string) {
-		if value != "" {
-			env = append(env, name+"="+value)
-		}
-	}
-	set(pulumi.EnvOrganization, req.GetOrganization())
-	set(pulumi.EnvProject, req.GetProject())
-	set(pulumi.EnvPulumiRootDirectory, info.GetRootDirectory())
-	set(pulumi.EnvStack, req.GetStack())
-	set(pulumi.EnvDryRun, strconv.FormatBool(req.GetDryRun()))
-	set(pulumi.EnvParallel, strconv.Itoa(int(req.GetParallel())))
-	set(pulumi.EnvMonitor, req.GetMonitorAddress())
-	set(pulumi.EnvEngine, p.engine)
-	return outcome(program(ctx, req.GetPwd(), env, binary, req.GetArgs()...).Run())
+// goHandover: the settings under the variables the Go SDK reads (it has no tracing of its own).
+var goHandover = handover{
+	names: map[setting]string{
+		monitorAddress: pulumi.EnvMonitor, engineAddress: pulumi.EnvEngine, organization: pulumi.EnvOrganization,
+		project: pulumi.EnvProject, stack: pulumi.EnvStack, rootDirectory: pulumi.EnvPulumiRootDirectory,
+		preview: pulumi.EnvDryRun, parallelism: pulumi.EnvParallel,
+	},
+	write: func(name, value string) string { return name + "=" + value },
 }
 
-// buildGo builds the program (into buildTarget when Pulumi.yaml names one, else a temporary file), the compiler's
-// messages going to the engine; the error says what to do.
-func buildGo(ctx context.Context, info *pulumirpc.ProgramInfo) (string, error) {
-	dir := programDir(info)
-	goBin, err := lookPath("go", "Go programs need Go on PATH")
+// pseudoVersion is the version a go.mod requires of a module that a replace directive points at a folder.
+const pseudoVersion = "v0.0.0-00010101000000-000000000000"
+
+func (golang) run(ctx context.Context, l launch, info *pulumirpc.ProgramInfo) *pulumirpc.RunResponse {
+	program, err := goProgram(ctx, info)
 	if err != nil {
-		return "", err
+		return refusal("%v", err)
+	}
+	defer program.discard()
+	env := append(append(os.Environ(), l.configEnv()...), l.form(goHandover)...)
+	return runProgram(ctx, command(l.dir, env, program.binary, l.args...))
+}
+
+// A goBinary is the executable a Go program runs as; discard removes it when the host made it for one run only.
+type goBinary struct {
+	binary  string
+	discard func()
+}
+
+// goProgram is the program's executable: runtime.options.binary (prebuilt, on PATH or by path) as it is; else
+// built, into runtime.options.buildTarget (kept there, as its owner asked) or into a folder of the run's own.
+func goProgram(ctx context.Context, info *pulumirpc.ProgramInfo) (goBinary, error) {
+	keep := func() {}
+	o := optionsOf(info)
+	prebuilt, err := o.text("binary")
+	if err != nil || prebuilt != "" {
+		if err == nil {
+			prebuilt, err = exec.LookPath(prebuilt)
+		}
+		if err != nil {
+			return goBinary{}, fmt.Errorf("runtime.options.binary in Pulumi.yaml: %w", err)
+		}
+		return goBinary{prebuilt, keep}, nil
+	}
+	target, err := o.text("buildTarget")
+	if err != nil {
+		return goBinary{}, err
+	}
+	if target != "" {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(info.GetRootDirectory(), target)
+		}
+		return goBinary{target, keep}, goBuild(ctx, programDir(info), target)
+	}
+	scratch, err := os.MkdirTemp("", "gpu-rental-go-program-")
+	if err != nil {
+		return goBinary{}, err
+	}
+	discard := func() { _ = os.RemoveAll(scratch) }
+	binary := filepath.Join(scratch, "program")
+	if err := goBuild(ctx, programDir(info), binary); err != nil {
+		discard()
+		return goBinary{}, err
+	}
+	return goBinary{binary, discard}, nil
+}
+
+// goBuild compiles the program in dir into out, the compiler's messages going to the engine's output.
+func goBuild(ctx context.Context, dir, out string) error {
+	goTool, err := onPath("go", "a Go program is built with Go, which is not on PATH")
+	if err != nil {
+		return err
 	}
 	if findUp(dir, "go.mod") == "" {
-		return "", fmt.Errorf("the Go program in %s has no go.mod: run `go mod init <module>` and `pulumi install` there", dir)
+		return fmt.Errorf("the Go program in %s has no go.mod: run `go mod init <module>` and `pulumi install` there", dir)
 	}
-	out, err := stringOption(info, "buildTarget")
-	if err != nil {
-		return "", err
-	}
-	if out == "" {
-		file, err := os.CreateTemp("", "pulumi-go-program-*")
-		if err != nil {
-			return "", err
-		}
-		file.Close()
-		out = file.Name()
-	} else if !filepath.IsAbs(out) {
-		out = filepath.Join(info.GetRootDirectory(), out)
-	}
-	build := exec.CommandContext(ctx, goBin, "build", "-o", out, ".")
+	build := exec.CommandContext(ctx, goTool, "build", "-o", out, ".")
 	build.Dir, build.Stdout, build.Stderr = dir, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		os.Remove(out)
-		return "", fmt.Errorf("the Go program in %s does not build (go build's errors are above): fix them; "+
+	if build.Run() != nil {
+		return fmt.Errorf("the Go program in %s does not build (go build's errors are above): fix them; "+
 			"if a module or go.sum entry is missing, run `pulumi install` (go mod tidy) there", dir)
 	}
-	return out, nil
+	return nil
 }
 
-// packages are the plugins the packages the program imports declare: the pulumi-plugin.json in a package's folder
-// (where Pulumi's Go SDKs have it), else at its module's root.
+// packages are the plugins that the packages the program imports declare: a pulumi-plugin.json in a package's
+// folder (where Pulumi's Go SDKs keep it), or at its module's root.
 func (golang) packages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
 	dir := programDir(info)
 	if findUp(dir, "go.mod") == "" {
 		return nil, nil // Run says what is missing
 	}
-	list := exec.CommandContext(ctx, "go", "list", "-deps", "-f", "{{.Dir}}\t{{with .Module}}{{.Dir}}\t{{.Version}}{{end}}", ".")
+	list := exec.CommandContext(ctx, "go", "list", "-deps", "-f", "{{if .Module}}{{.Dir}}\t{{.Module.Dir}}\t{{.Module.Version}}{{end}}", ".")
 	list.Dir = dir
 	out, err := list.Output()
 	if err != nil {
-		// A program that does not list does not build either: Run reports that, with the compiler's words.
-		return nil, nil
+		return nil, nil // a program that does not list does not build either: Run reports it in the compiler's words
 	}
 	var found []*pulumirpc.PackageDependency
-	seen := map[string]bool{}
-	scanner := bufio.NewScanner(bytes.NewReader(out))
-	for scanner.Scan() {
-		fields := strings.Split(scanner.Text(), "\t")
-		if len(fields) < 3 {
-			continue // the standard library
+	looked := map[string]bool{}
+	lines := bufio.NewScanner(bytes.NewReader(out))
+	for lines.Scan() {
+		fields := strings.Split(lines.Text(), "\t")
+		if len(fields) != 3 {
+			continue
 		}
-		for _, candidate := range []string{fields[0], fields[1]} {
-			file := filepath.Join(candidate, "pulumi-plugin.json")
-			if seen[file] {
-				continue
-			}
-			seen[file] = true
-			if dep := pluginDeclaration(file, fields[2]); dep != nil {
-				found = append(found, dep)
+		for _, folder := range fields[:2] {
+			if file := filepath.Join(folder, "pulumi-plugin.json"); !looked[file] {
+				looked[file] = true
+				if dep := pluginDeclaration(file, fields[2]); dep != nil {
+					found = append(found, dep)
+				}
 			}
 		}
 	}
@@ -140,36 +154,55 @@ func (golang) install(ctx context.Context, info *pulumirpc.ProgramInfo, stdout, 
 	return nil
 }
 
+// goModule is what `go list -m -json` says of a module.
+type goModule struct {
+	Path     string
+	Version  string
+	Main     bool
+	Indirect bool
+	Replace  *goModule
+}
+
+// dependencies are the modules the program builds with, as the go tool resolves them: each at the version it
+// is used at (a module replaced by another at that one's version, one replaced by a folder at that folder).
 func (golang) dependencies(ctx context.Context, info *pulumirpc.ProgramInfo, transitive bool) ([]*pulumirpc.DependencyInfo, error) {
-	_, mod, err := goMod(programDir(info))
+	list := exec.CommandContext(ctx, "go", "list", "-m", "-json", "all")
+	list.Dir = programDir(info)
+	var stderr bytes.Buffer
+	list.Stderr = &stderr
+	out, err := list.Output()
 	if err != nil {
-		return nil, err
-	}
-	replaced := map[string]bool{}
-	for _, r := range mod.Replace {
-		replaced[r.Old.Path] = true
+		return nil, fmt.Errorf("go list -m all failed in %s: %s", list.Dir, strings.TrimSpace(stderr.String()))
 	}
 	var deps []*pulumirpc.DependencyInfo
-	for _, r := range mod.Require {
-		if r.Indirect && !transitive {
+	for decoder := json.NewDecoder(bytes.NewReader(out)); ; {
+		var m goModule
+		if err := decoder.Decode(&m); errors.Is(err, io.EOF) {
+			return deps, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("reading go list -m's answer: %w", err)
+		}
+		if m.Main || (m.Indirect && !transitive) {
 			continue
 		}
-		version := r.Mod.Version
-		if replaced[r.Mod.Path] {
-			version = "" // a local folder has no version
+		used := m.Version
+		if m.Replace != nil {
+			used = m.Replace.Version
+			if used == "" {
+				used = m.Replace.Path
+			}
 		}
-		deps = append(deps, &pulumirpc.DependencyInfo{Name: r.Mod.Path, Version: version})
+		deps = append(deps, &pulumirpc.DependencyInfo{Name: m.Path, Version: used})
 	}
-	return deps, nil
 }
 
 func (golang) about(ctx context.Context, info *pulumirpc.ProgramInfo) (*pulumirpc.AboutResponse, error) {
-	return toolVersion(ctx, "go", "version")
+	return aboutTool(ctx, "go", "version")
 }
 
 func (golang) generatePackage(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (map[string][]byte, error) {
 	if len(req.GetExtraFiles()) > 0 {
-		return nil, fmt.Errorf("extra files (overlays) are not supported for Go SDKs")
+		return nil, fmt.Errorf("a Go SDK takes no extra files (overlays)")
 	}
 	return codegen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
 }
@@ -180,41 +213,41 @@ func (golang) generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diag
 
 func (golang) bindOptions() []pcl.BindOption { return nil }
 
-// link makes the program's go.mod use each SDK from its folder (a replace directive, and a require of it); the
+// link points the program's go.mod at each SDK's folder (a require of its module, replaced by the folder); the
 // engine then asks install for it (go mod tidy).
 func (golang) link(ctx context.Context, info *pulumirpc.ProgramInfo, sdks []generatedSDK) (string, error) {
 	file, mod, err := goMod(programDir(info))
 	if err != nil {
 		return "", err
 	}
-	var imports strings.Builder
+	var uses []string
 	for _, sdk := range sdks {
 		folder := filepath.Join(info.GetRootDirectory(), sdk.path)
 		_, sdkMod, err := goMod(folder)
 		if err != nil {
 			return "", fmt.Errorf("the generated Go SDK in %s: %w", folder, err)
 		}
-		target := "./" + filepath.ToSlash(relativeTo(filepath.Dir(file), folder))
-		if err := mod.AddReplace(sdkMod.Module.Mod.Path, "", target, ""); err != nil {
+		module := sdkMod.Module.Mod.Path
+		if err := mod.AddRequire(module, pseudoVersion); err != nil {
 			return "", err
 		}
-		if err := mod.AddRequire(sdkMod.Module.Mod.Path, localVersion); err != nil {
+		if err := mod.AddReplace(module, "", "./"+filepath.ToSlash(relativeTo(filepath.Dir(file), folder)), ""); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&imports, "  import %q\n", goImportPath(sdk.pkg))
+		uses = append(uses, goStyle.line("", goImportPath(sdk.pkg)))
 	}
 	mod.Cleanup()
 	text, err := mod.Format()
+	if err == nil {
+		err = os.WriteFile(file, text, 0o644)
+	}
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(file, text, 0o644); err != nil {
-		return "", err
-	}
-	return "You can import the SDK in your Go code with:\n\n" + imports.String(), nil
+	return goStyle.usage(uses), nil
 }
 
-// goImportPath is the import path of a package's Go SDK.
+// goImportPath is the import path of a package's Go SDK, as its schema's Go settings give it.
 func goImportPath(pkg *schema.Package) string {
 	if err := pkg.ImportLanguages(map[string]schema.Language{"go": codegen.Importer}); err == nil {
 		if info, ok := pkg.Language["go"].(codegen.GoPackageInfo); ok && info.ImportBasePath != "" {

@@ -1,6 +1,7 @@
 // Command pulumi-language-host is gpu-rental's own language host for the Pulumi engine: one binary that serves
 // Node.js, Python and Go programs, the language chosen by the name it is started as (pulumi-language-nodejs,
-// pulumi-language-python, pulumi-language-go: hard links beside `pulumi`). See README.md.
+// pulumi-language-python, pulumi-language-go: hard links beside `pulumi`). launch.go says what a program is
+// handed, process.go how it runs; each runtime has a file of its own.
 //
 // The engine starts a language host as `pulumi-language-<runtime> [flags] ENGINE_ADDRESS` and reads the port of
 // its gRPC server (the LanguageRuntime service) from the first line of its stdout; whatever the host or the
@@ -57,9 +58,7 @@ func serve(argv []string) error {
 		engine = rest[0]
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	h := newHost(ctx, lang, engine, *tracing)
+	h := newHost(lang, engine, *tracing)
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("could not listen: %w", err)
@@ -68,13 +67,17 @@ func serve(argv []string) error {
 	pulumirpc.RegisterLanguageRuntimeServer(server, h)
 	healthpb.RegisterHealthServer(server, health.NewServer())
 	if engine != "" {
-		// An engine that dies without stopping us (kill -9) leaves no orphan behind.
-		if err := rpcutil.Healthcheck(ctx, engine, 5*time.Minute, func() { server.Stop() }); err != nil {
+		// An engine that dies without stopping us (kill -9) leaves nothing behind: its program is stopped too.
+		lost := func() {
+			h.stop()
+			server.Stop()
+		}
+		if err := rpcutil.Healthcheck(context.Background(), engine, 5*time.Minute, lost); err != nil {
 			return fmt.Errorf("could not watch the engine at %s: %w", engine, err)
 		}
 	}
-	// The engine ends its plugins with SIGINT to their process group (the program's process, which has it too,
-	// decides what it does with it): the host stops taking calls, finishes those under way, and exits.
+	// The engine ends its plugins with SIGINT to their process group, the program's process included (which
+	// decides for itself what to do with it): the host takes no more calls, lets the program end, and exits.
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	go func() {

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/google/shlex"
 	"github.com/hashicorp/hcl/v2"
-	"github.com/pulumi/pulumi/pkg/v3/codegen/cgstrings"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
@@ -21,132 +20,136 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
-// nodejs runs TypeScript and JavaScript programs with the runner that ships in the program's own @pulumi/pulumi
-// (cmd/run: it connects to the engine, registers ts-node for TypeScript, and loads the program).
+// nodejs runs TypeScript and JavaScript programs with the program runner that ships in the program's own
+// @pulumi/pulumi (cmd/run: it connects to the engine, compiles TypeScript with ts-node, and loads the program).
 type nodejs struct{}
 
-const nodeRunner = "@pulumi/pulumi/cmd/run/index.js"
+// nodeRunner is the runner's script, found in the node_modules the program resolves its packages from.
+var nodeRunner = filepath.Join("node_modules", "@pulumi", "pulumi", "cmd", "run", "index.js")
 
-func (nodejs) run(ctx context.Context, req *pulumirpc.RunRequest, p runParams) *pulumirpc.RunResponse {
-	info := req.GetInfo()
-	dir := programDir(info)
-	node, err := lookPath("node", "Node.js programs need node on PATH (Node 20 or later)")
-	if err != nil {
-		return failed("%v", err)
-	}
-	runner := findUp(dir, filepath.Join("node_modules", filepath.FromSlash(nodeRunner)))
-	if runner == "" {
-		return failed("@pulumi/pulumi is not installed for the program in %s: run `npm install` there (or `pulumi install`)", dir)
-	}
-	opts, err := nodeOptions(info)
-	if err != nil {
-		return failed("%v", err)
-	}
-	args := append(opts.nodeArgs, runner)
-	flag := func(name, value string) {
-		if value != "" {
-			args = append(args, "--"+name+"="+value)
-		}
-	}
-	flag("monitor", req.GetMonitorAddress())
-	flag("engine", p.engine)
-	flag("organization", req.GetOrganization())
-	flag("project", req.GetProject())
-	flag("root-directory", info.GetRootDirectory())
-	flag("stack", req.GetStack())
-	flag("pwd", dir)
-	if req.GetDryRun() {
-		args = append(args, "--dry-run")
-	}
-	flag("parallel", strconv.Itoa(int(req.GetParallel())))
-	flag("tracing", p.tracing)
-	// The runner stops reading flags at the first positional: the entry point, then the program's own arguments.
-	entry := info.GetEntryPoint()
-	if entry == "" {
-		entry = "."
-	}
-	args = append(append(args, entry), req.GetArgs()...)
-
-	env := append(os.Environ(), configEnv(req)...)
-	if opts.typescript {
-		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
-	}
-	if opts.tsconfig != "" {
-		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+opts.tsconfig)
-	}
-	return outcome(program(ctx, dir, env, node, args...).Run())
+// nodeHandover: the runner takes the settings as --name=value flags before the program's path.
+var nodeHandover = handover{
+	names: map[setting]string{
+		monitorAddress: "monitor", engineAddress: "engine", organization: "organization", project: "project",
+		stack: "stack", rootDirectory: "root-directory", preview: "dry-run", parallelism: "parallel", tracingURL: "tracing",
+	},
+	write: func(name, value string) string { return "--" + name + "=" + value },
 }
 
-type nodeRuntimeOptions struct {
-	typescript     bool
-	tsconfig       string
-	nodeArgs       []string
-	packagemanager npm.PackageManagerType
+// packageManagers are the values runtime.options.packagemanager takes (auto: the one whose lock file is there).
+var packageManagers = []string{string(npm.AutoPackageManager), string(npm.NpmPackageManager), string(npm.YarnPackageManager), string(npm.PnpmPackageManager), string(npm.BunPackageManager)}
+
+// nodeSettings are a Node.js program's runtime options.
+type nodeSettings struct {
+	typescript bool     // typescript: compile .ts with ts-node (default true)
+	tsconfig   string   // tsconfig: the tsconfig.json to compile with
+	nodeArgs   []string // nodeargs: flags for node itself, as a shell would split them
+	manager    npm.PackageManagerType
 }
 
-// nodeOptions are the runtime options Pulumi.yaml gives a Node.js program: typescript (default true), tsconfig,
-// nodeargs, packagemanager.
-func nodeOptions(info *pulumirpc.ProgramInfo) (nodeRuntimeOptions, error) {
-	opts := nodeRuntimeOptions{typescript: true, packagemanager: npm.AutoPackageManager}
-	if value, ok := options(info)["typescript"]; ok {
-		b, ok := value.(bool)
-		if !ok {
-			return opts, fmt.Errorf("runtime option typescript in Pulumi.yaml must be true or false, not %v", value)
-		}
-		opts.typescript = b
-	}
+func nodeSettingsOf(info *pulumirpc.ProgramInfo) (nodeSettings, error) {
+	o := optionsOf(info)
+	var s nodeSettings
 	var err error
-	if opts.tsconfig, err = stringOption(info, "tsconfig"); err != nil {
-		return opts, err
+	if s.typescript, err = o.flag("typescript", true); err != nil {
+		return s, err
 	}
-	nodeArgs, err := stringOption(info, "nodeargs")
+	if s.tsconfig, err = o.text("tsconfig"); err != nil {
+		return s, err
+	}
+	args, err := o.text("nodeargs")
 	if err != nil {
-		return opts, err
+		return s, err
 	}
-	if opts.nodeArgs, err = shlex.Split(nodeArgs); err != nil {
-		return opts, fmt.Errorf("runtime option nodeargs in Pulumi.yaml: %w", err)
+	if s.nodeArgs, err = shlex.Split(args); err != nil {
+		return s, fmt.Errorf("runtime.options.nodeargs in Pulumi.yaml: %w", err)
 	}
-	manager, err := stringOption(info, "packagemanager")
-	if manager != "" {
-		opts.packagemanager = npm.PackageManagerType(manager)
-	}
-	return opts, err
+	manager, err := o.choice("packagemanager", string(npm.AutoPackageManager), packageManagers...)
+	s.manager = npm.PackageManagerType(manager)
+	return s, err
 }
 
-// packages are the plugins the packages in the program's node_modules declare (their pulumi-plugin.json, or the
-// `pulumi` field of their package.json: {"resource": true, "name", "version", "server"}), nested ones included.
+// runnerEnv is what the runner reads of the runtime options from its environment.
+func (s nodeSettings) runnerEnv() []string {
+	env := []string{fmt.Sprintf("PULUMI_NODEJS_TYPESCRIPT=%t", s.typescript)}
+	if s.tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+s.tsconfig)
+	}
+	return env
+}
+
+func (nodejs) run(ctx context.Context, l launch, info *pulumirpc.ProgramInfo) *pulumirpc.RunResponse {
+	settings, err := nodeSettingsOf(info)
+	if err != nil {
+		return refusal("%v", err)
+	}
+	node, err := onPath("node", "a Node.js program needs node (20 or later) on PATH")
+	if err != nil {
+		return refusal("%v", err)
+	}
+	runner := findUp(l.dir, nodeRunner)
+	if runner == "" {
+		return refusal("@pulumi/pulumi is not installed for the program in %s: run `npm install` (or `pulumi install`) there", l.dir)
+	}
+	env := append(append(os.Environ(), l.configEnv()...), settings.runnerEnv()...)
+	return runProgram(ctx, command(l.dir, env, node, nodeArgv(l, settings, runner)...))
+}
+
+// nodeArgv is node's arguments: [nodeargs] runner --settings... --pwd=dir entry args... (the runner reads its
+// flags up to the entry point; what follows is the program's).
+func nodeArgv(l launch, settings nodeSettings, runner string) []string {
+	argv := append(append([]string{}, settings.nodeArgs...), runner)
+	argv = append(argv, l.form(nodeHandover)...)
+	argv = append(argv, "--pwd="+l.dir, l.entry)
+	return append(argv, l.args...)
+}
+
+// packages are the plugins that the packages installed for the program declare (in pulumi-plugin.json, or in
+// the `pulumi` field of package.json), packages nested in others' node_modules included.
 func (nodejs) packages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
-	modules := findUp(programDir(info), "node_modules")
-	if modules == "" {
+	top := findUp(programDir(info), "node_modules")
+	if top == "" {
 		return nil, nil
 	}
 	var found []*pulumirpc.PackageDependency
-	visited := map[string]bool{}
-	var walk func(modules string)
-	walk = func(modules string) {
-		entries, _ := os.ReadDir(modules)
-		for _, entry := range entries {
-			dir := filepath.Join(modules, entry.Name())
-			if strings.HasPrefix(entry.Name(), "@") {
-				walk(dir) // a scope holds packages
+	read := map[string]bool{} // package folders, by real path (links to one folder count once)
+	for queue := []string{top}; len(queue) > 0; queue = queue[1:] {
+		for _, pkg := range packageFolders(queue[0]) {
+			real, err := filepath.EvalSymlinks(pkg)
+			if err != nil || read[real] {
 				continue
 			}
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil || visited[real] || strings.HasPrefix(entry.Name(), ".") {
-				continue
-			}
-			visited[real] = true
-			if dep := npmPluginDeclaration(real); dep != nil {
+			read[real] = true
+			if dep := npmDeclaredPlugin(real); dep != nil {
 				found = append(found, dep)
 			}
-			walk(filepath.Join(real, "node_modules"))
+			queue = append(queue, filepath.Join(real, "node_modules"))
 		}
 	}
-	walk(modules)
 	return uniquePackages(found), nil
 }
 
-func npmPluginDeclaration(dir string) *pulumirpc.PackageDependency {
+// packageFolders are the package folders in a node_modules folder, scoped ones (@scope/name) included.
+func packageFolders(modules string) []string {
+	var folders []string
+	entries, _ := os.ReadDir(modules)
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case strings.HasPrefix(name, "."):
+		case strings.HasPrefix(name, "@"):
+			scoped, _ := os.ReadDir(filepath.Join(modules, name))
+			for _, s := range scoped {
+				folders = append(folders, filepath.Join(modules, name, s.Name()))
+			}
+		default:
+			folders = append(folders, filepath.Join(modules, name))
+		}
+	}
+	return folders
+}
+
+// npmDeclaredPlugin is the plugin an npm package declares, or nil.
+func npmDeclaredPlugin(dir string) *pulumirpc.PackageDependency {
 	var manifest struct {
 		Name    string                   `json:"name"`
 		Version string                   `json:"version"`
@@ -159,48 +162,43 @@ func npmPluginDeclaration(dir string) *pulumirpc.PackageDependency {
 	if dep := pluginDeclaration(filepath.Join(dir, "pulumi-plugin.json"), manifest.Version); dep != nil {
 		return dep
 	}
-	if manifest.Pulumi == nil || !manifest.Pulumi.Resource {
+	declared := manifest.Pulumi
+	if declared == nil || !declared.Resource {
 		return nil
 	}
-	if manifest.Pulumi.Name == "" {
-		// Pulumi's own packages name their plugin after themselves (@pulumi/command: command).
-		manifest.Pulumi.Name = strings.TrimPrefix(manifest.Name, "@pulumi/")
+	if declared.Name == "" {
+		declared.Name = path.Base(manifest.Name) // a package that names no plugin uses its own name, less its scope
 	}
-	return dependency(manifest.Pulumi, manifest.Version)
+	return dependency(declared, manifest.Version)
 }
 
 func (nodejs) install(ctx context.Context, info *pulumirpc.ProgramInfo, stdout, stderr io.Writer) error {
-	opts, err := nodeOptions(info)
+	settings, err := nodeSettingsOf(info)
 	if err != nil {
 		return err
 	}
-	name, err := npm.Install(ctx, opts.packagemanager, programDir(info), false, stdout, stderr)
+	used, err := npm.Install(ctx, settings.manager, programDir(info), false, stdout, stderr)
 	if err != nil {
-		return fmt.Errorf("%s install failed in %s: %w", name, programDir(info), err)
+		return fmt.Errorf("installing the program's packages in %s with %s failed: %w", programDir(info), used, err)
 	}
 	return nil
 }
 
 func (nodejs) dependencies(ctx context.Context, info *pulumirpc.ProgramInfo, transitive bool) ([]*pulumirpc.DependencyInfo, error) {
-	opts, err := nodeOptions(info)
+	settings, err := nodeSettingsOf(info)
 	if err != nil {
 		return nil, err
 	}
-	manager, err := npm.ResolvePackageManager(opts.packagemanager, programDir(info))
+	manager, err := npm.ResolvePackageManager(settings.manager, programDir(info))
 	if err != nil {
 		return nil, err
 	}
-	deps, err := manager.ListPackages(ctx, programDir(info), transitive)
-	return dependencyInfos(deps), err
+	listed, err := manager.ListPackages(ctx, programDir(info), transitive)
+	return dependencyInfos(listed), err
 }
 
 func (nodejs) about(ctx context.Context, info *pulumirpc.ProgramInfo) (*pulumirpc.AboutResponse, error) {
-	about, err := toolVersion(ctx, "node", "--version")
-	if err != nil {
-		return nil, err
-	}
-	about.Version = strings.TrimPrefix(about.Version, "v")
-	return about, nil
+	return aboutTool(ctx, "node", "--version")
 }
 
 func (nodejs) generatePackage(pkg *schema.Package, req *pulumirpc.GeneratePackageRequest, loader schema.ReferenceLoader) (map[string][]byte, error) {
@@ -215,57 +213,47 @@ func (nodejs) bindOptions() []pcl.BindOption {
 	return []pcl.BindOption{pcl.PreferOutputVersionedInvokes}
 }
 
-// link adds each SDK to the program's package.json as a local (file:) dependency, with its package manager; the
-// engine then asks install for it.
+// link makes each generated SDK a local dependency of the program (the package manager records it; the engine
+// asks install next) under the name its own package.json gives.
 func (nodejs) link(ctx context.Context, info *pulumirpc.ProgramInfo, sdks []generatedSDK) (string, error) {
-	opts, err := nodeOptions(info)
+	settings, err := nodeSettingsOf(info)
 	if err != nil {
 		return "", err
 	}
 	dir := programDir(info)
-	manager, err := npm.ResolvePackageManager(opts.packagemanager, dir)
+	manager, err := npm.ResolvePackageManager(settings.manager, dir)
 	if err != nil {
 		return "", err
 	}
-	typescript := opts.typescript || opts.tsconfig != "" || findUp(dir, "tsconfig.json") != ""
-	var imports strings.Builder
+	style := requireStyle
+	if settings.typescript && (settings.tsconfig != "" || findUp(dir, "tsconfig.json") != "" || exists(filepath.Join(dir, "index.ts"))) {
+		style = importStyle
+	}
+	var uses []string
 	for _, sdk := range sdks {
-		name := npmName(sdk.pkg)
+		name, err := npmPackageName(filepath.Join(info.GetRootDirectory(), sdk.path))
+		if err != nil {
+			return "", err
+		}
 		if err := manager.Link(ctx, dir, name, sdk.path); err != nil {
 			return "", err
 		}
-		if typescript {
-			fmt.Fprintf(&imports, "  import * as %s from %q;\n", cgstrings.Camel(sdk.pkg.Name), name)
-		} else {
-			fmt.Fprintf(&imports, "  const %s = require(%q);\n", cgstrings.Camel(sdk.pkg.Name), name)
-		}
+		uses = append(uses, style.line(identifier(sdk.pkg.Name), name))
 	}
-	language := map[bool]string{true: "TypeScript", false: "JavaScript"}[typescript]
-	return fmt.Sprintf("You can import the SDK in your %s code with:\n\n%s", language, imports.String()), nil
+	return style.usage(uses), nil
 }
 
-// npmName is the package name of a package's Node.js SDK: the schema's own, else @<namespace>/<name>, else
-// @pulumi/<name>.
-func npmName(pkg *schema.Package) string {
-	if err := pkg.ImportLanguages(map[string]schema.Language{"nodejs": codegen.Importer}); err == nil {
-		if info, ok := pkg.Language["nodejs"].(codegen.NodePackageInfo); ok && info.PackageName != "" {
-			return info.PackageName
-		}
+// npmPackageName is the name a generated SDK's package.json gives it: what the program then requires.
+func npmPackageName(dir string) (string, error) {
+	var manifest struct {
+		Name string `json:"name"`
 	}
-	if pkg.Namespace != "" {
-		return "@" + pkg.Namespace + "/" + pkg.Name
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &manifest)
 	}
-	return "@pulumi/" + pkg.Name
-}
-
-// findUp is `name` in dir or the nearest folder above it that has one, as Node resolves node_modules; "" if none.
-func findUp(dir, name string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if candidate := filepath.Join(d, name); exists(candidate) {
-			return candidate
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
+	if err != nil || manifest.Name == "" {
+		return "", fmt.Errorf("the generated SDK in %s has no package.json naming it: %v", dir, err)
 	}
+	return manifest.Name, nil
 }

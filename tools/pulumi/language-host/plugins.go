@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -66,36 +64,4 @@ func dependencyInfos(deps []plugin.DependencyInfo) []*pulumirpc.DependencyInfo {
 		result = append(result, &pulumirpc.DependencyInfo{Name: dep.Name, Version: dep.Version})
 	}
 	return result
-}
-
-// firstLine is s's first non-empty line, trimmed.
-func firstLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
-		}
-	}
-	return ""
-}
-
-// exists says whether path names a file or folder.
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// programDir is the program's folder (where Pulumi.yaml's `main` points), or its root.
-func programDir(info *pulumirpc.ProgramInfo) string {
-	if dir := info.GetProgramDirectory(); dir != "" {
-		return dir
-	}
-	return info.GetRootDirectory()
-}
-
-// relativeTo is path relative to dir when it is inside it (as program files name their SDKs), else absolute.
-func relativeTo(dir, path string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return path
 }

@@ -18,48 +18,69 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 )
 
-// runnerPy runs the program (and lists installed plugins) with the program's Python: see runner.py.
+// launcherPy starts the program (and lists installed plugins) with the program's own Python: see launcher.py.
 //
-//go:embed runner.py
-var runnerPy string
+//go:embed launcher.py
+var launcherPy string
+
+// launchVariable carries the launch to launcher.py, which takes it out of the environment the program sees.
+const launchVariable = "GPU_RENTAL_PYTHON_LAUNCH"
 
 // python runs programs with the Python of their virtual environment and the `pulumi` package installed there.
 type python struct{}
 
-// defaultVirtualenv is the virtual environment of a program whose Pulumi.yaml names none (pip toolchain).
+// pythonHandover: the settings under the names of pulumi.runtime.Settings' arguments, which launcher.py passes
+// them as (Python's SDK reads tracing from TRACEPARENT in the environment, which the program inherits).
+var pythonHandover = handover{names: map[setting]string{
+	monitorAddress: "monitor", engineAddress: "engine", organization: "organization", project: "project", stack: "stack",
+	rootDirectory: "root_directory", preview: "dry_run", parallelism: "parallel",
+}}
+
+// pythonLaunch is what launcher.py reads.
+type pythonLaunch struct {
+	Settings   map[string]string `json:"settings"`
+	Config     map[string]string `json:"config"`
+	SecretKeys []string          `json:"secretKeys"`
+	Program    string            `json:"program"` // the entry point: a file, or a folder with __main__.py
+	Args       []string          `json:"args"`
+	Dir        string            `json:"dir"`
+	Root       string            `json:"root"` // the project's folder: frames under it (and not in its venv) are the program's own
+}
+
+// defaultVirtualenv is the virtual environment of a pip program whose Pulumi.yaml names none.
 const defaultVirtualenv = "venv"
 
 // pythonToolchain is the program's Python toolchain as its runtime options say (toolchain: pip, the default,
-// poetry or uv; virtualenv: its folder, relative to the project's root, `venv` when not given).
+// poetry or uv; virtualenv: its folder, relative to the project's root).
 func pythonToolchain(info *pulumirpc.ProgramInfo) (toolchain.Toolchain, toolchain.PythonOptions, error) {
-	opts := toolchain.PythonOptions{Root: info.GetRootDirectory(), ProgramDir: programDir(info), Toolchain: toolchain.Pip}
+	o := optionsOf(info)
+	opts := toolchain.PythonOptions{Root: info.GetRootDirectory(), ProgramDir: programDir(info)}
 	var err error
-	if opts.Virtualenv, err = stringOption(info, "virtualenv"); err != nil {
+	if opts.Virtualenv, err = o.text("virtualenv"); err != nil {
 		return nil, opts, err
 	}
-	name, err := stringOption(info, "toolchain")
+	name, err := o.choice("toolchain", "pip", "pip", "poetry", "uv")
 	if err != nil {
 		return nil, opts, err
 	}
 	switch name {
-	case "", "pip":
-		if opts.Virtualenv == "" {
-			opts.Virtualenv = defaultVirtualenv
-		}
 	case "poetry":
 		opts.Toolchain = toolchain.Poetry
 	case "uv":
 		opts.Toolchain = toolchain.Uv
 	default:
-		return nil, opts, fmt.Errorf("runtime option toolchain in Pulumi.yaml is %q: use pip, poetry or uv", name)
+		opts.Toolchain = toolchain.Pip
+	}
+	if opts.Toolchain == toolchain.Pip && opts.Virtualenv == "" {
+		opts.Virtualenv = defaultVirtualenv
 	}
 	tc, err := toolchain.ResolveToolchain(opts)
 	return tc, opts, err
 }
 
-// venvPython is the program's toolchain and an error that names what to do when its virtual environment is
-// missing (a Python program is run in its own environment, never the machine's).
-func venvPython(ctx context.Context, info *pulumirpc.ProgramInfo) (toolchain.Toolchain, error) {
+// programPython is the program's toolchain, refusing, with what to do, a pip program whose virtual environment
+// is missing (a Python program runs in its own environment, never the machine's).
+func programPython(ctx context.Context, info *pulumirpc.ProgramInfo) (toolchain.Toolchain, error) {
 	tc, opts, err := pythonToolchain(info)
 	if err != nil {
 		return nil, err
@@ -72,49 +93,46 @@ func venvPython(ctx context.Context, info *pulumirpc.ProgramInfo) (toolchain.Too
 	return tc, tc.ValidateVenv(ctx)
 }
 
-func (python) run(ctx context.Context, req *pulumirpc.RunRequest, p runParams) *pulumirpc.RunResponse {
-	info := req.GetInfo()
-	tc, err := venvPython(ctx, info)
+func (python) run(ctx context.Context, l launch, info *pulumirpc.ProgramInfo) *pulumirpc.RunResponse {
+	tc, err := programPython(ctx, info)
 	if err != nil {
-		return failed("%v", err)
+		return refusal("%v", err)
 	}
-	entry := info.GetEntryPoint()
-	if entry == "" {
-		entry = "."
-	}
-	settings, _ := json.Marshal(map[string]any{
-		"monitor": req.GetMonitorAddress(), "engine": p.engine, "project": req.GetProject(), "stack": req.GetStack(),
-		"parallel": req.GetParallel(), "dryRun": req.GetDryRun(), "organization": req.GetOrganization(),
-		"rootDirectory": info.GetRootDirectory(), "root": info.GetRootDirectory(), "pwd": programDir(info),
-		"program": filepath.Join(programDir(info), entry), "args": append([]string{}, req.GetArgs()...),
+	payload, err := json.Marshal(pythonLaunch{
+		Settings: l.named(pythonHandover), Config: l.config, SecretKeys: l.secretKeys,
+		Program: filepath.Join(l.dir, l.entry), Args: append([]string{}, l.args...), Dir: l.dir, Root: info.GetRootDirectory(),
 	})
-	cmd, err := tc.Command(ctx, "-u", "-c", runnerPy, "run", string(settings))
 	if err != nil {
-		return failed("%v", err)
+		return refusal("%v", err)
 	}
-	env := cmd.Env
+	python, err := tc.Command(ctx, "-u", "-c", launcherPy, "run")
+	if err != nil {
+		return refusal("%v", err)
+	}
+	env := python.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	return outcome(program(ctx, programDir(info), append(env, configEnv(req)...), cmd.Path, cmd.Args[1:]...).Run())
+	env = append(env, launchVariable+"="+string(payload))
+	return runProgram(ctx, command(l.dir, env, python.Path, python.Args[1:]...))
 }
 
 // packages are the plugins that the distributions installed in the program's environment declare.
 func (python) packages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
-	tc, err := venvPython(ctx, info)
+	tc, err := programPython(ctx, info)
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := tc.Command(ctx, "-c", runnerPy, "plugins")
+	list, err := tc.Command(ctx, "-c", launcherPy, "plugins")
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("listing the plugins installed in the program's environment: %w", err)
-	}
+	out, err := list.Output()
 	var files []struct{ File, Version string }
-	if err := json.Unmarshal(out, &files); err != nil {
+	if err == nil {
+		err = json.Unmarshal(out, &files)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("listing the plugins installed in the program's environment: %w", err)
 	}
 	var found []*pulumirpc.PackageDependency
@@ -126,7 +144,7 @@ func (python) packages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pul
 	return uniquePackages(found), nil
 }
 
-// install makes the program's virtual environment if it has none and installs requirements.txt into it (pip);
+// install makes a pip program's virtual environment when it has none and installs requirements.txt into it;
 // poetry and uv install as they do.
 func (python) install(ctx context.Context, info *pulumirpc.ProgramInfo, stdout, stderr io.Writer) error {
 	tc, opts, err := pythonToolchain(info)
@@ -136,39 +154,29 @@ func (python) install(ctx context.Context, info *pulumirpc.ProgramInfo, stdout, 
 	if opts.Toolchain != toolchain.Pip {
 		return tc.InstallDependencies(ctx, programDir(info), false, true, stdout, stderr)
 	}
-	venv, _ := tc.VirtualEnvPath(ctx)
-	if !toolchain.IsVirtualEnv(venv) {
-		fmt.Fprintf(stdout, "Creating the virtual environment %s\n", venv)
-		cmd, err := toolchain.Command(ctx, "-m", "venv", venv)
-		if err != nil {
-			return fmt.Errorf("Python 3 with venv is needed for Python programs: %w", err)
-		}
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("creating the virtual environment %s failed (on Debian: apt-get install python3-venv): %w", venv, err)
+	if venv, _ := tc.VirtualEnvPath(ctx); !toolchain.IsVirtualEnv(venv) {
+		fmt.Fprintf(stdout, "Making the virtual environment %s\n", venv)
+		if err := attach("", stdout, stderr)(toolchain.Command(ctx, "-m", "venv", venv)); err != nil {
+			return fmt.Errorf("making the virtual environment %s failed (on Debian: apt-get install python3-venv): %w", venv, err)
 		}
 	}
 	if !exists(filepath.Join(programDir(info), "requirements.txt")) {
 		return nil
 	}
-	cmd, err := tc.ModuleCommand(ctx, "pip", "install", "--disable-pip-version-check", "-r", "requirements.txt")
-	if err != nil {
-		return err
-	}
-	cmd.Dir, cmd.Stdout, cmd.Stderr = programDir(info), stdout, stderr
-	if err := cmd.Run(); err != nil {
+	pip := attach(programDir(info), stdout, stderr)
+	if err := pip(tc.ModuleCommand(ctx, "pip", "install", "--disable-pip-version-check", "-r", "requirements.txt")); err != nil {
 		return fmt.Errorf("pip install -r requirements.txt failed in %s (see above): %w", programDir(info), err)
 	}
 	return nil
 }
 
 func (python) dependencies(ctx context.Context, info *pulumirpc.ProgramInfo, transitive bool) ([]*pulumirpc.DependencyInfo, error) {
-	tc, err := venvPython(ctx, info)
+	tc, err := programPython(ctx, info)
 	if err != nil {
 		return nil, err
 	}
-	deps, err := tc.ListPackages(ctx, transitive)
-	return dependencyInfos(deps), err
+	listed, err := tc.ListPackages(ctx, transitive)
+	return dependencyInfos(listed), err
 }
 
 func (python) about(ctx context.Context, info *pulumirpc.ProgramInfo) (*pulumirpc.AboutResponse, error) {
@@ -193,28 +201,39 @@ func (python) generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diag
 
 func (python) bindOptions() []pcl.BindOption { return nil }
 
-// link adds each SDK's folder to the program's requirements (requirements.txt, or pyproject.toml for poetry and
-// uv); the engine then asks install for it.
+// link adds each SDK's folder to the program's requirements (requirements.txt; pyproject.toml for poetry and
+// uv); the engine then asks install for it. An SDK's module is the package folder it was generated with.
 func (python) link(ctx context.Context, info *pulumirpc.ProgramInfo, sdks []generatedSDK) (string, error) {
 	tc, _, err := pythonToolchain(info)
 	if err != nil {
 		return "", err
 	}
-	packages := map[string]string{}
-	var imports strings.Builder
+	linked := map[string]string{}
+	var uses []string
 	for _, sdk := range sdks {
-		name := strings.ReplaceAll(sdk.pkg.Name, "-", "_")
-		module := "pulumi_" + name
-		if err := sdk.pkg.ImportLanguages(map[string]schema.Language{"python": codegen.Importer}); err == nil {
-			if pi, ok := sdk.pkg.Language["python"].(codegen.PackageInfo); ok && pi.PackageName != "" {
-				module = pi.PackageName
-			}
+		module, err := pythonModuleIn(filepath.Join(info.GetRootDirectory(), sdk.path))
+		if err != nil {
+			return "", err
 		}
-		packages[module] = sdk.path
-		fmt.Fprintf(&imports, "  import %s as %s\n", module, name)
+		linked[module] = sdk.path
+		uses = append(uses, pythonStyle.line(strings.ReplaceAll(sdk.pkg.Name, "-", "_"), module))
 	}
-	if err := tc.LinkPackages(ctx, packages); err != nil {
+	if err := tc.LinkPackages(ctx, linked); err != nil {
 		return "", fmt.Errorf("adding the SDK to the program's requirements: %w", err)
 	}
-	return "You can import the SDK in your Python code with:\n\n" + imports.String(), nil
+	return pythonStyle.usage(uses), nil
+}
+
+// pythonModuleIn is the importable package a generated Python SDK holds: its one folder with an __init__.py.
+func pythonModuleIn(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("the generated Python SDK in %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && exists(filepath.Join(dir, e.Name(), "__init__.py")) {
+			return e.Name(), nil
+		}
+	}
+	return "", fmt.Errorf("the generated Python SDK in %s holds no package (no folder with an __init__.py)", dir)
 }
