@@ -16,6 +16,8 @@ module.exports = async function globalSetup() {
     process.env.GPU_RENTAL_INSTALLS_OWNED = "1";
   }
   const root = path.resolve(__dirname, "..", "..");
+  // Pulumi's hosts as an installed Pulumi would have them, ahead on PATH: the suite must run ours all the same.
+  if (!process.env.GPU_RENTAL_DECOYS) require("./decoy-hosts").plantDecoys();
   // Prepared once for the run, with every language's host (the suite runs programs in each): the workers and the
   // `gpu-rental` processes they start inherit it (GPU_RENTAL_TOOLCHAIN).
   const { ensureToolchain, LANGUAGES } = require(path.join(root, "dist", "cli", "toolchain.js"));

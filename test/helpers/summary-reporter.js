@@ -23,6 +23,7 @@ class SummaryReporter {
 
   async onRunComplete(_contexts, results) {
     if (await nothingLeftRunning()) results.numFailedTests += 1;
+    if (aDecoyRan()) results.numFailedTests += 1;
     const cpu = this.cpuByFile();
     const timed = results.testResults
       .filter((file) => file.perfStats && file.perfStats.end > 0 && file.perfStats.start > 0)
@@ -67,6 +68,15 @@ async function nothingLeftRunning() {
   const lines = left.map((p) => `  ${p.pid} ${p.command.slice(0, 300)}`);
   process.stdout.write(`\nFAIL processes started by the test run were still running after it (stopped now):\n${lines.join("\n")}\n`);
   return left.length > 0;
+}
+
+/** True when one of the decoys of Pulumi's hosts (decoy-hosts.js) ran: a test ran a Pulumi that is not ours. */
+function aDecoyRan() {
+  const { decoysThatRan, removeDecoys } = require("./decoy-hosts");
+  const ran = decoysThatRan();
+  removeDecoys();
+  if (ran.length) process.stdout.write(`\nFAIL the run started Pulumi programs that are not gpu-rental's (decoys ahead on PATH):\n${ran.map((line) => `  ${line}`).join("\n")}\n`);
+  return ran.length > 0;
 }
 
 module.exports = SummaryReporter;
