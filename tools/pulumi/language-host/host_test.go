@@ -324,3 +324,36 @@ func TestTheExitCodesTheEngineIsAnswered(t *testing.T) {
 		t.Errorf("a program that is not there: %+v", missing)
 	}
 }
+
+func TestAnUnhandledPythonErrorIsReportedFromTheProgramsOwnFrames(t *testing.T) {
+	python3, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is not on PATH: the host's tests check its Python launcher")
+	}
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"launcher.py":     launcherPy,
+		"project/prog.py": "def size():\n    raise ValueError('no such GPU: H900')\n\nsize()\n",
+		// The launcher runs the project's program (as run_in_stack would, here without an engine) and reports what
+		// it raised.
+		"check.py": `import os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+import launcher
+try:
+    launcher.run_as_main(os.path.join(os.path.dirname(__file__), "project", "prog.py"))
+except Exception as error:
+    print(launcher.own_frames_report(error, os.path.realpath(os.path.join(os.path.dirname(__file__), "project"))))
+`,
+	})
+	out, err := exec.Command(python3, filepath.Join(root, "check.py")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	report := string(out)
+	if !strings.HasPrefix(report, "The program raised ValueError and did not handle it:\n") || !strings.HasSuffix(report, "ValueError: no such GPU: H900\n") {
+		t.Errorf("the report:\n%s", report)
+	}
+	if !strings.Contains(report, "prog.py\", line 2, in size") || strings.Contains(report, "run_as_main") {
+		t.Errorf("the report shows the program's frames, from its first one on, and not the launcher's:\n%s", report)
+	}
+}

@@ -51,13 +51,9 @@ def import_pulumi():
 
 
 def entry_file(program):
-    """The file to run: the entry point itself, or a folder's __main__.py."""
-    if not os.path.isdir(program):
-        return program
-    main = os.path.join(program, "__main__.py")
-    if not os.path.exists(main):
-        raise FileNotFoundError(f"{program} has no __main__.py: Pulumi.yaml's `main` names the folder, or the file, to run")
-    return main
+    """The file to run: the entry point itself, or a folder's __main__.py; None when there is none."""
+    main = os.path.join(program, "__main__.py") if os.path.isdir(program) else program
+    return main if os.path.isfile(main) else None
 
 
 def run_as_main(path):
@@ -134,13 +130,17 @@ def run(launch):
     pulumi.runtime.configure(pulumi.runtime.Settings(**settings))
 
     program = launch["program"]
+    entry = entry_file(program)
+    if entry is None:
+        sys.stderr.write(f"There is no Python program to run at {program}: Pulumi.yaml's `main` names its file, or a folder with a __main__.py.\n")
+        return 1
     sys.argv = [program, *launch["args"]]
     os.chdir(launch["dir"])
     # The program's folder first on the import path, as `python <program>` has it.
     sys.path.insert(0, program if os.path.isdir(program) else os.path.dirname(program))
 
     def program_body():
-        run_as_main(entry_file(program))
+        run_as_main(entry)
 
     with ProgramLoop(settings.get("parallel", 1)) as program_loop:
         try:
