@@ -21,6 +21,8 @@ export interface EphemeralStackOptions {
   onOutput?: (text: string) => void;
   /** Pulumi's `--color` for `up` and `destroy`; default never. */
   color?: "never" | "auto" | "always";
+  /** A shared state backend to keep the stack in (`pulumi login`'s URL); the stack is removed from it afterwards. */
+  backend?: string;
 }
 
 /** The engine event that a step is about to run, as `--event-log` writes it (the fields read here). */
@@ -52,13 +54,17 @@ export async function withEphemeralStack<T>(options: EphemeralStackOptions, use:
 
   // The hosts the program's runtime needs (a YAML program's is built only then), or why there is none here.
   const toolchain = ensureToolchain({ languages: [runtimeLanguage(projectRuntime(programDir).name)] });
-  const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir: fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-stack-")), env: options.env };
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-stack-"));
+  const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir, env: options.env, backend: options.backend };
+  let initialised = false;
   try {
     await pulumi(ws, ["stack", "init", options.stackName]);
+    initialised = true;
     await configure(ws, options);
     return await use(new EphemeralStack(ws, options));
   } finally {
-    // The backend, and with it the stack, lives in the folder: removing that removes the stack (no `stack rm` run).
+    // A private backend lives in the folder, and goes with it; a shared one is told to forget the stack.
+    if (initialised && options.backend) await pulumi(ws, ["stack", "rm", "--yes", "--force", "--stack", options.stackName]);
     fs.rmSync(configFile, { force: true });
     fs.rmSync(ws.stateDir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 import * as crypto from "node:crypto";
 import * as path from "node:path";
 import { heldSince, Holdings, holdingsOf, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RunningEmulator, startEmulator } from "../emulator";
+import { masked } from "./backend";
 import { EngineEvent, EphemeralStack, withEphemeralStack } from "./ephemeral";
 import { installProgram } from "./program-install";
 import { projectRuntime } from "./project-file";
@@ -34,6 +35,8 @@ export interface ProgramTestOptions {
   out?: NodeJS.WritableStream;
   /** Resource operations at once (`pulumi up --parallel`); default one per resource of the program (cli/parallelism.ts). */
   parallel?: number;
+  /** Keep the throwaway stack in this state backend (the team's own), removed from it afterwards. */
+  backend?: string;
 }
 
 /**
@@ -67,9 +70,13 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
       GPU_RENTAL_API_KEY: emulator.apiKey,
       ...Object.fromEntries((options.accountEnvs ?? []).map((name) => [name, accounts.keys[name]])),
     };
-    const stackName = options.stackName ?? `test-${crypto.randomBytes(3).toString("hex")}`;
-    log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}`);
-    const stackOptions = { programDir: options.programDir, stackName, config: options.config, secrets, env, onOutput: (text: string) => out.write(text) };
+    // Unique on a backend that other runs share, as well as in a private one.
+    const stackName = options.stackName ?? `test-${crypto.randomBytes(6).toString("hex")}`;
+    const backend = options.backend ? `, backend ${masked(options.backend)}` : "";
+    log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}${backend}`);
+    const stackOptions = {
+      programDir: options.programDir, stackName, config: options.config, secrets, env, onOutput: (text: string) => out.write(text), backend: options.backend,
+    };
     await withEphemeralStack(stackOptions, async (stack) => {
       const parallel = options.parallel;
       // Python and YAML programs: the plugin and (Python) the generated SDK, as their docs have a user install them.

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { backendRefusal } from "./backend";
 import { Toolchain } from "./toolchain";
 
 /** How to run the Pulumi CLI privately: own home, local file backend, no network, no plugin downloads. */
@@ -13,6 +14,8 @@ export interface PulumiWorkspace {
   stateDir: string;
   /** Extra environment for the engine and the provider host (e.g. GPU_RENTAL_API_URL). */
   env?: Record<string, string>;
+  /** The state backend (`pulumi login`'s URL: a team's shared one); default a private file backend in stateDir. */
+  backend?: string;
 }
 
 export interface PulumiResult {
@@ -37,7 +40,7 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
     ...(process.env as Record<string, string>),
     PATH: [ws.toolchain.bin, process.env.PATH].join(path.delimiter),
     PULUMI_HOME: home,
-    PULUMI_BACKEND_URL: `file://${path.join(ws.stateDir, "backend")}`,
+    PULUMI_BACKEND_URL: ws.backend ?? `file://${path.join(ws.stateDir, "backend")}`,
     PULUMI_CONFIG_PASSPHRASE_FILE: passphraseFile,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
@@ -45,7 +48,8 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
     ...ws.env,
   };
   delete env.PULUMI_CONFIG_PASSPHRASE;
-  delete env.PULUMI_ACCESS_TOKEN;
+  // A private backend needs no token (a shared one, such as Pulumi Cloud, takes the user's).
+  if (!ws.backend) delete env.PULUMI_ACCESS_TOKEN;
   return env;
 }
 
@@ -108,8 +112,18 @@ export function runPulumi(ws: PulumiWorkspace, args: string[], options: PulumiRu
 export async function pulumi(ws: PulumiWorkspace, args: string[], options: PulumiRunOptions = {}): Promise<string> {
   const result = await runPulumi(ws, args, options);
   if (result.code !== 0) {
+    // A shared backend's refusal (a lock, no connection) is said in one line with what to do.
+    const refusal = backendRefusal(`${result.stdout}\n${result.stderr}`, stackOf(args));
+    if (refusal) throw new Error(refusal);
     const detail = options.echo ? "" : `\n${result.stdout}\n${result.stderr}`.trimEnd();
     throw new Error(`pulumi ${args.join(" ")} failed with exit code ${result.code}${detail}`);
   }
   return result.stdout;
+}
+
+/** The stack a CLI run names (`--stack S`, or `stack init S`), for messages. */
+function stackOf(args: string[]): string {
+  const flag = args.indexOf("--stack");
+  if (flag >= 0 && args[flag + 1]) return args[flag + 1];
+  return args[0] === "stack" && args[1] === "init" && args[2] ? args[2] : "(the selected stack)";
 }
