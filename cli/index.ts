@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { runDeploy } from "./deploy";
+import { runUp } from "./up";
 import { runEmulatorCommand } from "./emulator";
 import { runSweep } from "./sweep";
 import { runSpend } from "./spend";
@@ -46,7 +47,7 @@ export function program(): Command {
   // Every command: a misspelt option or command gets a suggestion and the command's usage, exit code 2.
   const configure = (command: Command) => command.showSuggestionAfterError().showHelpAfterError().exitOverride();
   configure(cli);
-  for (const command of [emulatorCommand(), testCommand(), deployCommand(), sweepCommand(), spendCommand(), pluginCommand(), toolchainCommand()]) {
+  for (const command of [emulatorCommand(), testCommand(), deployCommand(), upCommand(), sweepCommand(), spendCommand(), pluginCommand(), toolchainCommand()]) {
     cli.addCommand(command);
     configure(command).commands.forEach(configure);
   }
@@ -101,6 +102,12 @@ function emulatorCommand(): Command {
     });
 }
 
+/** A backend URL as `pulumi login` takes one: a scheme and a place. */
+function backendUrl(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(value)) throw new InvalidArgumentError("Give the backend's URL as `pulumi login` takes it: postgres://USER@HOST:PORT/DB, s3://BUCKET, file://FOLDER or https://api.pulumi.com.");
+  return value;
+}
+
 function apiKey(value: string): string {
   if (!/^[\w.-]{8,}$/.test(value)) throw new InvalidArgumentError("An API key is at least 8 characters of letters, digits, '.', '_' or '-'.");
   return value;
@@ -140,9 +147,17 @@ function testCommand(): Command {
     .option("--ssh-key-config <key>", "a fresh SSH key, registered on the account, its private half in secret stack config KEY (post-boot steps; repeatable)", repeatable)
     .option("--junit <file>", "also write the report as JUnit XML")
     .addOption(new Option("--stack <name>", "the stack's name; it is removed afterwards (default: test-<random>)"))
+    .addOption(new Option("--backend <url>", "keep the throwaway stack in this state backend, as `pulumi login` takes it (the team's own: postgres://, s3://, file://; default: a private one); it is removed afterwards").argParser(backendUrl))
     .addOption(new Option("--contention <p>", "probability that an accepted offer was taken by another tenant first").argParser(number(0, 1)).default(0))
     .addOption(parallelOption())
-    .addHelpText("after", example("npx gpu-rental test --expect ssh --junit gpu-rental-test.xml", "npx gpu-rental test examples/python --account-config teamApiKey --expect 'instance_id~^\\d+$'"))
+    .addHelpText(
+      "after",
+      example(
+        "npx gpu-rental test --expect ssh --junit gpu-rental-test.xml",
+        "npx gpu-rental test examples/python --account-config teamApiKey --expect 'instance_id~^\\d+$'",
+        'npx gpu-rental test --backend "$PULUMI_BACKEND_URL"   # the team\'s backend (PULUMI_CONFIG_PASSPHRASE is not needed)',
+      ),
+    )
     .action(async (dir: string, options) => {
       const results = await testProgram({
         programDir: path.resolve(dir),
@@ -155,6 +170,7 @@ function testCommand(): Command {
         junitFile: options.junit,
         contention: options.contention,
         parallel: options.parallel,
+        backend: options.backend,
       });
       const failed = results.filter((r) => r.status === "failed");
       console.log(`\ngpu-rental test: ${results.length - failed.length} of ${results.length} steps passed${failed.length ? `; failed: ${failed.map((r) => r.name).join(", ")}` : ""}`);
@@ -177,6 +193,23 @@ function deployCommand(): Command {
     .addHelpText("after", example("npm start -- --keep", "npx gpu-rental deploy examples/instance-from-image --contention 0.5"))
     .action(async (dir: string, options) => {
       await runDeploy({ programDir: path.resolve(dir), keep: !!options.keep, contention: options.contention, stack: options.stack, parallel: options.parallel });
+    });
+}
+
+function upCommand(): Command {
+  return new Command("up")
+    .summary("pulumi up of a stack, as a runner's deploy step (its backend's refusals said plainly)")
+    .description(
+      "Run `pulumi up --yes` on stack STACK of the program in DIR, in this runner's own Pulumi setup (PULUMI_BACKEND_URL, PULUMI_HOME, the " +
+        "passphrase or access token as the workflow sets them), with the toolchain's pulumi where none is installed. When the state backend " +
+        "refuses the run (another run holds the stack's lock, or the backend cannot be reached) it says so in one line, with what to do.",
+    )
+    .argument("[dir]", "the folder holding Pulumi.yaml", ".")
+    .requiredOption("--stack <name>", "the stack to deploy")
+    .addOption(parallelOption())
+    .addHelpText("after", example('PULUMI_BACKEND_URL=postgres://ci@db:5432/pulumi npx gpu-rental up --stack "pr-$PR_NUMBER"'))
+    .action(async (dir: string, options) => {
+      process.exitCode = await runUp({ programDir: path.resolve(dir), stack: options.stack, parallel: options.parallel });
     });
 }
 
