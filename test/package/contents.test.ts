@@ -37,7 +37,7 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
   expect(files).toEqual(
     expect.arrayContaining([
       "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi/tools.go", "tools/pulumi/language-host/main.go",
-      "tools/pulumi/language-host/runner.py", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go",
+      "tools/pulumi/language-host/launcher.py", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go",
     ]),
   );
   expect(files.filter((f) => f.startsWith("tools/") && !/^tools\/(pulumi-toolchain\.sh|python-env\.sh|pulumi\/[^/]+|pulumi\/language-host\/[^/]+|pulumi-yaml\/[^/]+)$/.test(f))).toEqual([]);
@@ -46,7 +46,7 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
   // Nothing else: no sources, tests, source maps, examples or local state.
   const unexpected = files.filter((f) => !/^(dist\/.+\.(js|d\.ts)|bin\/.+|tools\/.+|plugin\/[^/]+|README\.md|LICENSE|package\.json)$/.test(f));
   expect(unexpected).toEqual([]);
-  expect(files.filter((f) => f.endsWith(".map") || f.startsWith("test/") || f.startsWith("examples/"))).toEqual([]);
+  expect(files.filter((f) => f.endsWith(".map") || f.endsWith("_test.go") || f.startsWith("test/") || f.startsWith("examples/"))).toEqual([]);
   // Installable by users, with their own @pulumi/pulumi.
   expect(manifest.private).toBeUndefined();
   expect(manifest.dependencies["@pulumi/pulumi"]).toBeUndefined();
