@@ -5,6 +5,15 @@ import { Instance, Template } from "gpu-rental/provider";
 // .github/workflows/gpu-infrastructure.yml tests it against the emulator on every pull request, previews it
 // against the real service, deploys it from main and checks it for drift every night.
 const config = new pulumi.Config();
+
+// Each CI job brings its own key in GPU_RENTAL_API_KEY (the preview's may only read). Stack config wins over the
+// environment: a key there would run every job, pull requests' previews included, with it. So none may be there.
+if (new pulumi.Config("gpu-rental").getSecret("apiKey") !== undefined) {
+  throw new pulumi.RunError(
+    "This program takes its API key from GPU_RENTAL_API_KEY (each CI job's own secret), never from stack config: " +
+      "run `pulumi config rm gpu-rental:apiKey` and set GPU_RENTAL_API_KEY instead.",
+  );
+}
 const replicas = config.getNumber("replicas") ?? 2;
 
 const server = new Template("inference", {

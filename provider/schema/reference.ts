@@ -11,7 +11,7 @@ export function referenceMarkdown(registry: Registry): string {
     "",
     "The resources and functions of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
     "(`gpu-rental/provider`, or the plugin's generated SDK), Python (`pulumi_gpu_rental`, names in snake_case), YAML",
-    "(`type: gpu-rental:index:<Resource>`, `fn::invoke` of `gpu-rental:index:<function>`), Go and .NET. Secrets are encrypted in",
+    "(`type: gpu-rental:index:<Resource>`, `fn::invoke` of `gpu-rental:index:<function>`) and Go. Secrets are encrypted in",
     "state and masked in output. Functions are read-only lookups (`getOffers`, ...): they run at preview as at `up`, and refuse",
     "bad arguments before anything is asked, each named. See [plugin.md](plugin.md) for the provider plugin.",
     "",

@@ -1,4 +1,4 @@
-import { CONFIG_API_KEY, CONFIG_API_URL, ENV_API_KEY, ENV_API_URL } from "../../sdk/connection";
+import { CONFIG_API_KEY, CONFIG_API_URL, CONFIG_MAX_HOURLY_SPEND, ENV_API_KEY, ENV_API_URL } from "../../sdk/connection";
 import type { EnumDescription, FunctionDescription, ObjectDescription, PropertyDescription, PropertyType } from "../lifecycle/description";
 import { REGISTRY, Registry } from "../lifecycle/registry";
 
@@ -32,6 +32,13 @@ export const PROVIDER_CONFIG: Record<string, PropertyDescription> = {
       `The account's API key: a secret, never stored or shown in plaintext. Default: stack config \`${CONFIG_API_KEY}\` ` +
       `(set it with \`pulumi config set --secret ${CONFIG_API_KEY} <key>\`), else the environment variable ${ENV_API_KEY}.`,
   },
+  maxHourlySpend: {
+    type: "number",
+    description:
+      "A cap in $/hour on what the account's instances cost together: `up` refuses a rental that would cross it (nothing is " +
+      `rented), \`preview\` warns of it. The default provider's is stack config \`${CONFIG_MAX_HOURLY_SPEND}\`; an explicit provider ` +
+      "(another account) takes its own as an input. None when not set.",
+  },
 };
 
 /** The schema the plugin serves at `version`; without one, as committed (schema.json: a release sets the version). */
@@ -64,7 +71,7 @@ export function packageSchema(version: string | undefined, registry: Registry = 
     pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     config: { variables: properties(PROVIDER_CONFIG) },
     provider: {
-      description: "An account of the service. The default provider reads stack config `gpu-rental:apiUrl` and `gpu-rental:apiKey`; an explicit one gives a program several accounts.",
+      description: "An account of the service. The default provider reads stack config `gpu-rental:apiUrl`, `gpu-rental:apiKey` and `gpu-rental:maxHourlySpend`; an explicit one gives a program several accounts.",
       inputProperties: properties(PROVIDER_CONFIG),
     },
     resources,

@@ -55,6 +55,16 @@ describe("documentation links", () => {
     expect(readmeLinks).toEqual(expect.arrayContaining(["docs/resources.md", "docs/emulator.md", "docs/control-api.md"]));
   });
 
+  it("keeps the README's Quickstart at two commands, and says what an installed pulumi saves and what the fallback needs", () => {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const quickstart = readme.slice(readme.indexOf("## Quickstart"), readme.indexOf("\n## ", readme.indexOf("## Quickstart") + 1));
+    const commands = /```sh\n([\s\S]*?)```/.exec(quickstart)![1].split("\n").filter((line) => line.trim());
+    expect(commands.map((line) => line.replace(/\s+#.*$/, ""))).toEqual(["npm ci && npm start", "npm ci && npm test"]);
+    expect(prose(quickstart)).toMatch(/nothing is built/);
+    expect(prose(quickstart)).toMatch(/on Linux, Go 1\.25 or later/);
+    expect(prose(quickstart)).toMatch(/minutes once/);
+  });
+
   it.each(pages)("every relative link in %s resolves, anchors included", (page) => {
     const markdown = fs.readFileSync(path.join(ROOT, page), "utf8");
     expect(linksOf(markdown).map((target) => brokenLink(page, target)).filter(Boolean)).toEqual([]);

@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Clock } from "../../emulator";
 import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
+import { runPulumi } from "../../cli/pulumi";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
@@ -111,34 +112,62 @@ describe("maxLifetime through pulumi up", () => {
   }, 400_000);
 });
 
-/** The same instance in a YAML program, on the provider plugin of this repository (plugin/, on its dist/). */
+/** A cap no offer of the market fits under: the second account's, on its explicit provider. */
+const TEAM_CAP = 0.001;
+
+/**
+ * The same instance in a YAML program, on the provider plugin of this repository (plugin/, on its dist/); and one
+ * of a second account, through an explicit provider with a cap of its own (its URL and key from stack config).
+ */
 const PLUGIN_PROGRAM = `name: gpu-rental-e2e-cap-plugin
 runtime: yaml
 plugins:
   providers:
     - name: gpu-rental
       path: ${path.join(REPO_ROOT, "plugin")}
+config:
+  teamUrl:
+    type: string
+  teamKey:
+    type: string
 resources:
   capped:
     type: gpu-rental:index:Instance
     properties: { image: "ubuntu:22.04", runtype: args }
+  team:
+    type: pulumi:providers:gpu-rental
+    properties:
+      apiUrl: \${teamUrl}
+      apiKey: \${teamKey}
+      maxHourlySpend: ${TEAM_CAP}
+  team-capped:
+    type: gpu-rental:index:Instance
+    properties: { image: "ubuntu:22.04", runtype: args }
+    options:
+      provider: \${team}
 `;
 
 /**
  * The stack's gpu-rental:maxHourlySpend through the real engine: preview warns (and succeeds), up refuses with
- * nothing rented, then under a higher cap up deploys with no warning.
+ * nothing rented, then under a higher cap up deploys with no warning. A second account's explicit provider (the
+ * plugin's) takes a cap of its own, which refuses its rental.
  */
 describe("gpu-rental:maxHourlySpend through pulumi up", () => {
   let emu: TestEmulator;
   let stack: TestStack;
   let projectDir: string;
   let plugin: { stack: TestStack; projectDir: string };
+  let team: { id: number; key: string };
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 } });
     const capped = 'const { Instance } = require("gpu-rental/provider");\nexports.id = new Instance("capped", { image: "ubuntu:22.04", runtype: "args" }).instanceId;\n';
     ({ stack, projectDir } = await programStack("cap", capped, emu));
     plugin = await projectStack("cap-plugin", { "Pulumi.yaml": PLUGIN_PROGRAM }, emu);
+    team = emu.account("team@cap.test");
+    await plugin.stack.ok("config", "set", "teamUrl", emu.url);
+    const secret = await runPulumi(plugin.stack.ws, ["config", "set", "--secret", "teamKey", "--stack", plugin.stack.name], { input: team.key });
+    if (secret.code !== 0) throw new Error(secret.stderr);
   }, 120_000);
 
   afterAll(async () => {
@@ -148,7 +177,7 @@ describe("gpu-rental:maxHourlySpend through pulumi up", () => {
     for (const dir of [projectDir, plugin?.projectDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
-  it("preview warns of the rental that would cross the cap (both shells); up refuses it, naming what counts, nothing rented; under the cap it deploys", async () => {
+  it("preview warns of the rental that would cross the cap (both shells); up refuses it, naming what counts, nothing rented (a second account's too, under its own cap); under the cap it deploys", async () => {
     const client = emu.client();
     const other = await client.instances.create((await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 }))[0].id, { image: "x", label: "other-stack" });
     const [cheapest] = (await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 })).map((o) => o.dph_total);
@@ -165,6 +194,12 @@ describe("gpu-rental:maxHourlySpend through pulumi up", () => {
     const pluginPreviewed = await plugin.stack.run("preview");
     expect(pluginPreviewed.code).toBe(0);
     expect(pluginPreviewed.stdout).toMatch(new RegExp(`gpu-rental:index:Instance \\(capped\\):\\s+${warning}`));
+    expect(emu.marketplace.instances.all()).toHaveLength(1);
+    // The second account's explicit provider holds its own cap: its account pays nothing, and no offer fits under it.
+    const teamRefused = await plugin.stack.run("up", "--yes");
+    expect(teamRefused.code).not.toBe(0);
+    expect(teamRefused.stdout + teamRefused.stderr).toMatch(new RegExp(`team-capped[\\s\\S]*over maxHourlySpend \\$${escaped(String(TEAM_CAP))}/h: it pays \\$0/h now`));
+    expect(emu.marketplace.instances.all().filter((i) => i.ownerId === team.id)).toEqual([]);
     expect(emu.marketplace.instances.all()).toHaveLength(1);
 
     const refused = await stack.run("up", "--yes");

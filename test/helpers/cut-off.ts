@@ -19,7 +19,7 @@ export interface CutOffRun {
  * the way a runner does: once `moment()` holds (polled every 25 ms), `signal` goes to every process of the job
  * (the CLI, the language host and program, the provider processes: the engine puts each plugin in a process group
  * of its own, so the session is what holds them all), and SIGKILL to whatever is left after `graceMs`. Resolves
- * once no process of the session is left.
+ * once no process of the session is left. `env` is the job's environment (default the stack's own).
  */
 export async function runCutOff(
   stack: TestStack,
@@ -27,10 +27,11 @@ export async function runCutOff(
   signal: NodeJS.Signals,
   moment: () => boolean,
   graceMs = 10_000,
+  env: NodeJS.ProcessEnv = pulumiEnv(stack.ws),
 ): Promise<CutOffRun> {
   const child = spawn(path.join(stack.ws.toolchain.bin, "pulumi"), [...args, "--skip-preview", "--non-interactive", "--stack", stack.name], {
     cwd: stack.ws.projectDir,
-    env: pulumiEnv(stack.ws),
+    env,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

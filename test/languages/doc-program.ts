@@ -63,25 +63,6 @@ export function scriptOf(page: string, sections: string[]): string {
 }
 
 /**
- * The sections of a docs page as a script against a test's emulator: its address and key stand for the docs'
- * (`http://127.0.0.1:8765`, `local-dev-key-1`), and a second account's key for `team-dev-key-1`.
- */
-export function scriptAgainst(emu: { url: string; apiKey: string }, page: string, sections: string[], teamKey?: string): string {
-  const script = scriptOf(page, sections).replaceAll("http://127.0.0.1:8765", emu.url).replaceAll("local-dev-key-1", emu.apiKey);
-  return teamKey ? script.replaceAll("team-dev-key-1", teamKey) : script;
-}
-
-/** Puts key pairs where a user keeps them: `~/.ssh/<name>` (the private half, 0600) and `~/.ssh/<name>.pub`. */
-export function writeUserKeys(machine: DocMachine, keys: Record<string, { private: string; public: string }>): void {
-  const dir = path.join(machine.home, ".ssh");
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const [name, key] of Object.entries(keys)) {
-    fs.writeFileSync(path.join(dir, name), key.private, { mode: 0o600 });
-    fs.writeFileSync(path.join(dir, `${name}.pub`), `${key.public}\n`);
-  }
-}
-
-/**
  * Logs in with a private key where a program's `ssh -p <port> root@<host>` output says (the host key checked when
  * `emu` is a test's own emulator) and answers `logged in to <instance id>`; an SshError when the key is refused.
  */

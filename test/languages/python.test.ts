@@ -1,13 +1,15 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { ed25519KeyPair } from "../../emulator";
 import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
-import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf, writeUserKeys } from "./doc-program";
+import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf } from "./doc-program";
 
 /** The page's emulator, as it starts it, and its accounts' keys as the page gives them. */
 const URL = "http://127.0.0.1:8766";
 const KEYS = { mine: "local-dev-key-1", team: "team-dev-key-1" };
 const client = (key: string) => new GpuRentalClient({ apiUrl: URL, apiKey: key, minRetryDelayMs: 5 });
-// The user's key and a CI runner's, where the page's Deploy reads them (~/.ssh), and a key registered by hand.
-const SSH = { mine: ed25519KeyPair("me@laptop"), ci: ed25519KeyPair("ci-runner"), laptop: ed25519KeyPair("me@other-laptop") };
+// The user's key and a CI runner's, as the page's Deploy makes them (read once it has), and a key registered by hand.
+const SSH = { mine: { private: "", public: "" }, ci: { private: "", public: "" }, laptop: ed25519KeyPair("me@other-laptop") };
 
 /** What an account holds, as the service answers it. */
 async function holdings(key: string) {
@@ -37,7 +39,6 @@ describe("a Python program, as docs/python.md sets it up", () => {
   beforeAll(async () => {
     expect(await portIsFree(8766)).toBe(true);
     machine = await DocMachine.start("python-docs");
-    writeUserKeys(machine, { id_ed25519: SSH.mine, ci_ed25519: SSH.ci });
     const page = pageScript("docs/python.md", ["Set up", "Deploy", "Test it as CI does", "Adopt what was made elsewhere"]);
     expect(terminalsOf(page)).toEqual(["npx gpu-rental emulator --port 8766 --api-key local-dev-key-1 --account-key team-dev-key-1"]);
     expect(scriptOfPage(page)).toMatch(/pulumi package add gpu-rental/);
@@ -48,6 +49,9 @@ describe("a Python program, as docs/python.md sets it up", () => {
       await client(KEYS.mine).sshKeys.add(SSH.laptop.public);
     };
     output = await machine.followPage(page, [/Control API/], madeByHand);
+    const read = (file: string) => fs.readFileSync(path.join(machine.home, file), "utf8");
+    SSH.mine = { private: read(".ssh/id_ed25519"), public: read(".ssh/id_ed25519.pub").trim() };
+    SSH.ci = { private: read(`${dir}/ci_ed25519`), public: read(`${dir}/ci_ed25519.pub`).trim() };
   }, 900_000);
   afterAll(async () => {
     await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);

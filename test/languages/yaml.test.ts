@@ -1,60 +1,72 @@
-import { Clock, ed25519KeyPair, holdingsOf } from "../../emulator";
-import { DEFAULT_ORDER, offerQuery } from "../../sdk";
-import { emulator, TestEmulator } from "../helpers/emulator";
-import { DocMachine, loginWith, scriptAgainst, scriptOf, writeUserKeys } from "./doc-program";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ed25519KeyPair } from "../../emulator";
+import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
+import { DocMachine, loginWith, pageScript, portIsFree, scriptOf, terminalsOf } from "./doc-program";
+
+/** The page's emulator, as it starts it, and its key as the page gives it. */
+const URL = "http://127.0.0.1:8769";
+const KEY = "local-dev-key-1";
+const client = new GpuRentalClient({ apiUrl: URL, apiKey: KEY, minRetryDelayMs: 5 });
+
+/** What the account holds, as the service answers it (ids). */
+async function holdings() {
+  const [instances, volumes, templates, apiKeys, sshKeys] = await Promise.all([
+    client.instances.list(), client.volumes.list("network_volume"), client.templates.search(), client.apiKeys.list(), client.sshKeys.list(),
+  ]);
+  const ids = (list: { id: number }[]) => list.map((x) => x.id).sort();
+  return { instances: ids(instances), volumes: ids(volumes), templates: ids(templates.filter((t) => t.name === "yaml-worker")), apiKeys: ids(apiKeys), sshKeys: ids(sshKeys) };
+}
 
 /**
- * A YAML program set up literally as docs/yaml.md says (the package from the local registry, the plugin installed
- * by `npx gpu-rental plugin install`, then the package removed), then driven by the real engine against a real
- * emulator: the docs' `up` (an SshKey, the trainer logged into over the emulator's SSH with it and with a key
+ * A YAML program set up and deployed literally as docs/yaml.md says, nothing swapped in (the package from the local
+ * registry, the plugin installed by `npx gpu-rental plugin install`, the page's emulator in a terminal of its own,
+ * the SSH keys made by the page), then driven by the real engine: the docs' `up` (an SshKey, the trainer logged into over the emulator's SSH with it and with a key
  * attached by `sshKeys`, `fn::invoke` of getOffers answering what the SDK's search answers), an `up` that must
- * change nothing, a label change and the attached key's removal made in place (that key then refused), refresh, `pulumi import` of an SSH key made by hand, destroy, nothing left behind, the API keys
+ * change nothing, a label change and the attached key's removal made in place (that key then refused), refresh, `pulumi import` of an SSH key made by hand, destroy, nothing left behind, the plugin still working with the package removed, the API keys
  * nowhere in plaintext, and mistakes (the input misspelt, a filter's field, operator or operand, a key that is not
  * one, a negative limit) refused at preview naming the input.
  */
 describe("a YAML program, as docs/yaml.md sets it up", () => {
-  let emu: TestEmulator;
   let machine: DocMachine;
+  let output: string;
   const dir = "gpu-yaml";
-  const user = () => emu.marketplace.seededUser.id;
-  // The user's key and a CI runner's, as the docs' Deploy reads them from ~/.ssh.
-  const keys = { mine: ed25519KeyPair("me@laptop"), ci: ed25519KeyPair("ci-runner") };
+  /** The private keys the page made: the user's (~/.ssh/id_ed25519) and the CI runner's stand-in (ci_ed25519). */
+  const keys = { mine: "", ci: "" };
 
   beforeAll(async () => {
-    emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 }, ssh: true });
+    expect(await portIsFree(8769)).toBe(true);
     machine = await DocMachine.start("yaml-docs");
-    writeUserKeys(machine, { id_ed25519: keys.mine, ci_ed25519: keys.ci });
-    const setUp = scriptOf("yaml.md", ["Set up"]);
-    expect(setUp).toMatch(/npx gpu-rental plugin install/);
-    await machine.ok(setUp);
-    // The installed plugin needs nothing of the folder the command ran from: its package is gone before the deploy.
-    await machine.ok("rm -rf node_modules package.json package-lock.json", dir);
-    const deploy = scriptAgainst(emu, "yaml.md", ["Deploy"]);
-    expect(await machine.ok(deploy, dir)).toMatch(/\+ 5 created/);
+    const page = pageScript("docs/yaml.md", ["Set up", "Deploy"]);
+    expect(terminalsOf(page)).toEqual(["npx gpu-rental emulator --port 8769 --api-key local-dev-key-1"]);
+    expect(scriptOf("yaml.md", ["Set up"])).toMatch(/npx gpu-rental plugin install/);
+    output = await machine.followPage(page, [/Control API/]);
+    keys.mine = fs.readFileSync(path.join(machine.home, ".ssh", "id_ed25519"), "utf8");
+    keys.ci = fs.readFileSync(path.join(machine.home, dir, "ci_ed25519"), "utf8");
   }, 600_000);
   afterAll(async () => {
     await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);
     await machine?.close();
-    await emu?.close();
   });
 
-  it("created the template, the instance made from it and the API key in the account", () => {
-    const held = holdingsOf(emu.marketplace, user());
+  it("created the template, the instance made from it and the API key in the account", async () => {
+    expect(output).toMatch(/\+ 5 created/);
+    const held = await holdings();
     expect(held.instances).toHaveLength(1);
     expect(held.templates).toHaveLength(1);
-    // The seeded key and the one the program made.
+    // The page's key and the one the program made.
     expect(held.apiKeys).toHaveLength(2);
     expect(held.sshKeys).toHaveLength(1);
-    const [instance] = emu.marketplace.instances.all();
+    const [instance] = await client.instances.list();
     expect(instance.label).toBe("trainer");
   });
 
   it("lets both the account's key and the key attached by sshKeys log into the trainer; fn::invoke of getOffers answers what the SDK's search answers", async () => {
     const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
-    for (const key of [keys.mine, keys.ci]) expect(await loginWith(emu, ssh, key.private)).toMatch(/^logged in to \d+$/);
+    for (const key of [keys.mine, keys.ci]) expect(await loginWith({}, ssh, key)).toMatch(/^logged in to \d+$/);
 
     const offers = JSON.parse(await machine.ok("pulumi stack output h100Offers --json", dir)) as { id: number }[];
-    const searched = await emu.client().offers.search(
+    const searched = await client.offers.search(
       offerQuery({ filters: { gpu_name: { eq: "H100 SXM" }, reliability: { gte: 0.9 } }, order: DEFAULT_ORDER, candidatesPerSearch: 3 }),
     );
     expect(searched).toHaveLength(3);
@@ -67,7 +79,7 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(made).toMatch(/^\S{16,}$/);
     const state = machine.stateText(dir);
     expect(state).toMatch(/secure|ciphertext/);
-    for (const secret of [emu.apiKey, made]) {
+    for (const secret of [KEY, made]) {
       expect(state).not.toContain(secret);
       expect(machine.transcript.join("\n")).not.toContain(secret);
     }
@@ -77,29 +89,34 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 
     // A new label and the CI key detached: one update of the trainer in place; the CI key then logs in no more.
-    const [before] = emu.marketplace.instances.all();
+    const [before] = await client.instances.list();
     const update = await machine.ok("pulumi config set label renamed && pulumi config rm trainerSshKeys && pulumi up --yes", dir);
     expect(update).toMatch(/~ 1 updated/);
     expect(update).not.toMatch(/replaced/);
-    const [after] = emu.marketplace.instances.all();
+    const [after] = await client.instances.list();
     expect(after.id).toBe(before.id);
     expect(after.label).toBe("renamed");
     const ssh = (await machine.ok("pulumi stack output ssh", dir)).trim();
-    await expect(loginWith(emu, ssh, keys.ci.private)).rejects.toThrow(/authentication methods failed/);
-    expect(await loginWith(emu, ssh, keys.mine.private)).toBe(`logged in to ${after.id}`);
+    await expect(loginWith({}, ssh, keys.ci)).rejects.toThrow(/authentication methods failed/);
+    expect(await loginWith({}, ssh, keys.mine)).toBe(`logged in to ${after.id}`);
 
     await machine.ok("pulumi refresh --yes", dir);
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 
     // A key registered by hand (a script, the console): the docs' import, with its id, then no changes.
-    const laptop = await emu.client().sshKeys.add(ed25519KeyPair("me@other-laptop").public);
+    const laptop = await client.sshKeys.add(ed25519KeyPair("me@other-laptop").public);
     const adopted = await machine.ok(scriptOf("yaml.md", ["Adopt what was made elsewhere"]).replaceAll("4343", String(laptop.id)), dir);
     expect(adopted).toMatch(/= 1 imported/);
     expect(adopted).toMatch(/6 unchanged/);
     expect(await machine.ok("cat Pulumi.yaml", dir)).toMatch(/^ {2}laptop:\n {4}type: gpu-rental:(index:)?SshKey$/m);
 
     expect(await machine.ok("pulumi destroy --yes", dir)).toMatch(/- 6 deleted/);
-    expect(holdingsOf(emu.marketplace, user())).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
+    expect(await holdings()).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [] });
+    // The installed plugin needs nothing of the folder it was installed from: with the package gone, a preview
+    // still runs it (getOffers answered).
+    const preview = await machine.ok("rm -rf node_modules package.json package-lock.json && pulumi preview", dir);
+    expect(preview).toMatch(/\+ 6 to create/);
+    expect(preview).toMatch(/gpuName +: "H100 SXM"/);
   }, 600_000);
 
   /** Mistakes YAML lets through to the engine, each its own project: preview fails naming the input, nothing made. */
@@ -122,16 +139,16 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
   };
 
   it("fails preview naming the input for a misspelt input, a misspelt filter, an operand of the wrong type, an unknown operator, an SSH key that is not one and a negative limit, making nothing", async () => {
-    const before = holdingsOf(emu.marketplace, user());
+    const before = await holdings();
     const previews = await Promise.all(
       Object.entries(MISTAKES).map(async ([name, { program }]) => {
         const folder = `mistake-${name}`;
         await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\nname: yaml-${name}\nruntime: yaml\n${program}END`);
-        await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${emu.url} && pulumi config set --secret gpu-rental:apiKey ${emu.apiKey}`, folder);
+        await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${URL} && pulumi config set --secret gpu-rental:apiKey ${KEY}`, folder);
         return [name, await machine.run("pulumi preview", folder)] as const;
       }),
     );
     for (const [name, run] of previews) expect({ name, ...run }).toEqual({ name, code: 1, output: expect.stringMatching(MISTAKES[name].fails) });
-    expect(holdingsOf(emu.marketplace, user())).toEqual(before);
+    expect(await holdings()).toEqual(before);
   }, 300_000);
 });
