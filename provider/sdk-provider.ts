@@ -8,7 +8,8 @@ type EngineLog = typeof import("./engine-log");
  * The dynamic provider of every gpu-rental resource kind. Pulumi serializes it into each resource's `__provider`
  * input and re-loads it in the provider host, a separate process; it holds no logic and names no kind, so every
  * resource serializes it alike and the host makes one, configured once: one context (clients, offer claims, spend
- * queue, the process's stop) for all the program's resources. Each method loads the lifecycle (from the program's
+ * queue, the process's stop) for all the program's resources. The resource classes all pass the one `PROVIDER`
+ * below, so a program serializes it once. Each method loads the lifecycle (from the program's
  * node_modules) and calls one function of the kind the resource's URN names (`__urn`, an input of every resource
  * and kept in its outputs). Keys reach the lifecycle through `configure` (stack config) or the environment, never
  * through inputs, so no key is written to state.
@@ -19,8 +20,11 @@ type EngineLog = typeof import("./engine-log");
  * `fromProgram`, declared below in this same file, and only types are imported.
  */
 export class SdkProvider implements pulumi.dynamic.ResourceProvider {
-  /** Set by `configure`, in the provider host. */
-  lifecycle?: Lifecycle;
+  /**
+   * Set by `configure`, on the provider host's copy only. Declared, not a field: an instance has no property of
+   * its own until then, so `PROVIDER` can be frozen and the copy the host deserializes (a new object) is not.
+   */
+  declare lifecycle?: Lifecycle;
 
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
     const { configureLifecycle, ProcessStop } = loadLifecycle();
@@ -78,6 +82,15 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
     return this.lifecycle.resource(loadLifecycle().kindOfUrn(String(props.__urn ?? "")));
   }
 }
+
+/**
+ * The provider every gpu-rental resource class is registered with. @pulumi/pulumi caches a provider's serialized
+ * closure by the provider object (a WeakMap of its `dynamic` module), so one object for all resources makes one
+ * serialization a program, not one a resource (some 70 ms each on a busy machine), and one `__provider` text that
+ * the host loads once. It carries nothing of a program or an account (a resource's account is in its inputs, and
+ * the host configures its own copy), and it is frozen: a constant, not module state.
+ */
+export const PROVIDER: Readonly<SdkProvider> = Object.freeze(new SdkProvider());
 
 /** The outputs with the resource's URN kept in them: later operations (read, delete) are given the outputs only. */
 function withUrn(outs: object, props: any): Record<string, unknown> {

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
 import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
-import { SdkProvider } from "../sdk-provider";
+import { PROVIDER } from "../sdk-provider";
 
 /** The inputs of an Instance. */
 export interface InstanceArgs extends CommonArgs {
@@ -109,7 +109,7 @@ export interface InstanceOutputProperties {
 export class Instance extends pulumi.dynamic.Resource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("Instance", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "Instance");
+    super(PROVIDER, name, props, options, "gpu-rental", "Instance");
   }
 }
 export interface Instance extends InstanceOutputProperties {}
@@ -174,7 +174,7 @@ export interface TemplateOutputProperties {
 export class Template extends pulumi.dynamic.Resource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("Template", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "Template");
+    super(PROVIDER, name, props, options, "gpu-rental", "Template");
   }
 }
 export interface Template extends TemplateOutputProperties {}
@@ -217,7 +217,7 @@ export interface NetworkVolumeOutputProperties {
 export class NetworkVolume extends pulumi.dynamic.Resource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("NetworkVolume", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "NetworkVolume");
+    super(PROVIDER, name, props, options, "gpu-rental", "NetworkVolume");
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
@@ -244,7 +244,7 @@ export interface ApiKeyOutputProperties {
 export class ApiKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("ApiKey", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "ApiKey");
+    super(PROVIDER, name, props, options, "gpu-rental", "ApiKey");
   }
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
@@ -265,7 +265,7 @@ export interface SshKeyOutputProperties {
 export class SshKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("SshKey", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "SshKey");
+    super(PROVIDER, name, props, options, "gpu-rental", "SshKey");
   }
 }
 export interface SshKey extends SshKeyOutputProperties {}
@@ -358,7 +358,7 @@ export interface GpuFleetOutputProperties {
 export class GpuFleet extends pulumi.dynamic.Resource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
     const { props, options } = registration("GpuFleet", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "GpuFleet");
+    super(PROVIDER, name, props, options, "gpu-rental", "GpuFleet");
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}

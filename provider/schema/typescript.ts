@@ -3,7 +3,7 @@ import type { Registry } from "../lifecycle/registry";
 
 /**
  * The TypeScript resource classes of the dynamic providers (provider/generated/resources.ts), made from the kinds'
- * descriptions: each kind's class (a dynamic resource of the one SdkProvider, registered by `registration`), its
+ * descriptions: each kind's class (a dynamic resource of the one `PROVIDER`, registered by `registration`), its
  * argument type (`InstanceArgs`) and its output properties (merged into the class), with the descriptions as
  * their documentation. The classes hold nothing of their own: what a kind does is its lifecycle's.
  */
@@ -19,7 +19,7 @@ export function typescriptDeclarations(registry: Registry): string {
     `import type { ${used.join(", ")} } from "../../sdk";`,
     ...(registry.functions.size ? ['import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";'] : []),
     'import { CommonArgs, registration, ResourceOptions } from "../resource-options";',
-    'import { SdkProvider } from "../sdk-provider";',
+    'import { PROVIDER } from "../sdk-provider";',
     "",
     body,
   ].join("\n");
@@ -86,7 +86,7 @@ function declarationsOf(d: ResourceDescription): string {
     `export class ${d.name} extends pulumi.dynamic.Resource {`,
     `  constructor(name: string, args: ${d.name}Args, opts: ResourceOptions = {}) {`,
     `    const { props, options } = registration("${d.name}", name, args, opts);`,
-    `    super(new SdkProvider(), name, props, options, "gpu-rental", "${d.name}");`,
+    `    super(PROVIDER, name, props, options, "gpu-rental", "${d.name}");`,
     "  }",
     "}",
     `export interface ${d.name} extends ${d.name}OutputProperties {}`,
