@@ -26,6 +26,10 @@ export class SdkProvider implements pulumi.dynamic.ResourceProvider {
   declare update: Methods["update"];
   declare delete: Methods["delete"];
 
+  /**
+   * Gives the methods before it returns, with no await: the host caches its copy before it awaits `configure`, so
+   * a call that comes meanwhile finds the copy in its cache, and must find the methods on it too.
+   */
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
     require("node:module").createRequire(`${process.cwd()}/`)("gpu-rental/provider/dynamic-provider").configured(this, req);
   }

@@ -108,7 +108,7 @@ export interface InstanceOutputProperties {
 /** A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an output: a changed market or a refresh never replaces a running instance. */
 export class Instance extends pulumi.dynamic.Resource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("Instance", name, args, opts);
+    const { props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "Instance");
   }
 }
@@ -173,7 +173,7 @@ export interface TemplateOutputProperties {
 /** A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit. */
 export class Template extends pulumi.dynamic.Resource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("Template", name, args, opts);
+    const { props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "Template");
   }
 }
@@ -216,7 +216,7 @@ export interface NetworkVolumeOutputProperties {
 /** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance is not deleted: destroy the instance first. */
 export class NetworkVolume extends pulumi.dynamic.Resource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("NetworkVolume", name, args, opts);
+    const { props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "NetworkVolume");
   }
 }
@@ -243,7 +243,7 @@ export interface ApiKeyOutputProperties {
 /** An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old one is revoked. */
 export class ApiKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("ApiKey", name, args, opts);
+    const { props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "ApiKey");
   }
 }
@@ -264,7 +264,7 @@ export interface SshKeyOutputProperties {
 /** An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance that exists already, or one not on the account). A key is its material: declaring one the account has already (registered by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment changes the key in place; other key material registers another key. */
 export class SshKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("SshKey", name, args, opts);
+    const { props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "SshKey");
   }
 }
@@ -357,7 +357,7 @@ export interface GpuFleetOutputProperties {
 /** `size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band is replaced on the next update without touching the others; destroy destroys every member. */
 export class GpuFleet extends pulumi.dynamic.Resource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("GpuFleet", name, args, opts);
+    const { props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
     super(PROVIDER, name, props, options, "gpu-rental", "GpuFleet");
   }
 }

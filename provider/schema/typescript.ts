@@ -1,4 +1,5 @@
 import type { FunctionDescription, PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
+import { secretsOf } from "../lifecycle";
 import type { Registry } from "../lifecycle/registry";
 
 /**
@@ -62,6 +63,13 @@ function functionOf(d: FunctionDescription): string {
   ].join("\n");
 }
 
+/** The kind's KindRegistration (provider/resource-options.ts), as a literal. */
+function registrationOf(d: ResourceDescription): string {
+  const secret = (props: object) => Object.entries(props).filter(([, p]) => p.secret).map(([name]) => name);
+  const facts = { name: d.name, outputs: Object.keys(d.outputs), secretInputs: secret(d.inputs), secrets: secretsOf(d) };
+  return JSON.stringify(facts).replace(/"(\w+)":/g, "$1: ").replace(/,/g, ", ").replace(/^\{(.*)\}$/, "{ $1 }");
+}
+
 function declarationsOf(d: ResourceDescription): string {
   const required = new Set(d.requiredInputs ?? []);
   const args = Object.entries(d.inputs)
@@ -85,7 +93,7 @@ function declarationsOf(d: ResourceDescription): string {
     `/** ${d.description} */`,
     `export class ${d.name} extends pulumi.dynamic.Resource {`,
     `  constructor(name: string, args: ${d.name}Args, opts: ResourceOptions = {}) {`,
-    `    const { props, options } = registration("${d.name}", name, args, opts);`,
+    `    const { props, options } = registration(${registrationOf(d)}, name, args, opts);`,
     `    super(PROVIDER, name, props, options, "gpu-rental", "${d.name}");`,
     "  }",
     "}",
