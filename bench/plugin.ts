@@ -1,14 +1,14 @@
 /**
- * `pulumi up` of 32 instances through the provider plugin, both as the Node.js folder (plugin/, node on its
- * index.js) and as the release's self-contained executable, against the same 32 through the dynamic providers and
- * against 32 trivial resources (a dynamic provider whose create returns at once), in one run, by the real engine
+ * `pulumi up` of 32 instances, then of 200, through the provider plugin, both as the Node.js folder (plugin/, node
+ * on its index.js) and as the release's self-contained executable, against the same through the dynamic providers
+ * and against as many trivial resources (a dynamic provider whose create returns at once), in one run, by the real engine
  * against a real emulator over HTTP (instances boot at once). Prints each time and the ratios to the trivial
  * baseline (medians of BENCH_ROUNDS interleaved rounds). Every program is JavaScript in a folder outside the repository whose node_modules is the
  * repository's (so `gpu-rental` is this checkout's dist/, and the plugin is its plugin/ folder). First, each
  * plugin's start: from its process's spawn to its answer to the engine's first call (GetPluginInfo), median of
  * BENCH_STARTS starts.
  *
- *   npm run bench:plugin            (BENCH_INSTANCES=32, BENCH_PARALLEL=64, BENCH_ROUNDS=5, BENCH_STARTS=9)
+ *   npm run bench:plugin            (BENCH_INSTANCES=32,200, BENCH_PARALLEL=64, BENCH_ROUNDS=5, BENCH_STARTS=9)
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -24,9 +24,10 @@ import { makePluginArchives } from "../provider/release/archives";
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 
-const COUNT = Number(process.env.BENCH_INSTANCES ?? 32);
+/** The sizes of program measured, each in rounds of its own; a program reads its size from BENCH_COUNT. */
+const COUNTS = String(process.env.BENCH_INSTANCES ?? "32,200").split(",").map(Number);
 const PARALLEL = String(process.env.BENCH_PARALLEL ?? 64);
-/** Rounds of the three, interleaved; each figure is the median of its rounds (one up is noisy on 2 cores). */
+/** Rounds of the four, interleaved; each figure is the median of its rounds (one up is noisy on 2 cores). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STARTS = Number(process.env.BENCH_STARTS ?? 9);
 const IMAGE = "nvidia/cuda:12.4.1-runtime-ubuntu22.04";
@@ -34,7 +35,7 @@ const IMAGE = "nvidia/cuda:12.4.1-runtime-ubuntu22.04";
 const EXECUTABLE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-executable-"));
 
 const PLUGIN_INDEX = `const pulumi = require("@pulumi/pulumi");
-for (let i = 0; i < ${COUNT}; i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
+for (let i = 0; i < Number(process.env.BENCH_COUNT); i++) new pulumi.CustomResource("gpu-rental:index:Instance", "i" + i, { image: "${IMAGE}", label: "bench-" + i, instanceId: undefined });
 `;
 const pluginAt = (dir: string) => `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${dir}\n`;
 
@@ -42,12 +43,12 @@ const PROGRAMS: Record<string, { yaml?: string; index: string }> = {
   trivial: {
     index: `const pulumi = require("@pulumi/pulumi");
 const provider = { async create() { return { id: "trivial", outs: {} }; } };
-for (let i = 0; i < ${COUNT}; i++) new pulumi.dynamic.Resource(provider, "t" + i, {});
+for (let i = 0; i < Number(process.env.BENCH_COUNT); i++) new pulumi.dynamic.Resource(provider, "t" + i, {});
 `,
   },
   dynamic: {
     index: `const { Instance } = require("gpu-rental/provider");
-for (let i = 0; i < ${COUNT}; i++) new Instance("i" + i, { image: "${IMAGE}", label: "bench-" + i });
+for (let i = 0; i < Number(process.env.BENCH_COUNT); i++) new Instance("i" + i, { image: "${IMAGE}", label: "bench-" + i });
 `,
   },
   plugin: { yaml: pluginAt(PACKAGE_PLUGIN_DIR), index: PLUGIN_INDEX },
@@ -63,9 +64,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < STARTS; i++) ms.push(await firstAnswerMs(path.join(dir, PLUGIN_EXECUTABLE)));
     console.log(`${name.padEnd(24)} start to its first answer (GetPluginInfo): median ${ms.sort((a, b) => a - b)[Math.floor(STARTS / 2)].toFixed(0)} ms of ${STARTS} (target under 1000 ms)`);
   }
-  const emulator = await startEmulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 }, offers: Math.max(300, COUNT * 4) });
+  const emulator = await startEmulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 }, offers: Math.max(300, Math.max(...COUNTS) * 4) });
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-plugin-"));
-  const seconds: Record<string, number[]> = {};
   try {
     const workspaces: Record<string, PulumiWorkspace> = {};
     for (const [name, program] of Object.entries(PROGRAMS)) {
@@ -77,22 +77,28 @@ async function main(): Promise<void> {
       fs.writeFileSync(path.join(dir, "index.js"), program.index);
       workspaces[name] = { toolchain, projectDir: dir, stateDir: path.join(root, `${name}-state`), env: { GPU_RENTAL_API_URL: emulator.url, GPU_RENTAL_API_KEY: emulator.apiKey } };
       await must(workspaces[name], ["stack", "init", "bench"]);
-      seconds[name] = [];
     }
-    // Rounds interleave the programs, so a slow moment of the machine falls on all of them; medians compare.
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const name of Object.keys(PROGRAMS)) {
-        const started = process.hrtime.bigint();
-        await must(workspaces[name], ["up", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"]);
-        seconds[name].push(Number(process.hrtime.bigint() - started) / 1e9);
-        await must(workspaces[name], ["destroy", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"]);
+    const lines: string[] = [];
+    for (const count of COUNTS) {
+      const env = { BENCH_COUNT: String(count) };
+      const seconds: Record<string, number[]> = Object.fromEntries(Object.keys(PROGRAMS).map((name) => [name, []]));
+      // Rounds interleave the programs, so a slow moment of the machine falls on all of them; medians compare.
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const name of Object.keys(PROGRAMS)) {
+          const started = process.hrtime.bigint();
+          await must(workspaces[name], ["up", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"], env);
+          seconds[name].push(Number(process.hrtime.bigint() - started) / 1e9);
+          await must(workspaces[name], ["destroy", "--yes", "--skip-preview", "--parallel", PARALLEL, "--stack", "bench"], env);
+        }
+        console.log(`${count}, round ${round}: ${Object.keys(PROGRAMS).map((name) => `${name} ${seconds[name][round - 1].toFixed(1)} s`).join(", ")}`);
       }
-      console.log(`round ${round}: ${Object.keys(PROGRAMS).map((name) => `${name} ${seconds[name][round - 1].toFixed(1)} s`).join(", ")}`);
+      const median = (name: string) => [...seconds[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
+      for (const name of Object.keys(PROGRAMS)) lines.push(`${name.padEnd(10)} up of ${String(count).padStart(3)}: median ${median(name).toFixed(2)} s of ${ROUNDS}`);
+      const ratio = (name: string) => (median(name) / median("trivial")).toFixed(2);
+      lines.push(`${count}: executable / trivial ${ratio("executable")}x, plugin / trivial ${ratio("plugin")}x (target at most 1.1x); dynamic / trivial ${ratio("dynamic")}x (target at most 1.15x); plugin / dynamic ${(median("plugin") / median("dynamic")).toFixed(2)}x`);
     }
-    const median = (name: string) => [...seconds[name]].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)];
-    for (const name of Object.keys(PROGRAMS)) console.log(`${name.padEnd(8)} up of ${COUNT}: median ${median(name).toFixed(2)} s of ${ROUNDS}`);
-    const ratio = (name: string) => (median(name) / median("trivial")).toFixed(2);
-    console.log(`executable / trivial: ${ratio("executable")}x and plugin / trivial: ${ratio("plugin")}x (target at most 1.1x); dynamic / trivial: ${ratio("dynamic")}x; plugin / dynamic: ${(median("plugin") / median("dynamic")).toFixed(2)}x`);
+    // Every size's figures together, at the end, side by side.
+    for (const line of lines) console.log(line);
   } finally {
     await emulator.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -118,8 +124,8 @@ async function firstAnswerMs(executable: string): Promise<number> {
   }
 }
 
-async function must(ws: PulumiWorkspace, args: string[]): Promise<void> {
-  const result = await runPulumi(ws, args);
+async function must(ws: PulumiWorkspace, args: string[], env: Record<string, string> = {}): Promise<void> {
+  const result = await runPulumi(ws, args, { env });
   if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 

@@ -1,6 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AccountRef, apiKeyConfigOf } from "../sdk/connection";
-import { describeIssues } from "../sdk/schemas";
+import type { AccountRef } from "../sdk/connection";
+
+// Loaded when an account is made, not at the top: a program of the default account loads no schema (see KindRegistration).
+type Connection = typeof import("../sdk/connection");
+type Schemas = typeof import("../sdk/schemas");
 
 export interface AccountArgs {
   /** The service's URL for this account. Default: the provider's (`gpu-rental:apiUrl`, or GPU_RENTAL_API_URL). */
@@ -32,6 +35,8 @@ export class Account {
     args: AccountArgs = {},
   ) {
     const apiKeyConfig = args.apiKeyConfig && !args.apiKeyConfig.includes(":") ? `${pulumi.getProject()}:${args.apiKeyConfig}` : args.apiKeyConfig;
+    const { AccountRef }: Connection = require("../sdk/connection");
+    const { describeIssues }: Schemas = require("../sdk/schemas");
     const parsed = AccountRef.safeParse(JSON.parse(JSON.stringify({ name, ...args, apiKeyConfig })));
     if (!parsed.success) throw new Error(`Account ${JSON.stringify(name)}: ${describeIssues(parsed.error)}`);
     this.ref = parsed.data;
@@ -45,6 +50,7 @@ function requireKey(account: AccountRef): void {
     if (!process.env[account.apiKeyEnv]) throw new Error(`Account ${account.name}: the environment variable ${account.apiKeyEnv} (its API key) is not set.`);
     return;
   }
+  const { apiKeyConfigOf }: Connection = require("../sdk/connection");
   const key = apiKeyConfigOf(account);
   const [namespace, name] = key.split(":");
   const set = `pulumi config set --secret ${key} <api key>`;

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Account } from "./account";
-import { configureLifecycle } from "./lifecycle";
+
+type LifecycleModule = typeof import("./lifecycle");
 
 /** The options of a function: the account it reads (default the provider's, `gpu-rental:apiKey`). */
 export interface InvokeOptions {
@@ -16,6 +17,8 @@ export type FunctionInputs<A> = { [K in keyof A]: pulumi.Input<A[K]> };
  * environment), its arguments checked first. Read-only: it runs at preview as at `up`.
  */
 export function invokeFunction<R>(name: string, args: object, opts: InvokeOptions = {}): Promise<R> {
+  // Loaded here, not at the top: a program that calls no function does not load the lifecycle (see KindRegistration).
+  const { configureLifecycle }: LifecycleModule = require("./lifecycle");
   const lifecycle = configureLifecycle({ get: (key) => pulumi.runtime.getConfig(key) });
   return lifecycle.invoke(`gpu-rental:index:${name}`, args as Record<string, unknown>, opts.account?.ref) as Promise<R>;
 }

@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Account } from "./account";
-import { secretsOf } from "./lifecycle";
-import { URN_INPUT } from "./lifecycle/managed";
-import { REGISTRY } from "./lifecycle/registry";
+import { URN_INPUT } from "./lifecycle/urn-input";
 
 /** The options of every gpu-rental resource: Pulumi's own, plus the account the resource lives in. */
 export interface ResourceOptions extends pulumi.CustomResourceOptions {
@@ -22,6 +20,19 @@ export interface CommonArgs {
 }
 
 /**
+ * What registering a resource of a kind needs of the kind's description, written into its generated class (so a
+ * program loads none of the lifecycle, the SDK and their dependencies, which only the provider host runs).
+ */
+export interface KindRegistration {
+  name: string;
+  outputs: readonly string[];
+  /** Its secret inputs. */
+  secretInputs: readonly string[];
+  /** Its secret inputs and outputs, encrypted in state. */
+  secrets: readonly string[];
+}
+
+/**
  * The props and options a dynamic resource of `kind` is registered with: the declared args with the outputs seeded
  * as undefined (or the engine drops them), the kind's secret inputs made secrets even when the program passes them
  * in the clear (inputs are written to state too), the account recorded by name, the resource's URN (the kind of
@@ -29,21 +40,20 @@ export interface CommonArgs {
  * and the kind's secret outputs encrypted in state.
  */
 export function registration(
-  kind: string,
+  kind: KindRegistration,
   name: string,
   args: object,
   opts: ResourceOptions,
 ): { props: Record<string, unknown>; options: pulumi.CustomResourceOptions } {
-  const description = REGISTRY.kinds.get(kind)!.description;
   const { account, ...options } = opts;
-  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/gpu-rental:${kind}`, options.parent);
-  const secretInputs = Object.entries(args).map(([k, v]) => [k, description.inputs[k]?.secret && v !== undefined ? pulumi.secret(v) : v]);
+  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/gpu-rental:${kind.name}`, options.parent);
+  const secretInputs = Object.entries(args).map(([k, v]) => [k, kind.secretInputs.includes(k) && v !== undefined ? pulumi.secret(v) : v]);
   const props = {
-    ...Object.fromEntries(Object.keys(description.outputs).map((output) => [output, undefined])),
+    ...Object.fromEntries(kind.outputs.map((output) => [output, undefined])),
     ...Object.fromEntries(secretInputs),
     account: account?.ref,
     [URN_INPUT]: urn,
   };
-  const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...secretsOf(description)];
+  const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...kind.secrets];
   return { props, options: { ...options, additionalSecretOutputs } };
 }

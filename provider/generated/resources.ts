@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
 import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
-import { SdkProvider } from "../sdk-provider";
+import { PROVIDER } from "../sdk-provider";
 
 /** The inputs of an Instance. */
 export interface InstanceArgs extends CommonArgs {
@@ -108,8 +108,8 @@ export interface InstanceOutputProperties {
 /** A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an output: a changed market or a refresh never replaces a running instance. */
 export class Instance extends pulumi.dynamic.Resource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("Instance", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "Instance");
+    const { props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "Instance");
   }
 }
 export interface Instance extends InstanceOutputProperties {}
@@ -173,8 +173,8 @@ export interface TemplateOutputProperties {
 /** A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit. */
 export class Template extends pulumi.dynamic.Resource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("Template", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "Template");
+    const { props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "Template");
   }
 }
 export interface Template extends TemplateOutputProperties {}
@@ -216,8 +216,8 @@ export interface NetworkVolumeOutputProperties {
 /** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance is not deleted: destroy the instance first. */
 export class NetworkVolume extends pulumi.dynamic.Resource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("NetworkVolume", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "NetworkVolume");
+    const { props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "NetworkVolume");
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
@@ -243,8 +243,8 @@ export interface ApiKeyOutputProperties {
 /** An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old one is revoked. */
 export class ApiKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("ApiKey", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "ApiKey");
+    const { props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "ApiKey");
   }
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
@@ -264,8 +264,8 @@ export interface SshKeyOutputProperties {
 /** An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance that exists already, or one not on the account). A key is its material: declaring one the account has already (registered by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment changes the key in place; other key material registers another key. */
 export class SshKey extends pulumi.dynamic.Resource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("SshKey", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "SshKey");
+    const { props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "SshKey");
   }
 }
 export interface SshKey extends SshKeyOutputProperties {}
@@ -357,8 +357,8 @@ export interface GpuFleetOutputProperties {
 /** `size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band is replaced on the next update without touching the others; destroy destroys every member. */
 export class GpuFleet extends pulumi.dynamic.Resource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration("GpuFleet", name, args, opts);
-    super(new SdkProvider(), name, props, options, "gpu-rental", "GpuFleet");
+    const { props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "GpuFleet");
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}

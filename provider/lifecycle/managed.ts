@@ -48,8 +48,7 @@ export const CommonInputs = z.object({
  */
 export const GENERATION_INPUT = "__generation";
 
-/** The input that carries a dynamic resource's URN (the dynamic provider host gives `create` none). */
-export const URN_INPUT = "__urn";
+export { URN_INPUT } from "./urn-input";
 
 /** A preview's look at the service is brief: a service that does not answer soon leaves the check to `create`. */
 const PREVIEW_CALLS: ClientOptions = { retries: 1, timeoutMs: 5_000, callDeadlineMs: 5_000 };

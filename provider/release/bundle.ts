@@ -30,9 +30,7 @@ function build(esbuild: typeof import("esbuild"), outFile: string): Promise<unkn
     format: "cjs",
     target: "node20",
     logLevel: "error",
-    // ssh2's optional native crypto is never loaded by the plugin; a bundle cannot hold a .node file anyway.
-    external: ["*.node"],
-    plugins: [pulumiModulesBuiltIn()],
+    plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
     // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
     banner: { js: NODE_CHECK },
   });
@@ -42,6 +40,26 @@ const NODE_CHECK = `if (Number(process.versions.node.split(".")[0]) < 20) {
   process.stderr.write("gpu-rental's provider plugin needs Node.js 20 or later, and this is Node.js " + process.version + ": install Node.js 20+ (or put it first on PATH).\\n");
   process.exit(1);
 }`;
+
+/**
+ * ssh2's optional native addons (its crypto binding, and cpu-features' probe), which it requires in a try and does
+ * without: a bundle cannot hold a .node file, and a require of one left in it is a require of a file, which the
+ * executable's require() refuses, and Node 20 warns on stderr at the first such call (at every start, as ssh2 loads),
+ * even though ssh2 catches the error. Each is bundled as a module that throws what a missing module throws, so the
+ * bundle requires nothing but Node's own modules and ssh2 falls back to its JavaScript crypto, quietly.
+ */
+function nativeAddonsAbsent(): Plugin {
+  return {
+    name: "native-addons-absent",
+    setup(build) {
+      build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, namespace: "native-addon" }));
+      build.onLoad({ filter: /.*/, namespace: "native-addon" }, (args) => ({
+        contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}' (a native addon, not in the bundle)`)}), { code: "MODULE_NOT_FOUND" });`,
+        loader: "js",
+      }));
+    },
+  };
+}
 
 /**
  * provider/pulumi-modules resolves its modules from @pulumi/pulumi at run time (createRequire), which a bundle

@@ -1,9 +1,10 @@
 import type { FunctionDescription, PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
+import { secretsOf } from "../lifecycle";
 import type { Registry } from "../lifecycle/registry";
 
 /**
  * The TypeScript resource classes of the dynamic providers (provider/generated/resources.ts), made from the kinds'
- * descriptions: each kind's class (a dynamic resource of the one SdkProvider, registered by `registration`), its
+ * descriptions: each kind's class (a dynamic resource of the one `PROVIDER`, registered by `registration`), its
  * argument type (`InstanceArgs`) and its output properties (merged into the class), with the descriptions as
  * their documentation. The classes hold nothing of their own: what a kind does is its lifecycle's.
  */
@@ -19,7 +20,7 @@ export function typescriptDeclarations(registry: Registry): string {
     `import type { ${used.join(", ")} } from "../../sdk";`,
     ...(registry.functions.size ? ['import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";'] : []),
     'import { CommonArgs, registration, ResourceOptions } from "../resource-options";',
-    'import { SdkProvider } from "../sdk-provider";',
+    'import { PROVIDER } from "../sdk-provider";',
     "",
     body,
   ].join("\n");
@@ -62,6 +63,13 @@ function functionOf(d: FunctionDescription): string {
   ].join("\n");
 }
 
+/** The kind's KindRegistration (provider/resource-options.ts), as a literal. */
+function registrationOf(d: ResourceDescription): string {
+  const secret = (props: object) => Object.entries(props).filter(([, p]) => p.secret).map(([name]) => name);
+  const facts = { name: d.name, outputs: Object.keys(d.outputs), secretInputs: secret(d.inputs), secrets: secretsOf(d) };
+  return JSON.stringify(facts).replace(/"(\w+)":/g, "$1: ").replace(/,/g, ", ").replace(/^\{(.*)\}$/, "{ $1 }");
+}
+
 function declarationsOf(d: ResourceDescription): string {
   const required = new Set(d.requiredInputs ?? []);
   const args = Object.entries(d.inputs)
@@ -85,8 +93,8 @@ function declarationsOf(d: ResourceDescription): string {
     `/** ${d.description} */`,
     `export class ${d.name} extends pulumi.dynamic.Resource {`,
     `  constructor(name: string, args: ${d.name}Args, opts: ResourceOptions = {}) {`,
-    `    const { props, options } = registration("${d.name}", name, args, opts);`,
-    `    super(new SdkProvider(), name, props, options, "gpu-rental", "${d.name}");`,
+    `    const { props, options } = registration(${registrationOf(d)}, name, args, opts);`,
+    `    super(PROVIDER, name, props, options, "gpu-rental", "${d.name}");`,
     "  }",
     "}",
     `export interface ${d.name} extends ${d.name}OutputProperties {}`,

@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { deployedProgram } from "./own-program";
 
 /**
@@ -12,8 +15,24 @@ export const ids = Array.from({ length: 32 }, (_, i) =>
 );
 `;
 
+/**
+ * Loaded first in every Node.js process of the run (NODE_OPTIONS): it notes each provider the dynamic-provider host
+ * deserializes, which it compiles from its text with require-from-string (a module of no file name).
+ */
+const LOADS = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-provider-loads-"));
+const COUNTER = `const Module = require("node:module");
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) {
+  if (filename === "" && content.startsWith("exports.handler")) require("node:fs").appendFileSync(${JSON.stringify(path.join(LOADS, "loads"))}, content.length + "\\n");
+  return compile.apply(this, arguments);
+};
+`;
+fs.writeFileSync(path.join(LOADS, "count.js"), COUNTER);
+afterAll(() => fs.rmSync(LOADS, { recursive: true, force: true }));
+
 describe("32 instances of the same criteria in one pulumi up", () => {
-  const ctx = deployedProgram("many", PROGRAM, { offers: 800, contention: 0.25 });
+  const env = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${path.join(LOADS, "count.js")}`.trim() };
+  const ctx = deployedProgram("many", PROGRAM, { offers: 800, contention: 0.25 }, {}, env);
 
   it("rents 32 distinct offers without one collision, showing every attempt in the log", async () => {
     const out = await ctx.stack.ok("up", "--yes", "--parallel", "32");
@@ -27,6 +46,17 @@ describe("32 instances of the same criteria in one pulumi up", () => {
     expect(out).toMatch(/offer \d+: vanished/);
     expect(out).toMatch(/offer \d+: rented after \d+\.\d s/);
   }, 600_000);
+
+  it("stores one small provider for all 32 (serialized once), which the provider host loaded once", async () => {
+    const { deployment } = JSON.parse(await ctx.stack.ok("stack", "export"));
+    const instances = deployment.resources.filter((r: any) => r.type === "pulumi-nodejs:dynamic/gpu-rental:Instance");
+    expect(instances).toHaveLength(32);
+    const providers = new Set(instances.flatMap((r: any) => [r.inputs.__provider, r.outputs.__provider]));
+    expect(providers.size).toBe(1);
+    const [text] = providers as Set<string>;
+    expect(text.length).toBeLessThan(1_000);
+    expect(fs.readFileSync(path.join(LOADS, "loads"), "utf8").split("\n").filter(Boolean)).toEqual([String(text.length)]);
+  });
 
   it("destroy leaves nothing", async () => {
     await ctx.stack.ok("destroy", "--yes");

@@ -123,12 +123,13 @@ export function deployedProgram(
   index: string,
   emulatorOptions: Parameters<typeof emulator>[0] = {},
   config: Record<string, string> = {},
+  env: Record<string, string> = {},
 ): { emu: TestEmulator; program: UserProgram; stack: TestStack } {
   const ctx = {} as { emu: TestEmulator; program: UserProgram; stack: TestStack };
   beforeAll(async () => {
     ctx.emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 100 }, ...emulatorOptions });
     ctx.program = await typescriptProgram(name, index);
-    ctx.stack = new TestStack(`${name}-${process.pid}`, {}, ctx.program.dir);
+    ctx.stack = new TestStack(`${name}-${process.pid}`, env, ctx.program.dir);
     await ctx.stack.init({ "gpu-rental:apiUrl": ctx.emu.url, ...config }, { "gpu-rental:apiKey": ctx.emu.apiKey });
   }, 300_000);
   afterAll(async () => {

@@ -1,9 +1,10 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import * as grpc from "@grpc/grpc-js";
 import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { pulumi } from "../../cli/pulumi";
 import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
@@ -13,6 +14,9 @@ import { checkedDownloadUrl, Release, release } from "../../provider/release/rel
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { sharedOnce } from "../helpers/user-program";
+
+const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 
 const run = promisify(execFile);
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).version;
@@ -117,6 +121,31 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(version).toMatch(/pulumi plugin install resource gpu-rental v0\.0\.9 --reinstall/);
     expect(version).toContain(`pip install pulumi_gpu_rental==${VERSION}`);
   }, 180_000);
+
+  it("starts with nothing on stderr: no Node.js warning of the executable's require() (ssh2 probes for native addons it can do without)", async () => {
+    const dir = path.join(work, "unpacked");
+    fs.mkdirSync(dir);
+    await run("tar", ["-xzf", path.join(out, ARCHIVE), "-C", dir]);
+    const child = spawn(path.join(dir, PLUGIN_EXECUTABLE), ["127.0.0.1:1"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      // Its port, then its answer to the engine's first call: everything loaded, as when the engine starts it.
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout.once("data", (chunk: Buffer) => resolve(Number(chunk.toString().split("\n")[0])));
+        child.once("exit", (code) => reject(new Error(`the plugin exited ${code} before printing its port: ${stderr}`)));
+      });
+      const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+      const info: any = await new Promise((resolve, reject) => client.getPluginInfo(new Empty(), (error: Error | null, answer: unknown) => (error ? reject(error) : resolve(answer))));
+      client.close();
+      expect(info.getVersion()).toBe(VERSION);
+    } finally {
+      child.kill();
+      await exited;
+    }
+    expect(stderr).toBe("");
+  });
 
   it("refuses a download URL the engine cannot use, naming the forms it takes", () => {
     expect(() => checkedDownloadUrl("127.0.0.1:8080/releases")).toThrow(/is not a URL: give an http\(s\):\/\/ URL of the folder/);

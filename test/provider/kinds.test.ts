@@ -48,7 +48,7 @@ describe("one module per kind", () => {
       expect(read(path.join(REPO_ROOT, modules[0]))).toMatch(new RegExp(`name: "${name}"`));
     }
     // The shells name no kind: they only adapt the lifecycle.
-    for (const shell of ["provider/sdk-provider.ts", "provider/plugin/provider.ts", "provider/resource-options.ts", "provider/index.ts"]) {
+    for (const shell of ["provider/sdk-provider.ts", "provider/dynamic-provider.ts", "provider/plugin/provider.ts", "provider/resource-options.ts", "provider/index.ts"]) {
       const text = read(path.join(REPO_ROOT, shell));
       expect({ shell, names: KINDS.map((k) => k.description.name).filter((name) => text.includes(`"${name}"`)) }).toEqual({ shell, names: [] });
     }
