@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
-import { consoleLine, printConnection, untilSignal } from "./emulator";
+import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
 import { exec, SshError } from "../sdk";
 import { demoKey, sshCommandLine, UserKey } from "./ssh-key";
@@ -57,7 +57,7 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
           step("Keeping the stack and the emulator up (Ctrl-C destroys the stack and stops)");
           printConnection(emulator);
           await nameStack(emulator, options.programDir, stack.name);
-          console.log(`Open the console to see what the program did: ${consoleLine(emulator.url, false)}`);
+          console.log(`Open the console in a browser to see what the program did (instances, spend, the market): ${emulator.url}/console`);
           await untilSignal();
         }
       } finally {

@@ -26,7 +26,10 @@ export function registerConsole(app: FastifyInstance, market: Marketplace, fault
     return pageReply(reply, asset.type, asset.text());
   });
 
-  app.get("/_emulator/console", async () => consoleView(market, faults, names, options.controlToken !== undefined, cache));
+  app.get("/_emulator/console", async (request) => {
+    const { since } = parse(Since, request.query, "query");
+    return consoleView(market, faults, names, options.controlToken !== undefined, cache, since);
+  });
   // Names a stack: its instances then show `project/stack` (a creation token carries a hash of it, not its name).
   app.put("/_emulator/console/stacks", async (request) => {
     const { project, stack } = parse(StackName, request.body, "request");
@@ -34,6 +37,8 @@ export function registerConsole(app: FastifyInstance, market: Marketplace, fault
   });
 }
 
+/** `?since=<emulated seconds>`: the page's last reading, so only the charges made since are sent again. */
+const Since = z.object({ since: z.coerce.number().min(0).optional() }).strict();
 const StackName = z.object({ project: z.string().min(1).max(200), stack: z.string().min(1).max(200) }).strict();
 
 /**

@@ -66,7 +66,10 @@ export interface AccountView {
   /** $/hour charged right now, all instances together. */
   billingNow: number;
   instances: InstanceRow[];
-  /** Each instance's charge so far (ended ones too): its first and last charged second and the amount. */
+  /**
+   * Each instance's charge so far (ended ones too): its first and last charged second and the amount; only those
+   * charged since the reading's `since` (the page's last reading: what an ended instance cost does not change).
+   */
   charges: { instance: number; from: number; to: number; amount: number }[];
   /** What destroyed instances beyond the ledger's bound cost, summed. */
   earlier: number;
@@ -95,11 +98,16 @@ export class StackNames {
 /** The watchdog's first line in a composed onstart: `# gpu-rental watchdog (maxLifetime 15m, then destroy...`. */
 const WATCHDOG_LIFETIME = /^# gpu-rental watchdog \(maxLifetime (\S+), then/;
 
-export function consoleView(market: Marketplace, faults: Faults, names: StackNames, tokenRequired: boolean, cache: MarketCache): ConsoleView {
+/** What the console shows; `sinceSeconds`: the emulated time of the page's last reading (only charges made since). */
+export function consoleView(market: Marketplace, faults: Faults, names: StackNames, tokenRequired: boolean, cache: MarketCache, sinceSeconds = 0): ConsoleView {
   market.instances.settle();
   const now = market.clock.now();
   const byOwner = new Map<number, InstanceRecord[]>();
-  for (const instance of market.instances.all()) byOwner.set(instance.ownerId, [...(byOwner.get(instance.ownerId) ?? []), instance]);
+  for (const instance of market.instances.all()) {
+    const owned = byOwner.get(instance.ownerId) ?? [];
+    byOwner.set(instance.ownerId, owned);
+    owned.push(instance);
+  }
   return {
     now,
     clock: market.clock.reading().frozen ? "frozen" : "running",
@@ -108,11 +116,11 @@ export function consoleView(market: Marketplace, faults: Faults, names: StackNam
     stats: { ...market.stats, faultsInjected: faults.injected },
     faults: faults.list().length,
     market: cache.rows(market),
-    accounts: market.accounts.allUsers().map((user) => accountView(market, user, byOwner.get(user.id) ?? [], names, now)),
+    accounts: market.accounts.allUsers().map((user) => accountView(market, user, byOwner.get(user.id) ?? [], names, now, sinceSeconds * 1000)),
   };
 }
 
-function accountView(market: Marketplace, user: UserRecord, instances: InstanceRecord[], names: StackNames, now: number): AccountView {
+function accountView(market: Marketplace, user: UserRecord, instances: InstanceRecord[], names: StackNames, now: number, sinceMs: number): AccountView {
   const rows = instances.map((instance) => instanceRow(market, instance, names, now));
   const items = market.billing.itemsOf(user.id);
   const earlier = market.billing.earlierOf(user.id)?.amount ?? 0;
@@ -123,7 +131,7 @@ function accountView(market: Marketplace, user: UserRecord, instances: InstanceR
     spent: items.reduce((sum, item) => sum + item.amount, earlier),
     billingNow: rows.reduce((sum, row) => sum + row.billingNow, 0),
     instances: rows,
-    charges: items.map((item) => ({ instance: item.instanceId, from: item.from / 1000, to: item.to / 1000, amount: item.amount })),
+    charges: items.filter((item) => item.to >= sinceMs).map((item) => ({ instance: item.instanceId, from: item.from / 1000, to: item.to / 1000, amount: item.amount })),
     earlier,
     templates: market.templates
       .search(user.id, {})

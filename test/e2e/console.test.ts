@@ -196,6 +196,8 @@ describe("the console in a browser", () => {
     const billed = charges.reduce((sum, c) => sum + c.amount, 0);
     expect(charges).toHaveLength(5);
     await until(page, (total) => Math.abs(Number(document.querySelector("#spend-chart")?.getAttribute("data-total")) - total) < 1e-5, billed);
+    // ...which is what the instances' lines add up to (none ended before the page opened).
+    expect(Math.abs(Number(await page.getAttribute("#spend-chart", "data-drawn")) - billed)).toBeLessThan(1e-5);
     const chart = await page.$eval("#spend-chart", (node) => {
       const canvas = node.querySelector("canvas")!;
       const pixels = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;

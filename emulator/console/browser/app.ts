@@ -49,7 +49,9 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
 
   async function poll(): Promise<void> {
     try {
-      const { status, body } = await call("GET", "/_emulator/console");
+      // Only the charges made since the last reading: the others are in the history already.
+      const since = state.view ? `?since=${state.view.now / 1000}` : "";
+      const { status, body } = await call("GET", `/_emulator/console${since}`);
       if (status === 200) {
         state.view = body as View;
         state.refused = undefined;
@@ -88,8 +90,12 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
     }
   }
 
-  /** The chart's columns: the times, each instance's spend so far, and the total (with what was folded earlier). */
-  function chartData(account: Account): { labels: string[]; data: (number | null)[][]; total: number } {
+  /**
+   * The chart's columns: the times, each instance's spend so far, and the total. What no line shows (instances
+   * that ended before the page opened and that the ledger has summed since: `earlier`) is added to the total as a
+   * constant, so it ends at the account's spend. `drawn`: what the lines add up to at the end.
+   */
+  function chartData(account: Account): { labels: string[]; data: (number | null)[][]; total: number; drawn: number } {
     const lines = [...(history.get(account.id) ?? new Map<number, [number, number][]>())];
     const times = [...new Set(lines.flatMap(([, points]) => points.map(([t]) => t)))].sort((a, b) => a - b).slice(-500);
     const labelOf = (id: number) => {
@@ -97,8 +103,10 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
       return live ? `${id} ${live.label}` : `${id} (ended)`;
     };
     const columns = lines.map(([, points]) => times.map((t) => valueAt(points, t)));
-    const total = times.map((_, i) => columns.reduce((sum, column) => sum + (column[i] ?? 0), account.earlier));
-    return { labels: lines.map(([id]) => labelOf(id)), data: [times, ...columns, total], total: total[total.length - 1] ?? account.earlier };
+    const drawn = lines.reduce((sum, [, points]) => sum + points[points.length - 1][1], 0);
+    const undrawn = Math.max(0, account.spent - drawn);
+    const total = times.map((_, i) => columns.reduce((sum, column) => sum + (column[i] ?? 0), undrawn));
+    return { labels: lines.map(([id]) => labelOf(id)), data: [times, ...columns, total], total: total[total.length - 1] ?? account.spent, drawn };
   }
 
   /** Spend at `t`: nothing before the first charge, the amounts read joined by straight lines, the last one after. */
@@ -131,8 +139,9 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
     }
     update(account: Account): void {
       if (!this.node) return;
-      const { labels, data, total } = chartData(account);
+      const { labels, data, total, drawn } = chartData(account);
       this.node.dataset.total = total.toFixed(6);
+      this.node.dataset.drawn = drawn.toFixed(6);
       this.node.dataset.series = String(labels.length);
       const key = `${account.id}|${labels.join("|")}`;
       if (key !== this.key || !this.plot) {
