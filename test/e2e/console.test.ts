@@ -49,6 +49,7 @@ describe("the console in a browser", () => {
   let work: ReturnType<typeof scratch>;
   let browser: BrowserContext;
   let elsewhere: http.Server;
+  let profile: string;
 
   beforeAll(async () => {
     work = scratch("console");
@@ -73,6 +74,7 @@ describe("the console in a browser", () => {
 
   afterAll(async () => {
     await browser?.close();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
     elsewhere?.close();
     await stack?.dispose();
     await emu?.close();
@@ -98,18 +100,24 @@ describe("the console in a browser", () => {
     try {
       const line = (await command.waitFor(/^Console: (\S+) \(open it in a browser[^\n]*--control-token\)$/m))[1];
       expect(line).toBe(`${command.url}/console`);
-      expect(await (await fetch(line)).text()).toMatch(/<title>gpu-rental emulator console<\/title>/);
+      ensureChromium();
+      profile = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-chromium-"));
+      browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1360, height: 900 },
+        args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      });
+      // An emulator without a control token shows everything, its controls off.
+      const tokenless = await browser.newPage();
+      await tokenless.goto(line);
+      await until(tokenless, () => document.querySelector("#controls")?.textContent?.includes("This emulator has no control token"));
+      expect(await tokenless.$$eval("#controls fieldset", (sets) => sets.map((set) => (set as HTMLFieldSetElement).disabled))).toEqual([true, true, true]);
+      expect(await tokenless.textContent("main section h2")).toMatch(/^Instances of /);
+      await tokenless.close();
     } finally {
       await command.stop();
     }
-    ensureChromium();
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-chromium-"));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1360, height: 900 },
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
     const page = browser.pages()[0] ?? (await browser.newPage());
     const urls: string[] = [];
     page.on("request", (request) => urls.push(request.url()));
@@ -221,6 +229,5 @@ describe("the console in a browser", () => {
       expect(urls.filter((url) => url.includes(secret))).toEqual([]);
     }
     expect(urls.every((url) => url.startsWith(`${emu.url}/`))).toBe(true);
-    fs.rmSync(profile, { recursive: true, force: true });
   }, 400_000);
 });
