@@ -35,6 +35,7 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
   }
   const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
   console.log("Control API: %s (Ctrl-C stops the emulator)", control);
+  if (options.controlApi !== false) console.log("Console: %s", consoleLine(emulator.url, options.controlToken !== undefined));
   if (options.legacyInstanceListing) console.log("GET /api/v0/instances/ answers as before the live service retired it (--legacy-instance-listing)");
   const reason = await Promise.race([untilSignal(), untilOrphaned()]);
   if (reason === "orphaned") console.log("The process that started the emulator is gone: stopping.");
@@ -65,6 +66,12 @@ function untilOrphaned(): Promise<"orphaned"> {
     // The server keeps the process alive while it runs; this watch must not once it is closed.
     timer.unref();
   });
+}
+
+/** The console's address, and what its controls need (docs/emulator.md, "The console"). */
+export function consoleLine(url: string, withToken: boolean): string {
+  const controls = withToken ? "type the control token into it to use its controls" : "its controls need an emulator started with --control-token";
+  return `${url}/console (open it in a browser to watch instances, spend and the market; ${controls})`;
 }
 
 export function printConnection(emulator: RunningEmulator): void {

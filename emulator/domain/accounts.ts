@@ -111,6 +111,11 @@ export class Accounts implements Persistent<AccountsSnapshot> {
     return this.users.get(id);
   }
 
+  /** Every user, in the order they were opened (the console's list of accounts). */
+  allUsers(): UserRecord[] {
+    return [...this.users.values()];
+  }
+
   /** Issues a key; `value` fixes its text (for a seeded key that scripts know in advance). */
   issueKey(
     userId: number,

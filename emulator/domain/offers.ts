@@ -111,6 +111,16 @@ export class Market implements Persistent<MarketSnapshot> {
     return this.offers.get(offerId);
   }
 
+  /** Every offer, rented or not, as listed (on-demand). */
+  allOffers(): IterableIterator<Offer> {
+    return this.offers.values();
+  }
+
+  /** Who holds the offer (an instance, or another tenant through contention); undefined while it is on the market. */
+  holderOf(offerId: number): Holder | undefined {
+    return this.held.get(offerId);
+  }
+
   /** The offer, if it is still on the market. */
   available(offerId: number): Offer | undefined {
     return this.held.has(offerId) ? undefined : this.offers.get(offerId);

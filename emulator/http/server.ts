@@ -16,6 +16,7 @@ import { registerSshKeys } from "./ssh-keys";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
+import { registerConsole } from "../console/routes";
 
 export interface ServerOptions {
   /** Serve the emulator control API under `/_emulator/` (clock, contention, state). Default true. */
@@ -120,5 +121,6 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);
   if (options.controlApi !== false) registerOutbox(app, market);
+  if (options.controlApi !== false) registerConsole(app, market, faults, options);
   return app;
 }

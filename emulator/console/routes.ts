@@ -1,0 +1,105 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { Marketplace } from "../domain/marketplace";
+import { Faults } from "../control/faults";
+import { parse } from "../http/routes";
+import { CONSOLE_CSS, CONSOLE_HTML } from "./page";
+import { consoleView, MarketCache, StackNames } from "./view";
+
+/**
+ * The console: a page at `/console` that shows the whole emulator (docs/emulator.md, "The console"). The page and its
+ * assets are static and hold nothing of the emulator; what it shows comes from `GET /_emulator/console`, a control
+ * call like the others, so the control API's guard (Host, Origin, token: docs/control-api.md) holds for it, and
+ * its controls are the control API's own calls. Served only with the control API (`--no-control` turns both off).
+ */
+export function registerConsole(app: FastifyInstance, market: Marketplace, faults: Faults, options: { controlToken?: string }): void {
+  const names = new StackNames();
+  const cache = new MarketCache();
+  const assets = consoleAssets();
+
+  app.get("/console", async (_request, reply) => pageReply(reply, "text/html; charset=utf-8", CONSOLE_HTML));
+  app.get("/console/assets/:name", async (request, reply) => {
+    const asset = assets.get((request.params as { name: string }).name);
+    if (!asset) return reply.status(404).type("application/json").send({ success: false, error: "not_found", msg: "No such asset." });
+    return pageReply(reply, asset.type, asset.text());
+  });
+
+  app.get("/_emulator/console", async (request) => {
+    const { since } = parse(Since, request.query, "query");
+    return consoleView(market, faults, names, options.controlToken !== undefined, cache, since);
+  });
+  // Names a stack: its instances then show `project/stack` (a creation token carries a hash of it, not its name).
+  app.put("/_emulator/console/stacks", async (request) => {
+    const { project, stack } = parse(StackName, request.body, "request");
+    return { success: true, prefix: names.add(project, stack) };
+  });
+}
+
+/** `?since=<emulated seconds>`: the page's last reading, so only the charges made since are sent again. */
+const Since = z.object({ since: z.coerce.number().min(0).optional() }).strict();
+const StackName = z.object({ project: z.string().min(1).max(200), stack: z.string().min(1).max(200) }).strict();
+
+/**
+ * The page's own answers: no other site may frame it (its controls must not be clicked through a frame) nor may it
+ * load anything but this emulator's own files; they are static, so a browser may keep them for a minute.
+ */
+function pageReply(reply: import("fastify").FastifyReply, type: string, body: string) {
+  return reply
+    .type(type)
+    .header("content-security-policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    .header("x-frame-options", "DENY")
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "no-referrer")
+    .header("cache-control", "max-age=60")
+    .send(body);
+}
+
+interface Asset {
+  type: string;
+  text(): string;
+}
+
+/**
+ * The page's scripts and styles: the libraries' own prebuilt files from the package's dependencies (uPlot, and htm
+ * with Preact in one file), and the page's script, built with the rest of the package (dist/emulator/console/browser).
+ * Each file is read once, when first asked for.
+ */
+function consoleAssets(): Map<string, Asset> {
+  const js = "text/javascript; charset=utf-8";
+  return new Map<string, Asset>([
+    ["uplot.js", once(js, () => fs.readFileSync(require.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"))],
+    ["uplot.css", once("text/css; charset=utf-8", () => fs.readFileSync(require.resolve("uplot/dist/uPlot.min.css"), "utf8"))],
+    ["preact.js", once(js, () => fs.readFileSync(path.join(packageDir("htm"), "preact", "standalone.umd.js"), "utf8"))],
+    ["console.css", once("text/css; charset=utf-8", () => CONSOLE_CSS)],
+    ["console.js", once(js, () => asBrowserScript(fs.readFileSync(builtScript(), "utf8")))],
+  ]);
+}
+
+function once(type: string, read: () => string): Asset {
+  let text: string | undefined;
+  return { type, text: () => (text ??= read()) };
+}
+
+/** A dependency's folder (htm's exports map names no file of its standalone UMD build, so it is found by its main). */
+function packageDir(name: string): string {
+  const main = require.resolve(name);
+  return main.slice(0, main.lastIndexOf(`${path.sep}node_modules${path.sep}${name}${path.sep}`)) + `${path.sep}node_modules${path.sep}${name}`;
+}
+
+/**
+ * tsc builds every file of the package as CommonJS (module node16), which marks it with `exports.__esModule`: the
+ * page's script gets an `exports` of its own to mark, and no source map (its map is not served).
+ */
+function asBrowserScript(built: string): string {
+  return `(function (exports) {\n${built.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")}})({});\n`;
+}
+
+/** The page's script as built: beside this file in dist/, or in dist/ when this file runs from its source (tests). */
+function builtScript(): string {
+  const candidates = [path.join(__dirname, "browser", "app.js"), path.resolve(__dirname, "..", "..", "dist", "emulator", "console", "browser", "app.js")];
+  const found = candidates.find((file) => fs.existsSync(file));
+  if (!found) throw new Error(`The console's script is not built (${candidates.join(", ")}): run npm run build.`);
+  return found;
+}
