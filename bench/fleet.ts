@@ -13,13 +13,13 @@
  *
  *   npm run bench:fleet                 (BENCH_FLEET_SIZES=64,256  BENCH_BOOT_S=20  BENCH_INSTANCES=32)
  */
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../emulator";
 import { pulumi, PulumiWorkspace, runPulumi } from "../cli/pulumi";
-import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
+import { ensureToolchain } from "../cli/toolchain";
+import { packedProgram } from "./packed-program";
 
 const SIZES = (process.env.BENCH_FLEET_SIZES ?? "64,256").split(",").map(Number);
 const BOOT_MS = Number(process.env.BENCH_BOOT_S ?? 20) * 1000;
@@ -109,29 +109,15 @@ async function upOnce(program: string, toolchain: PulumiWorkspace["toolchain"], 
   }
 }
 
-/**
- * The packed package of this checkout in a program of its own outside the repository, as a user installs it.
- * Kept in the temp folder by the tarball's content: a later run of the same build reuses the install.
- */
+/** The benchmark's program, with the packed package, outside the repository. */
 function installProgram(): string {
-  const packDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-fleet-pack-"));
-  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], { cwd: PACKAGE_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
-  const dir = path.join(os.tmpdir(), `gpu-rental-bench-fleet-${packed.shasum.slice(0, 12)}`);
   const files = {
     "package.json": JSON.stringify({ name: "bench-fleet", version: "1.0.0", private: true }),
     "Pulumi.yaml": "name: bench-fleet\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
     "index.ts": PROGRAM,
     "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "es2020", module: "commonjs", moduleResolution: "node" }, files: ["index.ts"] }),
   };
-  const installed = fs.existsSync(path.join(dir, "node_modules", "gpu-rental", "package.json"));
-  fs.mkdirSync(dir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) if (!installed || name === "index.ts") fs.writeFileSync(path.join(dir, name), text);
-  if (!installed) {
-    const packages = [path.join(packDir, packed.filename), "@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"];
-    execFileSync("npm", ["install", ...packages, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
-  }
-  fs.rmSync(packDir, { recursive: true, force: true });
-  return dir;
+  return packedProgram("bench-fleet", files, ["@pulumi/pulumi@3.248.0", "typescript@~5.9.3", "@types/node@^20"]);
 }
 
 function print(row: Row): void {

@@ -14,7 +14,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../emulator";
 import { pulumi, PulumiWorkspace } from "../cli/pulumi";
-import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
+import { ensureToolchain } from "../cli/toolchain";
+import { packedProgram } from "./packed-program";
 import { startPostgres } from "../test/helpers/postgres";
 
 const RUNNERS = (process.env.BENCH_RUNNERS ?? "1,2,4,8").split(",").map(Number);
@@ -90,20 +91,14 @@ async function deployAtOnce(program: string, toolchain: PulumiWorkspace["toolcha
   }
 }
 
-/** The packed package of this checkout in a JavaScript program outside the repository, reused by a later run of the same build. */
+/** The benchmark's JavaScript program, with the packed package, outside the repository. */
 function installProgram(): string {
-  const packDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-runners-pack-"));
-  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], { cwd: PACKAGE_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
-  const dir = path.join(os.tmpdir(), `gpu-rental-bench-runners-${packed.shasum.slice(0, 12)}`);
-  if (!fs.existsSync(path.join(dir, "node_modules", "gpu-rental", "package.json"))) {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "bench-runners", version: "1.0.0", private: true }));
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: bench-runners\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n");
-    execFileSync("npm", ["install", path.join(packDir, packed.filename), "@pulumi/pulumi@3.248.0", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
-  }
-  fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
-  fs.rmSync(packDir, { recursive: true, force: true });
-  return dir;
+  const files = {
+    "package.json": JSON.stringify({ name: "bench-runners", version: "1.0.0", private: true }),
+    "Pulumi.yaml": "name: bench-runners\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+    "index.js": PROGRAM,
+  };
+  return packedProgram("bench-runners", files, ["@pulumi/pulumi@3.248.0"]);
 }
 
 function print(row: Row, first: Row): void {
