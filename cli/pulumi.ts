@@ -82,12 +82,16 @@ export interface PulumiRunOptions {
 
 /** Runs `pulumi <args>` in the workspace; its output is captured whatever else happens to it. */
 export function runPulumi(ws: PulumiWorkspace, args: string[], options: PulumiRunOptions = {}): Promise<PulumiResult> {
+  return runCaptured(path.join(ws.toolchain.bin, "pulumi"), [...args, "--non-interactive"], ws.projectDir, { ...pulumiEnv(ws), ...options.env }, options);
+}
+
+/**
+ * Runs a command in cwd with env; its output is captured whatever else happens to it, and echoed, streamed and
+ * fed from `options` as runPulumi's are. `gpu-rental up` runs Pulumi through it in the user's own environment.
+ */
+export function runCaptured(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, options: PulumiRunOptions = {}): Promise<PulumiResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ws.toolchain.bin, "pulumi"), [...args, "--non-interactive"], {
-      cwd: ws.projectDir,
-      env: { ...pulumiEnv(ws), ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     // Decoded as a stream: a character split between two chunks stays whole.

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { backendRefusal } from "./backend";
 import { parallelismFor } from "./parallelism";
+import { PulumiResult, runCaptured } from "./pulumi";
 import { stackStateOf } from "./stack-state";
 import { projectRuntime } from "./project-file";
 import { ensureToolchain, runtimeLanguage } from "./toolchain";
@@ -23,36 +23,21 @@ export interface UpOptions {
 export async function runUp(options: UpOptions): Promise<number> {
   const toolchain = ensureToolchain({ languages: [runtimeLanguage(projectRuntime(options.programDir).name)] });
   const env = { ...process.env, PATH: [toolchain.bin, process.env.PATH].join(path.delimiter), PULUMI_SKIP_UPDATE_CHECK: "true" };
-  const pulumi = (args: string[], echo: boolean) => run(path.join(toolchain.bin, "pulumi"), [...args, "--stack", options.stack, "--non-interactive"], options.programDir, env, echo);
+  const pulumi = (args: string[], echo: boolean) =>
+    runCaptured(path.join(toolchain.bin, "pulumi"), [...args, "--stack", options.stack, "--non-interactive"], options.programDir, env, { echo });
   const parallel = options.parallel ?? (await resourceCount(pulumi));
   const up = await pulumi(["up", "--yes", "--skip-preview", "--parallel", String(parallel)], true);
-  const refusal = up.code === 0 ? undefined : backendRefusal(up.output, options.stack);
+  const refusal = up.code === 0 ? undefined : backendRefusal(`${up.stdout}\n${up.stderr}`, options.stack);
   if (refusal) console.error(`\ngpu-rental up: ${refusal}`);
   return up.code;
 }
 
 /** One slot per resource the stack holds (a stack never deployed, or unreadable: the fresh stacks' default). */
-async function resourceCount(pulumi: (args: string[], echo: boolean) => Promise<{ code: number; output: string }>): Promise<number> {
+async function resourceCount(pulumi: (args: string[], echo: boolean) => Promise<PulumiResult>): Promise<number> {
   const exported = await pulumi(["stack", "export"], false);
   try {
-    return parallelismFor(exported.code === 0 ? stackStateOf(exported.output).resourceCount : 0);
+    return parallelismFor(exported.code === 0 ? stackStateOf(exported.stdout).resourceCount : 0);
   } catch {
     return parallelismFor(0);
   }
-}
-
-/** Runs a command, echoing its output when asked; resolves with its exit code and what it printed. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, echo: boolean): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    for (const [stream, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
-      stream.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk;
-        if (echo) to.write(chunk);
-      });
-    }
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, output }));
-  });
 }
