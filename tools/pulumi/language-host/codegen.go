@@ -120,15 +120,11 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 	err := withSchemas(req.GetLoaderTarget(), func(loader schema.ReferenceLoader) error {
 		sdks := make([]generatedSDK, 0, len(req.GetPackages()))
 		for _, linked := range req.GetPackages() {
-			pkg, err := schema.LoadPackageReferenceV2(ctx, loader, descriptorOf(linked.GetPackage()))
-			if err == nil {
-				var bound *schema.Package
-				if bound, err = pkg.Definition(); err == nil {
-					sdks = append(sdks, generatedSDK{path: linked.GetPath(), pkg: bound})
-					continue
-				}
+			pkg, err := boundSchema(ctx, loader, linked.GetPackage())
+			if err != nil {
+				return fmt.Errorf("the schema of %s could not be loaded: %w", linked.GetPackage().GetName(), err)
 			}
-			return fmt.Errorf("the schema of %s could not be loaded: %w", linked.GetPackage().GetName(), err)
+			sdks = append(sdks, generatedSDK{path: linked.GetPath(), pkg: pkg})
 		}
 		var err error
 		instructions, err = h.lang.link(ctx, req.GetInfo(), sdks)
@@ -138,6 +134,15 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 		return nil, err
 	}
 	return &pulumirpc.LinkResponse{ImportInstructions: instructions}, nil
+}
+
+// boundSchema is the schema of a package the engine names, bound.
+func boundSchema(ctx context.Context, loader schema.ReferenceLoader, dep *pulumirpc.PackageDependency) (*schema.Package, error) {
+	ref, err := schema.LoadPackageReferenceV2(ctx, loader, descriptorOf(dep))
+	if err != nil {
+		return nil, err
+	}
+	return ref.Definition()
 }
 
 // descriptorOf is the loader's name for a package the engine names (a parameterized one names its base too).
