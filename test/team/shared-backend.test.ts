@@ -9,7 +9,6 @@ import { stackHoldings } from "../../sdk";
 import { runCutOff } from "../helpers/cut-off";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { startPostgres, PostgresServer } from "../helpers/postgres";
-import { REPO_ROOT } from "../helpers/provider-host";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 import { PROJECT } from "../package/own-program";
@@ -113,9 +112,9 @@ async function scene(name: string, configs: Record<string, Record<string, string
       return runner;
     },
     async held(runner) {
-      return stackHoldings(await runner.ok("stack", "export")).instances.sort((a, b) => a - b);
+      return stackHoldings(await runner.ok("stack", "export")).instances.sort(byNumber);
     },
-    live: () => emu.marketplace.instances.all().map((i) => i.id).sort((a, b) => a - b),
+    live: () => emu.marketplace.instances.all().map((i) => i.id).sort(byNumber),
     async close() {
       await emu.close();
       for (const runner of runners) fs.rmSync(runner.ws.stateDir, { recursive: true, force: true });
@@ -138,10 +137,13 @@ function checkoutOf(from: string, to: string): string {
 
 const byNumber = (a: number, b: number) => a - b;
 
-/** `gpu-rental <args>` as a runner runs it: in its checkout, with its environment (the toolchain first on PATH). */
+/**
+ * `gpu-rental <args>` as a runner runs it (`npx gpu-rental`): the packed package installed in its checkout, with
+ * its environment (the toolchain first on PATH).
+ */
 async function gpuRental(runner: TestStack, args: string[]): Promise<{ code: number; output: string }> {
-  const cli = path.join(REPO_ROOT, "bin", "gpu-rental.js");
-  const result = await run(process.execPath, [cli, ...args], { cwd: runner.ws.projectDir, env: pulumiEnv(runner.ws), maxBuffer: 64 << 20 }).catch((error) => error);
+  const cli = path.join(runner.ws.projectDir, "node_modules", ".bin", "gpu-rental");
+  const result = await run(cli, args, { cwd: runner.ws.projectDir, env: pulumiEnv(runner.ws), maxBuffer: 64 << 20 }).catch((error) => error);
   return { code: typeof result.code === "number" ? result.code : 0, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -258,9 +260,10 @@ describe("gpu-rental test --backend: a team's CI test on the backend it deploys 
   it("passes with its throwaway stack in the shared backend and removes it; an unreachable backend is said in one line, nothing deployed", async () => {
     const { pg, program, scratch } = await shared;
     const checkout = checkoutOf(program.dir, path.join(scratch, "ci-test"));
-    const cli = path.join(REPO_ROOT, "bin", "gpu-rental.js");
+    // The team's CI runs the package it installed (npx gpu-rental).
+    const cli = path.join(checkout, "node_modules", ".bin", "gpu-rental");
     const test = (backend: string) =>
-      run(process.execPath, [cli, "test", checkout, "--backend", backend, "--config", "count=1", "--config", "fleet=1"], { maxBuffer: 64 << 20 }).catch((error) => error);
+      run(cli, ["test", checkout, "--backend", backend, "--config", "count=1", "--config", "fleet=1"], { maxBuffer: 64 << 20 }).catch((error) => error);
     // Watched in the backend's own table while it runs (a key per stack file, per update in its history).
     const seen = new Set<string>();
     const look = () => pg.query("SELECT key FROM pulumi_state WHERE key LIKE '%test-%'").then((keys) => keys.forEach((key) => seen.add(key)), () => undefined);
