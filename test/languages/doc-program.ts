@@ -170,6 +170,8 @@ export class DocMachine {
     const terminals = page.steps.filter((step) => "terminal" in step).length;
     if (terminals !== ready.length) throw new Error(`the page runs ${terminals} terminal(s): give as many ready patterns`);
     const state = path.join(this.home, ".docs-shell-state");
+    // Where the shell is after each step, in a file: a process a step left behind may still print after the step.
+    const at = path.join(this.home, ".docs-shell-at");
     let cwd = this.home;
     let output = "";
     for (const step of page.steps) {
@@ -181,11 +183,11 @@ export class DocMachine {
         continue;
       }
       // The shell's state from the steps before, and for the steps after (a terminal step between them).
-      const script = `[ ! -f ${state} ] || . ${state}\n${step.script}\n{ export -p; printf 'cd %q\\n' "$PWD"; } > ${state}\necho "DOCS_SHELL_AT=$PWD"`;
+      const script = `[ ! -f ${state} ] || . ${state}\n${step.script}\n{ export -p; printf 'cd %q\\n' "$PWD"; } > ${state}\nprintf '%s' "$PWD" > ${at}`;
       const run = await this.run(script, ".", { printed: true });
       output += run.output;
       if (run.code !== 0) throw new Error(`the page's commands exited ${run.code}:\n${output}`);
-      cwd = /DOCS_SHELL_AT=(.*)\n?$/.exec(run.output)?.[1] ?? cwd;
+      cwd = fs.readFileSync(at, "utf8");
     }
     return output;
   }
