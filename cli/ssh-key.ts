@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { utils } from "ssh2";
+import { ssh2 } from "../sdk/ssh2";
 import { ed25519KeyPair, loadOrMakeKey, registerSshKey, RunningEmulator, SSH_USER, userCacheDir } from "../emulator";
 
 export interface UserKey {
@@ -33,7 +33,7 @@ export function keyFromFile(file: string): Pick<UserKey, "publicKey" | "file"> {
     throw new Error(`--ssh-key ${file}: there is no ${publicFile} beside it. Give the private key whose public half ssh-keygen wrote as FILE.pub (ssh-keygen -t ed25519 -f ${privateFile}).`);
   }
   const publicKey = fs.readFileSync(publicFile, "utf8").trim();
-  const parsed = utils.parseKey(publicKey);
+  const parsed = ssh2().utils.parseKey(publicKey);
   if (parsed instanceof Error || Array.isArray(parsed)) throw new Error(`--ssh-key ${file}: ${publicFile} is not an OpenSSH public key (ssh-ed25519 AAAA... or ssh-rsa AAAA...).`);
   return { publicKey, file: path.resolve(privateFile) };
 }

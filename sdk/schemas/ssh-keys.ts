@@ -1,4 +1,4 @@
-import { utils } from "ssh2";
+import { ssh2 } from "../ssh2";
 import { z } from "zod";
 
 /** `POST /api/v0/ssh/` (add a key to the account) and `POST /api/v0/instances/{id}/ssh/` (attach one to an instance). */
@@ -50,7 +50,7 @@ export function publicKeyProblem(text: string): string | undefined {
   const line = text.trim();
   if (/PRIVATE KEY/.test(line)) return "is a private key: give the public key (the .pub file), never the private one";
   if (!line || line.includes("\n")) return "must be one OpenSSH public key line, such as `ssh-ed25519 AAAA... me@laptop`";
-  const parsed = utils.parseKey(line);
+  const parsed = ssh2().utils.parseKey(line);
   if (parsed instanceof Error) return `is not an OpenSSH public key (${parsed.message})`;
   if (Array.isArray(parsed) && parsed.length !== 1) return "is not one OpenSSH public key (several keys)";
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
@@ -70,7 +70,7 @@ export const OpenSshPublicKey = z.string().superRefine((text, ctx) => {
  */
 export function keyMaterial(line: string | null | undefined): string | undefined {
   if (!line || publicKeyProblem(line)) return undefined;
-  const parsed = utils.parseKey(line.trim());
+  const parsed = ssh2().utils.parseKey(line.trim());
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   return key instanceof Error ? undefined : `${key.type} ${key.getPublicSSH().toString("base64")}`;
 }
@@ -80,7 +80,7 @@ export function keyMaterial(line: string | null | undefined): string | undefined
  * that holds only the private key registers or attaches. Throws when the text is not a private key.
  */
 export function publicKeyOfPrivate(privateKey: string): string {
-  const parsed = utils.parseKey(privateKey);
+  const parsed = ssh2().utils.parseKey(privateKey);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (key instanceof Error || !key?.isPrivateKey()) throw new Error(`not an unencrypted private key${key instanceof Error ? ` (${key.message})` : ""}`);
   return [key.type, key.getPublicSSH().toString("base64"), key.comment].filter(Boolean).join(" ");

@@ -1,5 +1,6 @@
 import { Clock, REAL_TIME } from "../clock";
-import { Client, ClientChannel, ConnectConfig, utils } from "ssh2";
+import type { Client, ClientChannel, ConnectConfig } from "ssh2";
+import { ssh2 } from "../ssh2";
 import { GpuRentalError } from "../errors";
 import { TailBuffer } from "../tail-buffer";
 
@@ -117,7 +118,7 @@ function describe(target: SshTarget, options: SshOptions): string {
 /** Connects and logs in, runs `use`, and always closes the connection. */
 async function withConnection<T>(target: SshTarget, options: SshOptions, use: (connection: Client) => Promise<T>): Promise<T> {
   const { host, port } = endpointOf(target);
-  const connection = new Client();
+  const connection = new (ssh2().Client)();
   const where = describe(target, options);
   const config: ConnectConfig = {
     host,
@@ -143,7 +144,7 @@ async function withConnection<T>(target: SshTarget, options: SshOptions, use: (c
 }
 
 function hostKeyCheck(expected: string): (key: Buffer) => boolean {
-  const parsed = utils.parseKey(expected);
+  const parsed = ssh2().utils.parseKey(expected);
   if (parsed instanceof Error || Array.isArray(parsed)) throw new SshError(`hostKey is not one OpenSSH public key line: ${parsed instanceof Error ? parsed.message : "several keys"}`);
   const blob = parsed.getPublicSSH();
   return (key: Buffer) => blob.equals(key);
