@@ -40,25 +40,18 @@ var goHandover = handover{
 const pseudoVersion = "v0.0.0-00010101000000-000000000000"
 
 func (golang) run(ctx context.Context, l launch, info *pulumirpc.ProgramInfo) *pulumirpc.RunResponse {
-	program, err := goProgram(ctx, info)
+	binary, err := goProgram(ctx, info)
 	if err != nil {
 		return refusal("%v", err)
 	}
-	defer program.discard()
 	env := append(append(os.Environ(), l.configEnv()...), l.form(goHandover)...)
-	return runProgram(ctx, command(l.dir, env, program.binary, l.args...))
-}
-
-// A goBinary is the executable a Go program runs as; discard removes it when the host made it for one run only.
-type goBinary struct {
-	binary  string
-	discard func()
+	return runProgram(ctx, command(l.dir, env, binary, l.args...))
 }
 
 // goProgram is the program's executable: runtime.options.binary (prebuilt, on PATH or by path) as it is; else
-// built, into runtime.options.buildTarget (kept there, as its owner asked) or into a folder of the run's own.
-func goProgram(ctx context.Context, info *pulumirpc.ProgramInfo) (goBinary, error) {
-	keep := func() {}
+// built, into runtime.options.buildTarget (kept there, as its owner asked) or into its executable kept in the
+// user's cache (gocache.go).
+func goProgram(ctx context.Context, info *pulumirpc.ProgramInfo) (string, error) {
 	o := optionsOf(info)
 	prebuilt, err := o.text("binary")
 	if err != nil || prebuilt != "" {
@@ -66,35 +59,26 @@ func goProgram(ctx context.Context, info *pulumirpc.ProgramInfo) (goBinary, erro
 			prebuilt, err = exec.LookPath(prebuilt)
 		}
 		if err != nil {
-			return goBinary{}, fmt.Errorf("runtime.options.binary in Pulumi.yaml: %w", err)
+			return "", fmt.Errorf("runtime.options.binary in Pulumi.yaml: %w", err)
 		}
-		return goBinary{prebuilt, keep}, nil
+		return prebuilt, nil
 	}
 	target, err := o.text("buildTarget")
-	if err != nil {
-		return goBinary{}, err
-	}
-	if target != "" {
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(info.GetRootDirectory(), target)
+	if err != nil || target == "" {
+		if err != nil {
+			return "", err
 		}
-		return goBinary{target, keep}, goBuild(ctx, programDir(info), target)
+		return keptBuild(ctx, programDir(info))
 	}
-	scratch, err := os.MkdirTemp("", "gpu-rental-go-program-")
-	if err != nil {
-		return goBinary{}, err
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(info.GetRootDirectory(), target)
 	}
-	discard := func() { _ = os.RemoveAll(scratch) }
-	binary := filepath.Join(scratch, "program")
-	if err := goBuild(ctx, programDir(info), binary); err != nil {
-		discard()
-		return goBinary{}, err
-	}
-	return goBinary{binary, discard}, nil
+	return target, goBuild(ctx, programDir(info), target)
 }
 
-// goBuild compiles the program in dir into out, the compiler's messages going to the engine's output.
-func goBuild(ctx context.Context, dir, out string) error {
+// goBuild compiles the program in dir into out, with env added to the host's, the compiler's messages going to
+// the engine's output.
+func goBuild(ctx context.Context, dir, out string, env ...string) error {
 	goTool, err := onPath("go", "a Go program is built with Go, which is not on PATH")
 	if err != nil {
 		return err
@@ -103,7 +87,7 @@ func goBuild(ctx context.Context, dir, out string) error {
 		return fmt.Errorf("the Go program in %s has no go.mod: run `go mod init <module>` and `pulumi install` there", dir)
 	}
 	build := exec.CommandContext(ctx, goTool, "build", "-o", out, ".")
-	build.Dir, build.Stdout, build.Stderr = dir, os.Stderr, os.Stderr
+	build.Dir, build.Env, build.Stdout, build.Stderr = dir, append(os.Environ(), env...), os.Stderr, os.Stderr
 	if build.Run() != nil {
 		return fmt.Errorf("the Go program in %s does not build (go build's errors are above): fix them; "+
 			"if a module or go.sum entry is missing, run `pulumi install` (go mod tidy) there", dir)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -197,15 +199,16 @@ func TestAGoProgramIsBuiltRunAndHandedItsLaunch(t *testing.T) {
 	}
 	scratch := t.TempDir()
 	t.Setenv("TMPDIR", scratch)
+	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
 	dir := t.TempDir()
 	write(t, dir, goProgramFiles)
 
-	// Without buildTarget: built into a folder of the run's own, which is gone afterwards.
+	// Without buildTarget: built into the executable kept for the program's folder, nothing left in TMPDIR.
 	if answer := runGo(t, dir, map[string]any{}); answer.Error != "" || answer.Bail {
 		t.Fatalf("the program failed: %+v", answer)
 	}
 	if left, _ := os.ReadDir(scratch); len(left) != 0 {
-		t.Errorf("the temporary build is left behind: %v", left)
+		t.Errorf("the build left files in TMPDIR: %v", left)
 	}
 	var handed map[string]any
 	data, err := os.ReadFile(filepath.Join(dir, "handed.json"))
@@ -234,7 +237,61 @@ func TestAGoProgramIsBuiltRunAndHandedItsLaunch(t *testing.T) {
 	}
 }
 
+// keptExecutable is the file a program's runs without buildTarget execute, and its identity (a link writes a new
+// file in its place; go build touches an up-to-date one, so its time says nothing).
+func keptExecutable(t *testing.T, dir string) (string, os.FileInfo) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(dir))
+	binary := filepath.Join(programsCache(), hex.EncodeToString(sum[:8]), "program")
+	info, err := os.Stat(binary)
+	if err != nil {
+		t.Fatalf("no kept executable for %s: %v", dir, err)
+	}
+	return binary, info
+}
+
+func TestAGoProgramIsLinkedAgainOnlyWhenItChanges(t *testing.T) {
+	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
+	dir, gone := t.TempDir(), t.TempDir()
+	write(t, dir, goProgramFiles)
+	write(t, gone, goProgramFiles)
+	for _, program := range []string{gone, dir} {
+		if answer := runGo(t, program, map[string]any{}); answer.Error != "" {
+			t.Fatalf("the program failed: %+v", answer)
+		}
+	}
+	binary, built := keptExecutable(t, dir)
+	goneBinary, _ := keptExecutable(t, gone)
+
+	// Unchanged: the same file runs again, not relinked.
+	if answer := runGo(t, dir, map[string]any{}); answer.Error != "" {
+		t.Fatalf("the second run failed: %+v", answer)
+	}
+	if _, again := keptExecutable(t, dir); !os.SameFile(again, built) {
+		t.Errorf("an unchanged program was linked again")
+	}
+
+	// Changed: linked again, and the change runs; the executable of a folder that is gone is removed meanwhile.
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, map[string]string{"main.go": strings.Replace(goProgramFiles["main.go"], `"handed.json"`, `"changed.json"`, 1)})
+	if answer := runGo(t, dir, map[string]any{}); answer.Error != "" {
+		t.Fatalf("the changed program failed: %+v", answer)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "changed.json")); err != nil {
+		t.Errorf("the change did not run: %v", err)
+	}
+	if _, err := os.Stat(goneBinary); !os.IsNotExist(err) {
+		t.Errorf("the executable of a program folder that is gone is kept: %v", err)
+	}
+	if _, err := os.Stat(binary); err != nil {
+		t.Errorf("the executable is gone: %v", err)
+	}
+}
+
 func TestAGoProgramThatDoesNotBuildSaysWhatToDo(t *testing.T) {
+	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
 	dir := t.TempDir()
 	write(t, dir, map[string]string{"go.mod": "module example.com/broken\n\ngo 1.21\n", "main.go": "package main\n\nfunc main() { undefined() }\n"})
 	answer := runGo(t, dir, map[string]any{"buildTarget": "out"})
