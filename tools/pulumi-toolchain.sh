@@ -38,12 +38,17 @@ for language in "$@"; do
 done
 wants() { [[ " ${languages[*]} " == *" $1 "* ]]; }
 
-# The plugin script the engine starts for dynamic providers; it ships in the npm package @pulumi/pulumi.
-plugin_script() {
-  local manifest
-  manifest=$(node -p "require.resolve('@pulumi/pulumi/package.json', { paths: [process.cwd(), '$here'] })" 2>/dev/null) ||
-    die "@pulumi/pulumi is not installed here (it is a peer dependency of gpu-rental): run npm install first"
-  echo "$(dirname "$manifest")/pulumi-resource-pulumi-nodejs"
+# The plugin the engine starts for a Node.js program's dynamic providers: ours (provider/dynamic-host.ts, built
+# into dist/), which loads far less than @pulumi/pulumi's own before it serves.
+dynamic_host="$here/../dist/provider/dynamic-host.js"
+install_dynamic_host() {
+  install -m 644 "$dynamic_host" "$1/dynamic-host.js"
+  cat >"$1/pulumi-resource-pulumi-nodejs" <<'EOF'
+#!/bin/sh
+# gpu-rental's plugin for dynamic providers: see dynamic-host.js beside it.
+exec node "$(dirname "$0")/dynamic-host.js" "$@"
+EOF
+  chmod 755 "$1/pulumi-resource-pulumi-nodejs"
 }
 
 # 1. A user's own Pulumi, with every host asked for beside it.
@@ -105,7 +110,10 @@ cached() {
 
 module="$here/pulumi"
 build_cli() { go_build "pulumi CLI v$VERSION" "$module" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi "$1/pulumi" -ldflags "$version_flag"; }
-build_host() { go_build "language host (Node.js, Python, Go)" "$module" ./language-host "$1/pulumi-language-host" -ldflags "-X main.version=$VERSION"; }
+build_host() {
+  go_build "language host (Node.js, Python, Go)" "$module" ./language-host "$1/pulumi-language-host" -ldflags "-X main.version=$VERSION" &&
+    install_dynamic_host "$1"
+}
 build_yaml() {
   go_build "YAML host (pulumi-yaml v$YAML_VERSION)" "$here/pulumi-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml \
     "$1/pulumi-language-yaml" -ldflags "-X github.com/pulumi/pulumi-yaml/pkg/version.Version=v$YAML_VERSION"
@@ -113,7 +121,8 @@ build_yaml() {
 
 cli=$(cached pulumi-cli-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/tools.go")" build_cli) ||
   die "the Pulumi CLI did not build (see above)"
-host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/language-host")" build_host) ||
+[ -f "$dynamic_host" ] || die "$dynamic_host is missing: build gpu-rental first (npm run build)"
+host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/language-host" "$dynamic_host")" build_host) ||
   die "the language host did not build (see above)"
 
 # The engine looks for its language hosts and the dynamic-provider script beside the `pulumi` it runs, so all go
@@ -127,8 +136,7 @@ if wants yaml; then
   yaml=$(cached language-yaml-v$YAML_VERSION "$(key_of "$here/pulumi-yaml")" build_yaml) || die "the YAML host did not build (see above)"
   place "$yaml/pulumi-language-yaml" pulumi-language-yaml
 fi
-script=$(plugin_script)
-cmp -s "$script" "$bin/pulumi-resource-pulumi-nodejs" || install -m 755 "$script" "$bin/"
+for file in dynamic-host.js pulumi-resource-pulumi-nodejs; do place "$host/$file" "$file"; done
 [ "$("$bin/pulumi" version)" = "v$VERSION" ] || die "the built pulumi reports $("$bin/pulumi" version)"
 hosts=$(cd "$bin" && ls pulumi-language-* | sed 's/pulumi-language-//' | paste -sd, -)
 say "ready in $(elapsed): pulumi v$VERSION with the language hosts for $hosts in $bin"

@@ -1,12 +1,12 @@
-// A machine with Pulumi installed has `pulumi` and Pulumi's language hosts on PATH. The suite tests gpu-rental's own
-// hosts, so it runs with decoys of those four ahead of everything else on PATH (global-setup.js) and builds its
+// A machine with Pulumi installed has `pulumi`, Pulumi's language hosts and its dynamic-provider plugin on PATH. The
+// suite tests gpu-rental's own, so it runs with decoys of those five ahead of everything else on PATH (global-setup.js) and builds its
 // toolchain whatever is on PATH (GPU_RENTAL_BUILD_PULUMI=1): a decoy that runs fails loudly, notes that it ran, and
 // the summary counts that as a failed test (summary-reporter.js), whatever the test that ran it expected.
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-const DECOYS = ["pulumi", "pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
+const DECOYS = ["pulumi", "pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go", "pulumi-resource-pulumi-nodejs"];
 const LOG = "ran.log";
 
 /** Makes the decoys in a new folder and puts it first on this process's PATH (inherited by the workers). */

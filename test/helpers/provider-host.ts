@@ -12,9 +12,19 @@ export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 type Props = Record<string, unknown>;
 
 /**
- * The real dynamic-provider host of @pulumi/pulumi (`cmd/dynamic-provider`), started as the engine starts it,
- * and driven over gRPC with Pulumi's own generated clients. The provider goes in serialized, exactly as a
- * program would store it in `__provider`, so serialization and loading faults show up here.
+ * The plugins that can serve dynamic providers: the one the toolchain installs (provider/dynamic-host.ts, built),
+ * and @pulumi/pulumi's own (`cmd/dynamic-provider`), which a user's own Pulumi installation runs.
+ */
+export const DYNAMIC_HOSTS = {
+  "gpu-rental": () => path.join(REPO_ROOT, "dist", "provider", "dynamic-host.js"),
+  "@pulumi/pulumi": (cwd: string) => require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] }),
+};
+export type DynamicHost = keyof typeof DYNAMIC_HOSTS;
+
+/**
+ * A dynamic-provider host, started as the engine starts it (in the program's folder, the engine's address as its
+ * argument), and driven over gRPC with Pulumi's own generated clients. The provider goes in serialized, exactly
+ * as a program would store it in `__provider`, so serialization and loading faults show up here.
  */
 export class ProviderHost {
   private constructor(
@@ -25,11 +35,10 @@ export class ProviderHost {
     readonly urn: string,
   ) {}
 
-  /** A host serving `provider` for resources of `kind`. */
-  static async start(provider: object, kind = "Instance", cwd = REPO_ROOT): Promise<ProviderHost> {
+  /** A host (by default the toolchain's) serving `provider` for resources of `kind`. */
+  static async start(provider: object, kind = "Instance", cwd = REPO_ROOT, host: DynamicHost = "gpu-rental", env: NodeJS.ProcessEnv = process.env): Promise<ProviderHost> {
     const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
-    const script = require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
-    const child = spawn(process.execPath, [script, "127.0.0.1:1"], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [DYNAMIC_HOSTS[host](cwd), "127.0.0.1:1"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr!.on("data", (d) => (stderr += d));
     const port = await new Promise<number>((resolve, reject) => {
@@ -45,6 +54,29 @@ export class ProviderHost {
     return new ProviderHost(child, client, serialized.text, `urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:${kind}::x`);
   }
 
+  /** A call as it went: the answer as an object, or the gRPC error's code, message and details. */
+  async answerOf(method: string, request: unknown): Promise<{ answer?: unknown; error?: { code: number; details: string; initFailure?: unknown } }> {
+    try {
+      const answer: any = await this.call(method, request);
+      return { answer: answer.toObject() };
+    } catch (error: any) {
+      const [bin] = error.metadata?.get("grpc-status-details-bin") ?? [];
+      const initFailure = bin && require("@pulumi/pulumi/proto/status_pb").Status.deserializeBinary(bin).getDetailsList().map((d: any) => providerPb.ErrorResourceInitFailed.deserializeBinary(d.getValue()).toObject());
+      return { error: { code: error.code, details: error.details, initFailure } };
+    }
+  }
+
+  /** The request of `method` (Pulumi's message of that name) with its fields set, `__provider` and `__urn` added to its properties. */
+  request(method: string, fields: Record<string, unknown>): unknown {
+    const Message = providerPb[`${method[0].toUpperCase()}${method.slice(1)}Request`] ?? require("google-protobuf/google/protobuf/empty_pb").Empty;
+    const req = new Message();
+    for (const [field, value] of Object.entries(fields)) {
+      const setter = `set${field[0].toUpperCase()}${field.slice(1)}`;
+      req[setter](value && typeof value === "object" && !Array.isArray(value) ? this.struct(value as Props) : value);
+    }
+    return req;
+  }
+
   private call<T>(method: string, request: unknown): Promise<T> {
     return new Promise((resolve, reject) =>
       this.client[method](request, (error: Error | null, response: T) => (error ? reject(error) : resolve(response))),
@@ -52,7 +84,7 @@ export class ProviderHost {
   }
 
   private struct(props: Props) {
-    return Struct.fromJavaScript({ __urn: this.urn, ...props, __provider: this.serializedProvider });
+    return Struct.fromJavaScript({ __urn: this.urn, __provider: this.serializedProvider, ...props });
   }
 
   async configure(config: Record<string, string>): Promise<void> {
