@@ -1,14 +1,21 @@
 import * as path from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { runDeploy } from "./deploy";
-import { runUp } from "./up";
-import { runEmulatorCommand } from "./emulator";
-import { runSweep } from "./sweep";
-import { runSpend } from "./spend";
-import { testProgram } from "./program-test";
 import { ensureToolchain, LANGUAGES, PACKAGE_ROOT } from "./toolchain";
-import { installPlugin } from "./plugin-install";
-import { accountFromEnvironment } from "./account";
+
+/**
+ * The commands' modules, each loaded when its command runs: most load the SDK, some the emulator too (a third of
+ * a second of CPU in all), which `gpu-rental toolchain --env` or `--help` has no use for.
+ */
+const load = {
+  deploy: (): typeof import("./deploy") => require("./deploy"),
+  up: (): typeof import("./up") => require("./up"),
+  emulator: (): typeof import("./emulator") => require("./emulator"),
+  sweep: (): typeof import("./sweep") => require("./sweep"),
+  spend: (): typeof import("./spend") => require("./spend"),
+  programTest: (): typeof import("./program-test") => require("./program-test"),
+  pluginInstall: (): typeof import("./plugin-install") => require("./plugin-install"),
+  account: (): typeof import("./account") => require("./account"),
+};
 
 /** The package's version, as `gpu-rental --version` prints it. */
 const VERSION: string = require(path.join(PACKAGE_ROOT, "package.json")).version;
@@ -84,7 +91,7 @@ function emulatorCommand(): Command {
     .action(async (options) => {
       // An empty variable (a CI template's default) is no token.
       const fromEnv = process.env.GPU_RENTAL_CONTROL_TOKEN || undefined;
-      await runEmulatorCommand({
+      await load.emulator().runEmulatorCommand({
         port: options.port,
         apiKey: options.apiKey,
         accountKeys: options.accountKey ?? [],
@@ -159,7 +166,7 @@ function testCommand(): Command {
       ),
     )
     .action(async (dir: string, options) => {
-      const results = await testProgram({
+      const results = await load.programTest().testProgram({
         programDir: path.resolve(dir),
         stackName: options.stack,
         config: options.config ?? {},
@@ -192,7 +199,7 @@ function deployCommand(): Command {
     .addOption(parallelOption())
     .addHelpText("after", example("npm start -- --keep", "npx gpu-rental deploy examples/instance-from-image --contention 0.5"))
     .action(async (dir: string, options) => {
-      await runDeploy({ programDir: path.resolve(dir), keep: !!options.keep, contention: options.contention, stack: options.stack, parallel: options.parallel });
+      await load.deploy().runDeploy({ programDir: path.resolve(dir), keep: !!options.keep, contention: options.contention, stack: options.stack, parallel: options.parallel });
     });
 }
 
@@ -209,7 +216,7 @@ function upCommand(): Command {
     .addOption(parallelOption())
     .addHelpText("after", example('PULUMI_BACKEND_URL=postgres://ci@db:5432/pulumi npx gpu-rental up --stack "pr-$PR_NUMBER"'))
     .action(async (dir: string, options) => {
-      process.exitCode = await runUp({ programDir: path.resolve(dir), stack: options.stack, parallel: options.parallel });
+      process.exitCode = await load.up().runUp({ programDir: path.resolve(dir), stack: options.stack, parallel: options.parallel });
     });
 }
 
@@ -237,9 +244,9 @@ function sweepCommand(): Command {
       if (!options.tokenPrefix && !options.token?.length && !options.label && !options.stack) {
         this.error("error: sweep needs --token-prefix, --token, --label or --stack: it never sweeps a whole account.", { exitCode: 2 });
       }
-      await runSweep(
+      await load.sweep().runSweep(
         { tokenPrefix: options.tokenPrefix, tokens: options.token, label: options.label, dryRun: !!options.dryRun, olderThan: options.olderThan, idle: options.idle, stack: options.stack },
-        accountFromEnvironment("sweep"),
+        load.account().accountFromEnvironment("sweep"),
       );
     });
 }
@@ -263,7 +270,7 @@ function spendCommand(): Command {
     )
     .addHelpText("after", example("export GPU_RENTAL_API_URL=http://127.0.0.1:8765 GPU_RENTAL_API_KEY=local-dev-key-1\n  $ npx gpu-rental spend --label train"))
     .action(async (options) => {
-      await runSpend({ olderThan: options.olderThan, label: options.label, tokenPrefix: options.tokenPrefix }, !!options.json, accountFromEnvironment("spend"), options.stack);
+      await load.spend().runSpend({ olderThan: options.olderThan, label: options.label, tokenPrefix: options.tokenPrefix }, !!options.json, load.account().accountFromEnvironment("spend"), options.stack);
     });
 }
 
@@ -278,7 +285,7 @@ function pluginCommand(): Command {
     .addHelpText("after", example("npx gpu-rental plugin install && pulumi package add gpu-rental"))
     .action(() => {
       const pulumi = path.join(ensureToolchain().bin, "pulumi");
-      const { name, version, dir } = installPlugin({ pulumi, env: process.env });
+      const { name, version, dir } = load.pluginInstall().installPlugin({ pulumi, env: process.env });
       console.log(`${name} ${version} ${dir}`);
     });
   return new Command("plugin")
