@@ -76,13 +76,13 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
 export function preparedPluginFolder(log: (line: string) => void): string {
   const cache = userCacheDir();
   fs.mkdirSync(cache, { recursive: true });
+  const pulumiSdk = pulumiVersion();
+  const key = packageContent().update(pulumiSdk).digest("hex").slice(0, 12);
+  const folder = path.join(cache, `plugin-${PLUGIN_NAME}-v${packageVersion(PACKAGE_ROOT)}-${key}`);
+  if (complete(folder)) return folder;
   const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
   try {
     const tarball = packInto(stage);
-    const pulumiSdk = pulumiVersion();
-    const key = crypto.createHash("sha256").update(fs.readFileSync(path.join(stage, tarball))).update(pulumiSdk).digest("hex").slice(0, 12);
-    const folder = path.join(cache, `plugin-${PLUGIN_NAME}-v${packageVersion(PACKAGE_ROOT)}-${key}`);
-    if (complete(folder)) return folder;
     log(`gpu-rental plugin install: preparing the plugin folder (npm installs gpu-rental and @pulumi/pulumi ${pulumiSdk} into it; once per version)`);
     writePluginFolder(stage, packageVersion(PACKAGE_ROOT), tarball, pulumiSdk);
     // No install scripts: nothing the plugin runs needs one (ssh2's native crypto is optional, and compiling it is
@@ -120,6 +120,24 @@ function writePluginFolder(dir: string, version: string, tarball: string, pulumi
   fs.writeFileSync(path.join(dir, "index.js"), `"use strict";\nrequire(${JSON.stringify(PLUGIN_ENTRY)}).main();\n`);
   // The plugin's own npm settings: take packages from npm's cache where it has them; no audit or funding notes.
   fs.writeFileSync(path.join(dir, ".npmrc"), "prefer-offline=true\naudit=false\nfund=false\nupdate-notifier=false\n");
+}
+
+/**
+ * A hash of what `npm pack` would put in the package (package.json and the folders and files its `files` names,
+ * read here rather than packed): a prepared plugin folder is found again without packing (a second of CPU).
+ */
+function packageContent(): crypto.Hash {
+  const hash = crypto.createHash("sha256");
+  const { files } = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { files: string[] };
+  const roots = ["package.json", ...files.filter((entry) => !entry.startsWith("!")).map((entry) => entry.split("/*")[0])];
+  const under = (root: string): string[] => {
+    const full = path.join(PACKAGE_ROOT, root);
+    if (!fs.existsSync(full)) return [];
+    if (!fs.statSync(full).isDirectory()) return [root];
+    return fs.readdirSync(full, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(PACKAGE_ROOT, path.join(entry.parentPath, entry.name)));
+  };
+  for (const file of [...new Set(roots.flatMap(under))].sort()) hash.update(`${file}\0`).update(fs.readFileSync(path.join(PACKAGE_ROOT, file))).update("\0");
+  return hash;
 }
 
 /** `npm pack` of this package (its files as published; no build scripts run) into `dir`; the tarball's name. */
