@@ -21,6 +21,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { EmulatorProcess, emulatorProcess } from "../test/helpers/emulator-process";
+import { runBench } from "./run";
 
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 10000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -196,7 +197,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

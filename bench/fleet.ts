@@ -20,6 +20,7 @@ import { Clock, startEmulator } from "../emulator";
 import { pulumi, PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { packedProgram } from "./packed-program";
+import { runBench } from "./run";
 
 const SIZES = (process.env.BENCH_FLEET_SIZES ?? "64,256").split(",").map(Number);
 const BOOT_MS = Number(process.env.BENCH_BOOT_S ?? 20) * 1000;
@@ -145,7 +146,4 @@ function summarize(rows: Row[]): void {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

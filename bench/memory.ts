@@ -9,6 +9,7 @@
  */
 import { emulatorProcess } from "../test/helpers/emulator-process";
 import { loadAndSettle, Memory, memoryOf, RSS_BOUND_MIB, total } from "./mixed-load";
+import { runBench } from "./run";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 300);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 8);
@@ -17,7 +18,7 @@ const SETTLE_S = 10;
 const line = (label: string, m: Memory) =>
   console.log(`${label.padEnd(26)}${m.rss.toFixed(1).padStart(10)}${m.heapUsed.toFixed(1).padStart(12)}${m.heapTotal.toFixed(1).padStart(13)}${m.external.toFixed(1).padStart(12)}`);
 
-async function main(): Promise<void> {
+async function main(): Promise<boolean> {
   const emu = await emulatorProcess(["--no-ssh"]);
   try {
     console.log(`emulator memory under ${SECONDS} s of mixed load over ${WORKERS} clients (pid ${emu.pid}, the built command)`);
@@ -52,13 +53,10 @@ async function main(): Promise<void> {
       `\nRSS ${SETTLE_S} s after the load minus before it: ${grown.toFixed(1)} MiB (${((grown * 2 ** 20) / 1e6).toFixed(1)} MB; bound 50 MB); ` +
         `heap used: ${(after.heapUsed - before.heapUsed).toFixed(1)} MiB. ${ok ? "PASS" : "FAIL"}`,
     );
-    if (!ok) process.exitCode = 1;
+    return ok;
   } finally {
     await emu.stop();
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

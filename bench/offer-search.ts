@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { combine, load, LoadResult } from "./load";
+import { runBench } from "./run";
 
 const ROOT = path.resolve(__dirname, "..");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -83,7 +84,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

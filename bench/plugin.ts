@@ -20,6 +20,7 @@ import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain, PACKAGE_ROOT } from "../cli/toolchain";
 import { Clock, startEmulator } from "../emulator";
 import { makePluginArchives } from "../provider/release/archives";
+import { runBench } from "./run";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
@@ -129,7 +130,4 @@ async function must(ws: PulumiWorkspace, args: string[], env: Record<string, str
   if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

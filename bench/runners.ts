@@ -17,6 +17,7 @@ import { pulumi, PulumiWorkspace } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { packedProgram } from "./packed-program";
 import { startPostgres } from "../test/helpers/postgres";
+import { runBench } from "./run";
 
 const RUNNERS = (process.env.BENCH_RUNNERS ?? "1,2,4,8").split(",").map(Number);
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 8);
@@ -107,7 +108,4 @@ function print(row: Row, first: Row): void {
   console.log(cells.join(" | "));
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

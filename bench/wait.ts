@@ -9,6 +9,7 @@
  */
 import { Clock, startEmulator } from "../emulator";
 import { GpuRentalClient, hasReached, rentInstance, waitForStatus, WaitClock } from "../sdk";
+import { runBench } from "./run";
 
 const WAITS = Number(process.env.BENCH_WAITS ?? 40);
 const BOOTS_MS = [3_000, 20_000, 120_000, 300_000];
@@ -88,7 +89,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);
