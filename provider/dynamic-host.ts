@@ -61,24 +61,18 @@ function programModules() {
 type Modules = ReturnType<typeof programModules>;
 
 /**
- * The stack's configuration as a provider's `configure` is given it: `get` and `require` of a key, a key without
- * a namespace being the project's.
+ * The stack's configuration as a provider's `configure` receives it (`req.config`): `get` and `require` of a key,
+ * a key without a namespace being the project's. Values are the Configure call's, secrets unwrapped.
  */
-class ProviderConfig {
-  constructor(
-    private readonly values: Record<string, unknown>,
-    private readonly project: string,
-  ) {}
-
-  get(key: string): unknown {
-    return this.values[key.includes(":") ? key : `${this.project}:${key}`];
-  }
-
-  require(key: string): unknown {
-    const value = this.get(key);
-    if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
-    return value;
-  }
+function stackConfig(values: Record<string, unknown>, project: string) {
+  const get = (key: string): unknown => values[key.includes(":") ? key : `${project}:${key}`];
+  return {
+    get,
+    require(key: string): unknown {
+      if (get(key) === undefined) throw new Error(`the stack's configuration has no ${key}: set it with pulumi config set ${key} <value>`);
+      return get(key);
+    },
+  };
 }
 
 /** The providers of one host: each serialized text loaded and configured once, however many resources share it. */
@@ -108,7 +102,7 @@ class Providers {
   private async load(text: string): Promise<Provider> {
     const provider = this.modules.moduleFromText(text).handler();
     const project = process.env.PULUMI_NODEJS_PROJECT || "project";
-    if (provider.configure) await provider.configure({ config: new ProviderConfig(this.config, project) });
+    if (provider.configure) await provider.configure({ config: stackConfig(this.config, project) });
     return provider;
   }
 }
@@ -207,27 +201,30 @@ function methods(m: Modules, providers: Providers) {
 }
 
 /**
- * The gRPC error of a failed method. A creation or update that made its object but could not finish it throws an
- * error with the object's `id` (and `properties`, `reasons`): the engine keeps that object in the state, told so
- * by the status's details, under the name gRPC gives them.
+ * The gRPC error of a failed method: its message, with gRPC's UNKNOWN code whatever the error carries.
+ * A creation or update that made its object but could not finish it throws an error with the object's `id` (and
+ * `properties`, `reasons`): the engine then keeps the object in the state, told so by the status's details.
  */
 function failure(m: Modules, error: any): Partial<grpc.StatusObject> {
-  const message = error instanceof Error ? error.message : String(error);
+  const details = error instanceof Error ? error.message : String(error);
   const metadata = new m.grpc.Metadata();
-  if (error && error.id) {
-    const initFailed = new m.messages.ErrorResourceInitFailed();
-    initFailed.setId(error.id);
-    initFailed.setProperties(m.Struct.fromJavaScript(error.properties ?? {}));
-    initFailed.setReasonsList(error.reasons ?? []);
-    const detail = new m.Any();
-    detail.pack(initFailed.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-    const status = new m.status.Status();
-    status.setCode(m.grpc.status.UNKNOWN);
-    status.setMessage(message);
-    status.addDetails(detail);
-    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  }
-  return { code: m.grpc.status.UNKNOWN, details: message, metadata };
+  if (error?.id) metadata.add("grpc-status-details-bin", initFailureStatus(m, error, details));
+  return { code: m.grpc.status.UNKNOWN, details, metadata };
+}
+
+/** The status of a partial creation or update, serialized, with the object it made as its one detail. */
+function initFailureStatus(m: Modules, error: { id: string; properties?: Props; reasons?: string[] }, details: string): Buffer {
+  const made = new m.messages.ErrorResourceInitFailed();
+  made.setId(error.id);
+  made.setProperties(m.Struct.fromJavaScript(error.properties ?? {}));
+  made.setReasonsList(error.reasons ?? []);
+  const packed = new m.Any();
+  packed.pack(made.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new m.status.Status();
+  status.setCode(m.grpc.status.UNKNOWN);
+  status.setMessage(details);
+  status.addDetails(packed);
+  return Buffer.from(status.serializeBinary());
 }
 
 /** A method as gRPC calls it: the answer, or the error (with its stack on stderr, which the engine shows, if asked). */
