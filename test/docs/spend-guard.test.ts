@@ -1,7 +1,10 @@
 import { DocMachine, pageScript, portIsFree, scriptOfPage } from "../languages/doc-program";
 
-/** The page's instance: its lifetime, and the emulator's boot (`gpu-rental emulator`'s defaults, 2 s + 5 s). */
-const LIFETIME_S = 10;
+/**
+ * The page's instance: its lifetime (long enough for `up`, `spend` and `sweep --dry-run` to end before it does, on a
+ * machine busy with the whole suite), and the emulator's boot (`gpu-rental emulator`'s defaults, 2 s + 5 s).
+ */
+const LIFETIME_S = 20;
 const BOOT_S = 7;
 /** The watchdog wakes at the deadline (to the second), then calls the service: its check and its call. */
 const CHECK_S = 5;
