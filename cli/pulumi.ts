@@ -25,13 +25,6 @@ export interface PulumiResult {
 }
 
 /**
- * The Go runtime's collector for the engine's processes (the CLI, the language hosts) unless the environment sets
- * its own: a CLI run lives seconds, and collecting at three times the live heap instead of twice takes a tenth to
- * a quarter of its CPU off (`pulumi up`, `pulumi config set`), for a heap at most half as large again.
- */
-const ENGINE_GC = { GOGC: "200" };
-
-/**
  * The environment of every pulumi call of a workspace; on first use it creates the workspace's folders and its
  * passphrase.
  */
@@ -44,7 +37,6 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
     fs.writeFileSync(passphraseFile, crypto.randomBytes(24).toString("hex"), { mode: 0o600 });
   }
   const env: Record<string, string> = {
-    ...ENGINE_GC,
     ...(process.env as Record<string, string>),
     PATH: [ws.toolchain.bin, process.env.PATH].join(path.delimiter),
     PULUMI_HOME: home,

@@ -277,3 +277,6 @@ require (
 )
 
 replace github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e
+
+// Ours, not Pulumi's: one copy of the password-strength estimator instead of two (see zxcvbn/zxcvbn.go).
+replace github.com/nbutton23/zxcvbn-go => ./zxcvbn
