@@ -2,11 +2,11 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-/** How many of the slowest test files the summary lists. */
-const SLOWEST = 10;
+/** How many of the slowest test files the summary lists (GPU_RENTAL_SLOWEST=N for more, when looking for the CPU). */
+const SLOWEST = Number(process.env.GPU_RENTAL_SLOWEST) || 10;
 
 /**
- * Prints the ten slowest test files (wall time of each file, from its start to its end in its worker, and the CPU
+ * Prints the slowest test files (ten unless asked) (wall time of each file, from its start to its end in its worker, and the CPU
  * seconds it cost, its processes included: test/helpers/cpu-environment.js), then the suite's totals as one plain
  * line at the very end ("N passed, N failed, N skipped"), the form CI reads in any language: that line stays last.
  *
