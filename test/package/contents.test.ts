@@ -33,14 +33,15 @@ it("npm pack of a fresh clone gives a complete, built package with only what use
   }
   expect(files).toEqual(expect.arrayContaining(["bin/gpu-rental.js", "tools/pulumi-toolchain.sh", "README.md", "LICENSE", "package.json"]));
   // What `gpu-rental toolchain` builds from, where no pulumi is installed: our wrapper modules of Pulumi's published
-  // modules (the CLI, the YAML host) and our own language host. No other project's source.
+  // modules (the CLI, the YAML host), our own language host and our stand-in for the CLI's second zxcvbn. No other
+  // project's source.
   expect(files).toEqual(
     expect.arrayContaining([
       "tools/pulumi/go.mod", "tools/pulumi/go.sum", "tools/pulumi/tools.go", "tools/pulumi/language-host/main.go",
-      "tools/pulumi/language-host/launcher.py", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go",
+      "tools/pulumi/language-host/launcher.py", "tools/pulumi/zxcvbn/go.mod", "tools/pulumi/zxcvbn/zxcvbn.go", "tools/pulumi-yaml/go.mod", "tools/pulumi-yaml/go.sum", "tools/pulumi-yaml/tools.go",
     ]),
   );
-  expect(files.filter((f) => f.startsWith("tools/") && !/^tools\/(pulumi-toolchain\.sh|python-env\.sh|pulumi\/[^/]+|pulumi\/language-host\/[^/]+|pulumi-yaml\/[^/]+)$/.test(f))).toEqual([]);
+  expect(files.filter((f) => f.startsWith("tools/") && !/^tools\/(pulumi-toolchain\.sh|python-env\.sh|pulumi\/[^/]+|pulumi\/(?:language-host|zxcvbn)\/[^/]+|pulumi-yaml\/[^/]+)$/.test(f))).toEqual([]);
   // The provider plugin's folder (docs/plugin.md): what the engine runs for programs of every language.
   expect(files).toEqual(expect.arrayContaining(["plugin/pulumi-resource-gpu-rental", "plugin/pulumi-resource-gpu-rental.cmd", "plugin/package.json", "plugin/index.js"]));
   // Nothing else: no sources, tests, source maps, examples or local state.
