@@ -6,14 +6,14 @@
  * nothing else, so every `preview`, `up`, `refresh` and `destroy` of a TypeScript program starts its provider
  * sooner. Providers see what they see under Pulumi's plugin: the same calls, arguments and answers.
  *
- * It is copied alone into the toolchain's folder (tools/pulumi-toolchain.sh), so it imports nothing of gpu-rental:
- * gRPC and the protocol's messages come from the program's own @pulumi/pulumi, found from its folder (the
- * plugin's working directory).
+ * It is copied into the toolchain's folder with provider-server.js, the server both of gpu-rental's plugins serve
+ * with (tools/pulumi-toolchain.sh), so it imports nothing else of gpu-rental: gRPC and the protocol's messages
+ * come from the program's own @pulumi/pulumi, found from its folder (the plugin's working directory).
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import type * as grpc from "@grpc/grpc-js";
+import { checkFailures, diffResponse, Method, Props, propsOf, serve, serverModules } from "./provider-server";
 
 /** The key of the serialized provider in every dynamic resource's inputs and outputs. */
 const PROVIDER = "__provider";
@@ -22,18 +22,6 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** The signature of a secret wrapped as an object (`{4dabf18193072939515e22adb298388d: SECRET, value}`). */
 const SIGNATURE = "4dabf18193072939515e22adb298388d";
 const SECRET = "1b47061264138c4ac30d75fd1eb44270";
-/**
- * The server's limits, as the SDK's own servers have them: messages as large as a program's whole state, and a
- * request may wait half an hour in a busy host's queue (a fleet's creations), not gRPC's 30 s.
- */
-const SERVER_OPTIONS = { "grpc.max_receive_message_length": 400 * 1024 * 1024, "grpc.server_max_unrequested_time_in_server": 30 * 60 };
-/**
- * A creation or update that fails is the resource's failure, which the engine reports in the provider's words;
- * any other method that fails is the provider's fault, shown with its stack too.
- */
-const failsTheResource = (method: string) => method === "create" || method === "update";
-
-type Props = Record<string, any>;
 type Provider = Record<string, ((...args: any[]) => any) | undefined>;
 
 /** The modules this host needs, from the program's own @pulumi/pulumi and its dependencies. */
@@ -46,15 +34,8 @@ function programModules() {
   }
   const fromPulumi = createRequire(manifest);
   return {
+    ...serverModules(fromPulumi),
     version: JSON.parse(fs.readFileSync(manifest, "utf8")).version as string,
-    grpc: fromPulumi("@grpc/grpc-js") as typeof grpc,
-    services: fromPulumi("./proto/provider_grpc_pb"),
-    messages: fromPulumi("./proto/provider_pb"),
-    plugin: fromPulumi("./proto/plugin_pb"),
-    status: fromPulumi("./proto/status_pb"),
-    Struct: fromPulumi("google-protobuf/google/protobuf/struct_pb").Struct,
-    Empty: fromPulumi("google-protobuf/google/protobuf/empty_pb").Empty,
-    Any: fromPulumi("google-protobuf/google/protobuf/any_pb").Any,
     moduleFromText: fromPulumi("require-from-string") as (text: string) => { handler: () => Provider },
   };
 }
@@ -114,10 +95,8 @@ const keepingProvider = (values: Props | undefined, from: Props): Props => ({ ..
  * The service's methods, each from the request to its answer. A method not here is answered UNIMPLEMENTED by
  * gRPC itself (schema, invoke, construct, handshake...), as a dynamic provider has none of them.
  */
-function methods(m: Modules, providers: Providers) {
-  const props = (struct: any): Props => (struct ? struct.toJavaScript() : {});
+function methods(m: Modules, providers: Providers): Record<string, Method> {
   const struct = (values: Props) => m.Struct.fromJavaScript(values);
-  const { DiffChanges } = m.messages.DiffResponse;
   return {
     getPluginInfo: async () => {
       const info = new m.plugin.PluginInfo();
@@ -125,41 +104,28 @@ function methods(m: Modules, providers: Providers) {
       return info;
     },
     configure: async (req: any) => {
-      providers.configure(props(req.getArgs()));
+      providers.configure(propsOf(req.getArgs()));
       const answer = new m.messages.ConfigureResponse();
       answer.setAcceptsecrets(false);
       return answer;
     },
     cancel: async () => new m.Empty(),
     check: async (req: any) => {
-      const [olds, news] = [props(req.getOlds()), props(req.getNews())];
+      const [olds, news] = [propsOf(req.getOlds()), propsOf(req.getNews())];
       const provider = await providers.of(news, olds);
       const checked = provider.check ? await provider.check(olds, news) : {};
       const answer = new m.messages.CheckResponse();
       answer.setInputs(struct(keepingProvider(checked.inputs ?? news, news)));
-      answer.setFailuresList(
-        (checked.failures ?? []).map((failure: { property: string; reason: string }) => {
-          const entry = new m.messages.CheckFailure();
-          entry.setProperty(failure.property);
-          entry.setReason(failure.reason);
-          return entry;
-        }),
-      );
+      answer.setFailuresList(checkFailures(m, checked.failures));
       return answer;
     },
     diff: async (req: any) => {
-      const [olds, news] = [props(req.getOlds()), props(req.getNews())];
+      const [olds, news] = [propsOf(req.getOlds()), propsOf(req.getNews())];
       const provider = await providers.of(news, olds);
-      const answer = new m.messages.DiffResponse();
-      if (!provider.diff) return answer;
-      const diff = await provider.diff(req.getId(), olds, news);
-      answer.setChanges(diff.changes === true ? DiffChanges.DIFF_SOME : diff.changes === false ? DiffChanges.DIFF_NONE : DiffChanges.DIFF_UNKNOWN);
-      if (diff.replaces?.length) answer.setReplacesList(diff.replaces);
-      if (diff.deleteBeforeReplace) answer.setDeletebeforereplace(true);
-      return answer;
+      return diffResponse(m, provider.diff && (await provider.diff(req.getId(), olds, news)));
     },
     create: async (req: any) => {
-      const inputs = props(req.getProperties());
+      const inputs = propsOf(req.getProperties());
       const made = await (await providers.of(inputs)).create!(inputs);
       const answer = new m.messages.CreateResponse();
       answer.setId(made.id);
@@ -167,7 +133,7 @@ function methods(m: Modules, providers: Providers) {
       return answer;
     },
     read: async (req: any) => {
-      const state = props(req.getProperties());
+      const state = propsOf(req.getProperties());
       const provider = await providers.of(state);
       const answer = new m.messages.ReadResponse();
       if (!provider.read) {
@@ -184,7 +150,7 @@ function methods(m: Modules, providers: Providers) {
       return answer;
     },
     update: async (req: any) => {
-      const [olds, news] = [props(req.getOlds()), props(req.getNews())];
+      const [olds, news] = [propsOf(req.getOlds()), propsOf(req.getNews())];
       const provider = await providers.of(news);
       const updated = (provider.update && (await provider.update(req.getId(), olds, news))) || {};
       const answer = new m.messages.UpdateResponse();
@@ -192,7 +158,7 @@ function methods(m: Modules, providers: Providers) {
       return answer;
     },
     delete: async (req: any) => {
-      const state = props(req.getProperties());
+      const state = propsOf(req.getProperties());
       const provider = await providers.of(state);
       if (provider.delete) await provider.delete(req.getId(), state);
       return new m.Empty();
@@ -200,63 +166,10 @@ function methods(m: Modules, providers: Providers) {
   };
 }
 
-/**
- * The gRPC error of a failed method: its message, with gRPC's UNKNOWN code whatever the error carries.
- * A creation or update that made its object but could not finish it throws an error with the object's `id` (and
- * `properties`, `reasons`): the engine then keeps the object in the state, told so by the status's details.
- */
-function failure(m: Modules, error: any): Partial<grpc.StatusObject> {
-  const details = error instanceof Error ? error.message : String(error);
-  const metadata = new m.grpc.Metadata();
-  if (error?.id) metadata.add("grpc-status-details-bin", initFailureStatus(m, error, details));
-  return { code: m.grpc.status.UNKNOWN, details, metadata };
-}
-
-/** The status of a partial creation or update, serialized, with the object it made as its one detail. */
-function initFailureStatus(m: Modules, error: { id: string; properties?: Props; reasons?: string[] }, details: string): Buffer {
-  const made = new m.messages.ErrorResourceInitFailed();
-  made.setId(error.id);
-  made.setProperties(m.Struct.fromJavaScript(error.properties ?? {}));
-  made.setReasonsList(error.reasons ?? []);
-  const packed = new m.Any();
-  packed.pack(made.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-  const status = new m.status.Status();
-  status.setCode(m.grpc.status.UNKNOWN);
-  status.setMessage(details);
-  status.addDetails(packed);
-  return Buffer.from(status.serializeBinary());
-}
-
-/** A method as gRPC calls it: the answer, or the error (with its stack on stderr, which the engine shows, if asked). */
-function unary(m: Modules, method: (req: any) => Promise<unknown>, showStack: boolean): grpc.handleUnaryCall<any, any> {
-  return (call, callback) => {
-    method(call.request).then(
-      (answer) => callback(null, answer),
-      (error) => {
-        if (showStack) console.error(error instanceof Error ? error.stack : String(error));
-        const status = failure(m, error);
-        callback(status, null, status.metadata);
-      },
-    );
-  };
-}
-
-/** Serves on a port of its own, which it prints for the engine (its first line of output). */
-async function main(): Promise<void> {
-  // An error no method caught still fails the plugin, after it is shown.
-  const fail = (error: unknown) => {
-    console.error(error instanceof Error ? error.stack : String(error));
-    process.exitCode = 1;
-  };
-  process.on("uncaughtException", fail).on("unhandledRejection", fail);
+/** Serves the providers it is given, loaded from the program's own @pulumi/pulumi. */
+function main(): Promise<void> {
   const m = programModules();
-  const server = new m.grpc.Server(SERVER_OPTIONS);
-  const served = Object.entries(methods(m, new Providers(m))).map(([name, method]) => [name, unary(m, method, !failsTheResource(name))]);
-  server.addService(m.services.ResourceProviderService, Object.fromEntries(served));
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", m.grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  process.stdout.write(`${port}\n`);
+  return serve(m, methods(m, new Providers(m)));
 }
 
 if (require.main === module) {
