@@ -11,6 +11,7 @@ import { proxyOptionFor } from "./proxy";
 import { RequestGate } from "./request-gate";
 import { describeIssues, User } from "./schemas";
 import { sshKeysApi } from "./ssh-keys";
+import { envVarsApi } from "./env-vars";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -105,6 +106,8 @@ export class GpuRentalClient {
   readonly volumes = volumesApi(this);
   /** SSH public keys of the account (instances take them when created), and attaching one to an instance. */
   readonly sshKeys = sshKeysApi(this);
+  /** The account's environment variables (every instance created afterwards gets them); values are never read back. */
+  readonly envVars = envVarsApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

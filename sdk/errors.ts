@@ -159,6 +159,8 @@ const ERRORS_BY_CODE: Readonly<Record<string, typeof GpuRentalError>> = {
   // A refusal of the request itself, also when answered at 200 with `success: false` (a bid below the minimum).
   invalid_args: BadRequestError,
   invalid_price: BadRequestError,
+  // An environment variable the account does not have: 400 on the live service, but what is missing is the key.
+  nonexistent_key: NotFoundError,
 };
 
 /** The error type of an answer: by the service's `error` code first, then by the status. */

@@ -37,6 +37,8 @@ export interface UserRecord {
   createdAt?: number;
   /** `false`: the account does not have network volumes, which are not generally released (emulator/domain/volumes.ts). */
   networkVolumes?: boolean;
+  /** The account's environment variables by key (emulator/domain/env-vars.ts): every instance created afterwards gets them. */
+  envVars?: Record<string, string>;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */

@@ -24,6 +24,8 @@ export interface InstanceRecord {
    * registry login keeps its user and registry only (`-u <user> <registry>`): the token is dropped at creation.
    */
   config: CreateInstanceRequest;
+  /** The account's environment variables when the instance was created: its processes see them, under its own `env`. */
+  accountEnv?: Record<string, string>;
   runtype: Runtype;
   isBid: boolean;
   /** The compute price ($/hour): on-demand, or the bid. Disk is charged on top, running or not. */
@@ -176,6 +178,8 @@ export interface InstanceDeps {
   pick: (min: number, max: number) => number;
   /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
   templates: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
+  /** The account's environment variables (emulator/domain/env-vars.ts), which an instance gets when it is created. */
+  accountEnv: (ownerId: number) => Record<string, string>;
   /** Links or creates the volume of `volume_info`, and frees an instance's volumes when it is destroyed. */
   volumes: {
     attach(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, instanceId: number): VolumeRecord;
@@ -234,11 +238,13 @@ export class Instances implements Persistent<InstancesSnapshot> {
     if (template) this.deps.templates.recordUse(template);
     const now = this.deps.now();
     const directPortStart = this.deps.pick(20000, 60000);
+    const accountEnv = { ...this.deps.accountEnv(ownerId) };
     const instance: InstanceRecord = {
       id,
       ownerId,
       offer,
       config,
+      ...(Object.keys(accountEnv).length && { accountEnv }),
       runtype,
       isBid: price.isBid,
       pricePerHour: price.pricePerHour,

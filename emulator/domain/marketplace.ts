@@ -1,5 +1,6 @@
 import { CreateInstanceRequest, OfferSearchRequest } from "../../sdk/schemas";
 import { Accounts, Principal, UserRecord } from "./accounts";
+import { envVars } from "./env-vars";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
 import { notFound, ServiceError } from "./errors";
@@ -132,6 +133,10 @@ export class Marketplace {
       ended: (instanceId) => this.billing.ended(instanceId),
       pick: (min, max) => this.random.int(min, max),
       templates: this.templates,
+      accountEnv: (ownerId) => {
+        const user = this.accounts.user(ownerId);
+        return user ? envVars.of(user) : {};
+      },
       volumes: this.volumes,
     });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });

@@ -13,6 +13,7 @@ import { registerUsers } from "./users";
 import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
 import { registerSshKeys } from "./ssh-keys";
+import { registerEnvVars } from "./env-vars";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -117,6 +118,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerBilling(app, market);
   registerApiKeys(app, market);
   registerSshKeys(app, market);
+  registerEnvVars(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

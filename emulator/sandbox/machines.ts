@@ -205,7 +205,8 @@ export class Machines implements InstanceWatcher {
   }
 
   /**
-   * The environment of the instance's processes: a container root's basics, the instance's `env` (without its
+   * The environment of the instance's processes: a container root's basics, the account's variables as they were
+   * when it was created, the instance's `env` (without its
    * port mappings), `CONTAINER_ID` and `CONTAINER_API_KEY`, then `extra`. Nothing of the emulator's own
    * environment but `PATH` (its secrets stay out), and the marks of the run that started it (processes/runMarksOf).
    */
@@ -220,6 +221,8 @@ export class Machines implements InstanceWatcher {
       USER: "root",
       LOGNAME: "root",
       SHELL,
+      // The account's variables, then the instance's own `env`, which wins on a clash.
+      ...instance.accountEnv,
       ...Object.fromEntries(containerEnv(instance.config)),
       CONTAINER_ID: String(instance.id),
       ...(machine.apiKey && { CONTAINER_API_KEY: machine.apiKey }),

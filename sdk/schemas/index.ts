@@ -11,4 +11,5 @@ export * from "./billing";
 export * from "./issues";
 export * from "./canonical";
 export * from "./ssh-keys";
+export * from "./env-vars";
 export * from "./required";

@@ -349,6 +349,33 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
     });
   });
 
+  describe("environment variables", () => {
+    const vars = () => emu.marketplace.accounts.user(emu.marketplace.seededUser.id)?.envVars;
+
+    it("create env-var NAME VALUE: kept upper-cased; a second one of that name refused with the service's word", async () => {
+      expect(await cli.ok(["create", "env-var", "hf_token", "hf-secret-1"])).toMatch(/HF_TOKEN created/);
+      expect(vars()).toEqual({ HF_TOKEN: "hf-secret-1" });
+      const again = await cli.run(["create", "env-var", "HF_TOKEN", "other"]);
+      expect(`${again.stdout}${again.stderr}`).toMatch(/already exists/);
+      expect(vars()).toEqual({ HF_TOKEN: "hf-secret-1" });
+    });
+
+    it("show env-vars, --raw and -s: names with values masked, as the service masks them", async () => {
+      expect(await cli.ok(["show", "env-vars"])).toMatch(/Name: HF_TOKEN\nValue: \*{5}\n---/);
+      expect(await cli.raw(["show", "env-vars"])).toEqual({ HF_TOKEN: "*****" });
+      expect(await cli.ok(["show", "env-vars", "-s"])).not.toContain("hf-secret-1");
+    });
+
+    it("update env-var NAME VALUE, then delete env-var NAME", async () => {
+      expect(await cli.ok(["update", "env-var", "HF_TOKEN", "hf-secret-2"])).toMatch(/HF_TOKEN updated/);
+      expect(vars()).toEqual({ HF_TOKEN: "hf-secret-2" });
+      expect(await cli.ok(["delete", "env-var", "hf_token"])).toMatch(/HF_TOKEN deleted/);
+      expect(vars()).toEqual({});
+      const absent = await cli.run(["delete", "env-var", "HF_TOKEN"]);
+      expect(`${absent.stdout}${absent.stderr}`).toMatch(/no environment variable HF_TOKEN/);
+    });
+  });
+
   describe("2FA", () => {
     let secret: string;
     let methodId: number;

@@ -217,6 +217,12 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       ofInstance: () => client.sshKeys.ofInstance(1),
       detach: () => client.sshKeys.detach(1, 1_000),
     },
+    envVars: {
+      create: () => client.envVars.create("JUDGED", "x"),
+      list: () => client.envVars.list(),
+      update: () => client.envVars.update("JUDGED", "y"),
+      delete: () => client.envVars.delete("JUDGED"),
+    },
     apiKeys: {
       create: () => client.apiKeys.create({ name: "judged" }),
       list: () => client.apiKeys.list(),

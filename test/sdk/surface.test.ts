@@ -14,6 +14,7 @@ const SURFACE: Record<string, string[]> = {
   volumes: ["createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
   sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],
   apiKeys: ["create", "delete", "get", "list"],
+  envVars: ["create", "delete", "list", "update"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",

@@ -50,6 +50,30 @@ describe("emulated machines", () => {
     expect((await instance(emu, id)).actual_status).toBe("exited");
   });
 
+  it("gives each instance the account's environment variables as they were when it was created, its own env winning on a clash", async () => {
+    await start();
+    const client = emu.client();
+    await client.envVars.create("hf_token", "hf-first");
+    await client.envVars.create("WANDB_API_KEY", "account-wandb");
+    const onstart = 'echo "hf=$HF_TOKEN wandb=$WANDB_API_KEY" >> seen.txt';
+    const first = await createInstance(emu, { env: { WANDB_API_KEY: "own-wandb" }, onstart });
+    await client.envVars.update("HF_TOKEN", "hf-second");
+    const second = await createInstance(emu, { onstart });
+    for (const id of [first, second]) await bootToRunning(emu, id);
+    const seen = (id: number) => fs.readFileSync(path.join(work.dir, "machines", String(id), "seen.txt"), "utf8");
+    expect(seen(first)).toBe("hf=hf-first wandb=own-wandb\n");
+    expect(seen(second)).toBe("hf=hf-second wandb=account-wandb\n");
+    // A restart runs onstart with what the instance was created with, whatever the account holds now.
+    await client.envVars.delete("HF_TOKEN");
+    await http(emu.url, "PUT", `/api/v0/instances/${first}/`, { key: emu.apiKey, body: { state: "stopped" } });
+    await http(emu.url, "PUT", `/api/v0/instances/${first}/`, { key: emu.apiKey, body: { state: "running" } });
+    await bootToRunning(emu, first);
+    expect(seen(first)).toBe("hf=hf-first wandb=own-wandb\nhf=hf-first wandb=own-wandb\n");
+    // Never shown by the service: the instance's answer holds no value of the account's.
+    const shown = JSON.stringify((await http(emu.url, "GET", `/api/v0/instances/${second}/`, { key: emu.apiKey })).body);
+    expect(shown).not.toMatch(/hf-first|hf-second|account-wandb/);
+  });
+
   it("runs onstart again at each start, and ends what a session started (and its children) when the instance stops", async () => {
     await start();
     const id = await createInstance(emu, { onstart: "echo boot >> boots.txt" });
