@@ -270,6 +270,29 @@ export class SshKey extends pulumi.dynamic.Resource {
 }
 export interface SshKey extends SshKeyOutputProperties {}
 
+/** The inputs of an EnvVar. */
+export interface EnvVarArgs extends CommonArgs {
+  /** The variable's name: letters, digits and underscores, not starting with a digit. The service keeps it upper-cased (`hf_token` is `HF_TOKEN`). */
+  name: pulumi.Input<string>;
+  /** The variable's value, at most 4,096 characters: always kept secret (the service shows it to no one, masked as `*****`). */
+  value: pulumi.Input<string>;
+}
+
+/** The outputs of an EnvVar, besides its inputs. */
+export interface EnvVarOutputProperties {
+  /** The name as the service keeps it, upper-cased (also the resource's id). */
+  readonly key: pulumi.Output<string>;
+}
+
+/** An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new value is set in place; another name makes another variable. Declaring a name the account has already takes that variable over, its value set to the declared one (the way to adopt one: an import is refused, as the service shows no value), and destroy deletes it. */
+export class EnvVar extends pulumi.dynamic.Resource {
+  constructor(name: string, args: EnvVarArgs, opts: ResourceOptions = {}) {
+    const { props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);
+    super(PROVIDER, name, props, options, "gpu-rental", "EnvVar");
+  }
+}
+export interface EnvVar extends EnvVarOutputProperties {}
+
 /** The inputs of a GpuFleet. */
 export interface GpuFleetArgs extends CommonArgs {
   /** How many members (0 to 1000). Changing it adds members at the end or removes the last ones. */

@@ -25,6 +25,7 @@ export { TEMPLATE } from "./template";
 export { NETWORK_VOLUME, VolumeInUseError } from "./network-volume";
 export { API_KEY } from "./api-key";
 export { SSH_KEY } from "./ssh-key";
+export { ENV_VAR } from "./env-var";
 export { GET_OFFERS, offerSearchOf } from "./get-offers";
 export { GET_TEMPLATES } from "./get-templates";
 export { GET_INSTANCE } from "./get-instance";

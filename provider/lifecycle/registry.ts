@@ -11,6 +11,7 @@ import type { Kind, Operation } from "./kind";
 import { NETWORK_VOLUME } from "./network-volume";
 import type { SpecOf } from "./spec";
 import { SSH_KEY } from "./ssh-key";
+import { ENV_VAR } from "./env-var";
 import { TEMPLATE } from "./template";
 
 /**
@@ -18,7 +19,7 @@ import { TEMPLATE } from "./template";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, GPU_FLEET];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET];
 
 /** The functions (lookups the engine invokes, read-only). */
 export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS];

@@ -12,7 +12,7 @@ import { TestStack } from "../helpers/pulumi-stack";
  */
 const PROGRAM = `
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKey, Instance, NetworkVolume, Template } from "gpu-rental/provider";
+import { ApiKey, EnvVar, Instance, NetworkVolume, Template } from "gpu-rental/provider";
 
 const config = new pulumi.Config();
 const template = new Template("base", {
@@ -30,6 +30,7 @@ const template = new Template("base", {
 const volume = new NetworkVolume("data", { q: { verified: { eq: true } }, size: 20, name: "e2e-data" });
 const reader = new ApiKey("reader", { name: "e2e-reader", permissions: { api: { instance_read: {} } } });
 const worker = new Instance("worker", { gpuModel: "RTX 4090", templateHashId: template.hashId, label: "e2e-worker" });
+const token = new EnvVar("hf", { name: "hf_token", value: config.requireSecret("registryToken") });
 
 export const templateId = template.templateId;
 export const hashId = template.hashId;
@@ -38,6 +39,7 @@ export const volumeStatus = volume.status;
 export const keyId = reader.keyId;
 export const readerKey = reader.key;
 export const instanceId = worker.instanceId;
+export const envVarKey = token.key;
 `;
 
 const PROJECT = `name: gpu-rental-e2e-resources
@@ -61,7 +63,7 @@ function writeProject(): string {
   return dir;
 }
 
-describe("Template, NetworkVolume, ApiKey and a templated Instance through the real engine", () => {
+describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance through the real engine", () => {
   let emu: TestEmulator;
   let stack: TestStack;
   let projectDir: string;
@@ -84,9 +86,9 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
 
   let first: Record<string, any>;
 
-  it("up creates the template, the volume, the key and an instance from the template", async () => {
+  it("up creates the template, the volume, the key, the account's variable and an instance from the template", async () => {
     const out = await stack.ok("up", "--yes");
-    expect(out).toMatch(/\+ 5 created/);
+    expect(out).toMatch(/\+ 6 created/);
     first = await stack.outputs();
     const [template] = await ownTemplates();
     expect(template).toMatchObject({ id: first.templateId, hash_id: first.hashId, desc: "first", docker_login_pass: REGISTRY_TOKEN });
@@ -94,11 +96,13 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     expect(instances()).toHaveLength(1);
     expect(instances()[0]).toMatchObject({ id: first.instanceId, label: "e2e-worker" });
     expect(instances()[0].config).toMatchObject({ template_hash_id: first.hashId, image: "nvidia/cuda:12.4.1-runtime-ubuntu22.04", disk: 16 });
+    expect(first.envVarKey).toBe("HF_TOKEN");
+    expect(emu.marketplace.accounts.user(emu.marketplace.seededUser.id)?.envVars).toEqual({ HF_TOKEN: REGISTRY_TOKEN });
   });
 
   it("a second up reports no changes", async () => {
     const out = await stack.ok("up", "--yes", "--expect-no-changes");
-    expect(out).toMatch(/5 unchanged/);
+    expect(out).toMatch(/6 unchanged/);
   });
 
   it("the key is a secret output that works, within its scope", async () => {
@@ -115,6 +119,8 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     expect(ofType("ApiKey").outputs.key).toEqual(ciphertext);
     expect(ofType("Template").inputs.dockerLoginPass).toEqual(ciphertext);
     expect(ofType("Template").outputs.dockerLoginPass).toEqual(ciphertext);
+    expect(ofType("EnvVar").inputs.value).toEqual(ciphertext);
+    expect(ofType("EnvVar").outputs.value).toEqual(ciphertext);
   });
 
   it("a template change is an update in place: same id, new hash; the instance made from it is replaced", async () => {
@@ -131,9 +137,10 @@ describe("Template, NetworkVolume, ApiKey and a templated Instance through the r
     expect(instances().map((i) => i.config.template_hash_id)).toEqual([outputs.hashId]);
   });
 
-  it("destroy leaves no template of the user, no volume and no instance", async () => {
+  it("destroy leaves no template of the user, no volume, no variable and no instance", async () => {
     const out = await stack.ok("destroy", "--yes");
-    expect(out).toMatch(/- 5 deleted/);
+    expect(out).toMatch(/- 6 deleted/);
+    expect(await emu.client().envVars.list()).toEqual({});
     expect(await ownTemplates()).toEqual([]);
     expect(await emu.client().volumes.list()).toEqual([]);
     expect(instances()).toHaveLength(0);

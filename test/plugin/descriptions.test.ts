@@ -17,8 +17,9 @@ describe("the resource descriptions", () => {
     expect([...REGISTRY.kinds.keys()]).toEqual(KINDS.map((kind) => kind.description.name));
     for (const { description, spec } of KINDS) {
       const described = Object.keys(description.inputs).sort();
-      // A fleet adopts its members by index (adoptIds, one of its own inputs), not by adoptId.
-      const adopts = description.name === "GpuFleet" ? [] : ["adoptId"];
+      // A fleet adopts its members by index (adoptIds, one of its own inputs), and a variable of the account by its
+      // name (declaring it takes it over), not by adoptId.
+      const adopts = ["GpuFleet", "EnvVar"].includes(description.name) ? [] : ["adoptId"];
       expect({ kind: description.name, inputs: described }).toEqual({ kind: description.name, inputs: [...spec.keys, ...adopts].sort() });
     }
   });
@@ -48,7 +49,7 @@ describe("the resource descriptions", () => {
     const schema = packageSchema("1.2.3") as any;
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
     expect(Object.keys(schema.resources).sort()).toEqual(
-      ["gpu-rental:index:ApiKey", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
+      ["gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
     );
     expect(Object.keys(schema.functions)).toEqual(
       ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers"].map((name) => `gpu-rental:index:${name}`),
@@ -58,7 +59,7 @@ describe("the resource descriptions", () => {
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );
     expect(secrets.sort()).toEqual(
-      ["ApiKey.key", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"],
+      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"],
     );
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);

@@ -38,6 +38,7 @@ describe("one module per kind", () => {
       NetworkVolume: ["provider/generated/resources.ts", "provider/lifecycle/network-volume.ts", "sdk/workflows/stack-holdings.ts"],
       ApiKey: ["provider/generated/resources.ts", "provider/lifecycle/api-key.ts", "sdk/workflows/stack-holdings.ts"],
       SshKey: ["provider/generated/resources.ts", "provider/lifecycle/ssh-key.ts"],
+      EnvVar: ["provider/generated/resources.ts", "provider/lifecycle/env-var.ts"],
       GpuFleet: ["provider/generated/resources.ts", "provider/lifecycle/gpu-fleet.ts", "sdk/workflows/stack-holdings.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.

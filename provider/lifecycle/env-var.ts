@@ -1,0 +1,142 @@
+import { z } from "zod";
+import { deletedOrGone, envVarKey, envVarProblem, GpuRentalError, NotFoundError } from "../../sdk";
+import { ResourceDescription } from "./description";
+import type { Kind, Operation, Props } from "./kind";
+import { specOf } from "./spec";
+
+/**
+ * The EnvVar kind: a variable of the account (`/api/v0/secrets/`), which every instance created afterwards gets in
+ * its environment. A variable is its name (upper-cased by the service, which is its id); its value is a secret the
+ * service never shows again, so a variable the account has already (set by hand, or by a run cut off before its
+ * state learnt of it) is taken over by its name, its value set to the declared one (preview says so first).
+ */
+
+const DESCRIPTION: ResourceDescription = {
+  name: "EnvVar",
+  description:
+    "An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its " +
+    "processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new " +
+    "value is set in place; another name makes another variable. Declaring a name the account has already takes that variable " +
+    "over, its value set to the declared one (the way to adopt one: an import is refused, as the service shows no value), and " +
+    "destroy deletes it.",
+  inputs: {
+    name: {
+      type: "string",
+      description:
+        "The variable's name: letters, digits and underscores, not starting with a digit. The service keeps it upper-cased " +
+        "(`hf_token` is `HF_TOKEN`).",
+    },
+    value: {
+      type: "string",
+      secret: true,
+      description: "The variable's value, at most 4,096 characters: always kept secret (the service shows it to no one, masked as `*****`).",
+    },
+  },
+  requiredInputs: ["name", "value"],
+  outputs: {
+    key: { type: "string", description: "The name as the service keeps it, upper-cased (also the resource's id)." },
+  },
+  requiredOutputs: ["key"],
+};
+
+/** The refusals of the service, said at preview and naming the input: no call is made with a variable it refuses. */
+const EnvVarSpec = z
+  .object({ name: z.string().min(1), value: z.string() })
+  .superRefine(({ name, value }, ctx) => {
+    const problem = envVarProblem(name, value);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem.code === "invalid_characters" ? "name" : "value"], message: problem.message });
+  });
+export type EnvVarSpec = z.infer<typeof EnvVarSpec>;
+
+export interface EnvVarOutputs {
+  key: string;
+}
+
+export const ENV_VAR: Kind<EnvVarSpec, EnvVarOutputs> = {
+  description: DESCRIPTION,
+  spec: specOf("EnvVar", EnvVarSpec),
+  diff: diffEnvVar,
+  create: createEnvVar,
+  adopt: adoptEnvVar,
+  read: readEnvVar,
+  import: importEnvVar,
+  update: updateEnvVar,
+  delete: deleteEnvVar,
+  warnings: envVarWarnings,
+};
+
+/** Another name replaces the variable (the old one deleted first: two of one name cannot be); a new value is set in place. */
+function diffEnvVar(olds: Props, news: Props, unknown?: unknown) {
+  const renamed = news.name === unknown || keyOf(olds.name) !== keyOf(news.name);
+  const revalued = news.value === unknown || olds.value !== news.value;
+  const sameText = olds.name === news.name;
+  return {
+    changes: renamed || revalued || !sameText,
+    replaces: renamed ? ["name"] : [],
+    updates: !renamed && (revalued || !sameText) ? ["value"] : [],
+    deleteBeforeReplace: renamed,
+  };
+}
+
+/** Creates the variable, or takes over the account's variable of that name (a cut-off run's, or one set by hand). */
+async function createEnvVar(spec: EnvVarSpec, op: Operation): Promise<{ id: string; outs: EnvVarSpec & EnvVarOutputs }> {
+  const key = envVarKey(spec.name);
+  if (await exists(key, op)) {
+    op.log(`environment variable ${key} is on the account already: taken over, its value set (destroy deletes it)`);
+    await op.client.envVars.update(key, spec.value);
+  } else {
+    await op.client.envVars.create(key, spec.value);
+  }
+  return { id: key, outs: { ...spec, key } };
+}
+
+/** Takes the account's variable `id` (its name) under management, its value set to the declared one. */
+async function adoptEnvVar(id: string, spec: EnvVarSpec, op: Operation): Promise<{ id: string; outs: EnvVarSpec & EnvVarOutputs }> {
+  if (envVarKey(id) !== envVarKey(spec.name)) throw new GpuRentalError(`Environment variable ${id} cannot be adopted as ${envVarKey(spec.name)}: declare its name.`);
+  if (!(await exists(envVarKey(id), op))) throw new NotFoundError(`Environment variable ${id} cannot be adopted: the account has none of that name.`);
+  await op.client.envVars.update(envVarKey(id), spec.value);
+  return { id: envVarKey(id), outs: { ...spec, key: envVarKey(id) } };
+}
+
+/** The state as it was while the account has the variable (its value cannot be read back), or null when it is gone. */
+async function readEnvVar(id: string, props: Props, op: Operation): Promise<(Record<string, unknown> & EnvVarOutputs) | null> {
+  return (await exists(id, op)) ? { ...props, key: id } : null;
+}
+
+/**
+ * `pulumi import` of a variable: refused, saying what to do instead. The service never shows a value, so an import
+ * would declare none, and the code it prints would not run; an EnvVar of that name takes the variable over.
+ */
+async function importEnvVar(id: string, op: Operation): Promise<null> {
+  const key = envVarKey(id);
+  if (!(await exists(key, op))) return null;
+  throw new GpuRentalError(
+    `Environment variable ${key} cannot be imported: the service never shows a variable's value, so an import would declare none. ` +
+      `Declare it in the program instead (an EnvVar named ${key} with its value): the next up takes the variable over and sets its value, as preview says.`,
+  );
+}
+
+async function updateEnvVar(id: string, _olds: Props, spec: EnvVarSpec, op: Operation): Promise<EnvVarOutputs> {
+  await op.client.envVars.update(id, spec.value);
+  return { key: id };
+}
+
+/** Deletes the variable; one already gone counts as deleted. Instances created with it keep it. */
+async function deleteEnvVar(id: string, _props: Props, op: Operation): Promise<void> {
+  await deletedOrGone(() => op.client.envVars.delete(id));
+}
+
+/** What preview can say of a creation: that it takes over a variable the account has already. */
+async function envVarWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
+  if (typeof news.name !== "string" || news.name === unknown) return [];
+  const key = envVarKey(news.name);
+  return (await exists(key, op)) ? [`the account has the environment variable ${key} already: up takes it over and sets its value, and destroy deletes it.`] : [];
+}
+
+function keyOf(name: unknown): unknown {
+  return typeof name === "string" ? envVarKey(name) : name;
+}
+
+async function exists(key: string, op: Operation): Promise<boolean> {
+  return Object.hasOwn(await op.client.envVars.list(), key);
+}
