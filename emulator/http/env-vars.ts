@@ -19,16 +19,23 @@ const ERRORS = { invalidBody: "missing_input" };
  * deletion names its key in the body.
  */
 export function registerEnvVars(app: FastifyInstance, market: Marketplace): void {
-  route(app, market, {
-    method: "POST",
-    url: "/api/v0/secrets/",
-    permission: "user_write",
-    body: EnvVarRequest,
-    response: EnvVarResponse,
-    rules: RULES,
-    errors: ERRORS,
-    handler: ({ principal, body }) => ({ success: true, msg: `Environment variable ${envVars.create(principal.user, body.key, body.value)} created.` }),
-  });
+  // A creation and a change take the same body and answer alike; each keeps its own rule of what must exist.
+  const writes = [
+    { method: "POST", change: envVars.create, done: "created" },
+    { method: "PUT", change: envVars.update, done: "updated" },
+  ] as const;
+  for (const { method, change, done } of writes) {
+    route(app, market, {
+      method,
+      url: "/api/v0/secrets/",
+      permission: "user_write",
+      body: EnvVarRequest,
+      response: EnvVarResponse,
+      rules: RULES,
+      errors: ERRORS,
+      handler: ({ principal, body }) => ({ success: true, msg: `Environment variable ${change(principal.user, body.key, body.value)} ${done}.` }),
+    });
+  }
 
   route(app, market, {
     method: "GET",
@@ -36,17 +43,6 @@ export function registerEnvVars(app: FastifyInstance, market: Marketplace): void
     permission: "user_read",
     response: EnvVarListResponse,
     handler: ({ principal }) => ({ success: true, secrets: Object.fromEntries(Object.keys(envVars.of(principal.user)).map((key) => [key, "*****"])) }),
-  });
-
-  route(app, market, {
-    method: "PUT",
-    url: "/api/v0/secrets/",
-    permission: "user_write",
-    body: EnvVarRequest,
-    response: EnvVarResponse,
-    rules: RULES,
-    errors: ERRORS,
-    handler: ({ principal, body }) => ({ success: true, msg: `Environment variable ${envVars.update(principal.user, body.key, body.value)} updated.` }),
   });
 
   route(app, market, {
