@@ -533,3 +533,22 @@ export function getNetworkVolumeOffers(args: GetNetworkVolumeOffersArgs = {}, op
 export function getNetworkVolumeOffersOutput(args: FunctionInputs<GetNetworkVolumeOffersArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetNetworkVolumeOffersResult> {
   return invokeOutput("getNetworkVolumeOffers", args, opts);
 }
+
+/** The arguments of getEnvVars. */
+export type GetEnvVarsArgs = Record<string, never>;
+
+/** What getEnvVars answers. */
+export interface GetEnvVarsResult {
+  /** The variables' names, sorted. */
+  readonly names: string[];
+}
+
+/** The names of the account's environment variables (upper-cased, sorted): what every instance created now gets. Their values are never shown, by the service nor here. An EnvVar declaring one of them takes it over. */
+export function getEnvVars(args: GetEnvVarsArgs = {}, opts?: InvokeOptions): Promise<GetEnvVarsResult> {
+  return invokeFunction("getEnvVars", args, opts);
+}
+
+/** getEnvVars, of arguments that may be other resources' outputs: its result is an output. */
+export function getEnvVarsOutput(args: FunctionInputs<GetEnvVarsArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetEnvVarsResult> {
+  return invokeOutput("getEnvVars", args, opts);
+}

@@ -1,5 +1,6 @@
 import { API_KEY } from "./api-key";
 import type { FunctionDescription } from "./description";
+import { GET_ENV_VARS } from "./get-env-vars";
 import { GET_INSTANCE } from "./get-instance";
 import { GET_INSTANCES } from "./get-instances";
 import { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
@@ -22,7 +23,7 @@ import { TEMPLATE } from "./template";
 export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_ENV_VARS];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

@@ -39,11 +39,11 @@ function functionOf(d: FunctionDescription): string {
     ([name, p]) => `${doc(p, "  ")}  readonly ${name}: ${tsType(p, true)}${always.has(name) || !p.nullable ? "" : " | null"};`,
   );
   const optional = required.size ? "" : " = {}";
+  // A function of no arguments takes none: an empty object type, not an empty interface (which takes anything).
+  const argsType = args.length ? [`export interface ${type}Args {`, ...args, "}"] : [`export type ${type}Args = Record<string, never>;`];
   return [
     `/** The arguments of ${d.name}. */`,
-    `export interface ${type}Args {`,
-    ...args,
-    "}",
+    ...argsType,
     "",
     `/** What ${d.name} answers. */`,
     `export interface ${type}Result {`,

@@ -44,6 +44,15 @@ describe("the functions, through the plugin's shell", () => {
     expect(emu.marketplace.instances.all()).toEqual([]);
   });
 
+  it("getEnvVars answers the names of the account's variables, sorted, and never a value", async () => {
+    expect(await invoke("getEnvVars", {})).toEqual({ names: [] });
+    await emu.client().envVars.create("wandb_api_key", "w-secret");
+    await emu.client().envVars.create("HF_TOKEN", "hf-secret");
+    const found = await invoke("getEnvVars", {});
+    expect(found).toEqual({ names: ["HF_TOKEN", "WANDB_API_KEY"] });
+    for (const key of found.names) await emu.client().envVars.delete(key);
+  });
+
   it("refuses bad arguments before anything is asked, each named", async () => {
     // A service that does not answer: each refusal comes before a request would.
     const invoke = (name: string, args: Record<string, unknown>) => invokeOf(name, args, providerOf("http://127.0.0.1:9", "no-service"));
