@@ -92,7 +92,8 @@ function functionSchema(d: FunctionDescription, properties: (props: Readonly<Rec
     `${PACKAGE}:index:${d.name}`,
     {
       description: d.description,
-      inputs: { properties: properties(d.inputs), ...nonEmpty("required", d.requiredInputs ?? []) },
+      // A function of no arguments: `inputs: {}`, as the engine gives the schema back (empty properties left out).
+      inputs: { ...(Object.keys(d.inputs).length && { properties: properties(d.inputs) }), ...nonEmpty("required", d.requiredInputs ?? []) },
       outputs: { properties: properties(d.outputs), ...nonEmpty("required", d.requiredOutputs ?? []) },
     },
   ];
