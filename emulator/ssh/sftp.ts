@@ -9,8 +9,12 @@ const ENTRIES_PER_READ = 100;
 
 interface OpenFile {
   fd: number;
-  /** Writes not finished yet: FSETSTAT and CLOSE wait for them (scp sends both without waiting for every WRITE's status). */
-  writing: Set<Promise<void>>;
+  /**
+   * The file's last write: each write starts when the one before it has landed, so their statuses go out in the
+   * order of the requests, as OpenSSH's server answers them. scp truncates the file to the end of the writes it
+   * saw acknowledged in order: a status out of order left it short. FSETSTAT and CLOSE wait for it too.
+   */
+  lastWrite: Promise<void>;
 }
 interface OpenDir {
   dir: string;
@@ -44,7 +48,7 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
     fs.open(at(filename), openFlags(flags), attrs.mode ?? 0o644, (error, fd) => {
       if (error) return failed(sftp, id, error);
       const handle = newHandle();
-      files.set(handle.toString("hex"), { fd, writing: new Set() });
+      files.set(handle.toString("hex"), { fd, lastWrite: Promise.resolve() });
       sftp.handle(id, handle);
     });
   });
@@ -63,10 +67,9 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   sftp.on("WRITE", (id, handle, offset, data) => {
     const file = fileOf(id, handle);
     if (!file) return;
-    // A copy: `data` is a view into ssh2's incoming buffer, and the write finishes after this handler returns.
-    const write = new Promise<void>((resolve) => writeAll(file.fd, Buffer.from(data), offset, (error) => (done(id)(error), resolve())));
-    file.writing.add(write);
-    void write.then(() => file.writing.delete(write));
+    // A copy: `data` is a view into ssh2's incoming buffer, and the write happens after this handler returns.
+    const copy = Buffer.from(data);
+    file.lastWrite = file.lastWrite.then(() => new Promise<void>((resolve) => writeAll(file.fd, copy, offset, (error) => (done(id)(error), resolve()))));
   });
 
   sftp.on("FSTAT", (id, handle) => {
@@ -162,10 +165,9 @@ export function serveSftp(sftp: SFTPWrapper, home: string): void {
   });
 }
 
-/** Runs `then` once the file's writes in flight have landed (at once when there are none). */
+/** Runs `then` once the file's writes asked for so far have landed. */
 function afterWrites(file: OpenFile, then: () => void): void {
-  if (!file.writing.size) return then();
-  void Promise.all(file.writing).then(then);
+  void file.lastWrite.then(then);
 }
 
 /** Writes all of `data` at `offset`, however many calls that takes (a write may take fewer bytes than given). */

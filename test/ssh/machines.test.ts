@@ -2,7 +2,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { http, TestEmulator } from "../helpers/emulator";
 import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, scratch, sshEmulator, sshOptions, userKey } from "./machines";
+import type { SFTPWrapper } from "ssh2";
 import { exec } from "../../sdk";
+import { ssh2 } from "../../sdk/ssh2";
 
 /** The emulated machine behind an instance: onstart at boot, processes ended at stop, limits on what runs. */
 describe("emulated machines", () => {
@@ -72,6 +74,31 @@ describe("emulated machines", () => {
     // Never shown by the service: the instance's answer holds no value of the account's.
     const shown = JSON.stringify((await http(emu.url, "GET", `/api/v0/instances/${second}/`, { key: emu.apiKey })).body);
     expect(shown).not.toMatch(/hf-first|hf-second|account-wandb/);
+  });
+
+  it("answers an SFTP session's writes in the order they were asked, as OpenSSH's server does (scp trusts only what was acknowledged in order)", async () => {
+    await start();
+    const view = await bootToRunning(emu, await createInstance(emu));
+    const { Client } = ssh2();
+    const connection = new Client();
+    await new Promise<void>((resolve, reject) => connection.on("ready", resolve).on("error", reject).connect({ host: view.ssh_host, port: view.ssh_port, username: "root", privateKey: key.privateKey }));
+    try {
+      const sftp = await new Promise<SFTPWrapper>((resolve, reject) => connection.sftp((error, made) => (error ? reject(error) : resolve(made))));
+      const handle = await new Promise<Buffer>((resolve, reject) => sftp.open("ordered.bin", "w", (error, made) => (error ? reject(error) : resolve(made))));
+      // Many writes at once, each of one SFTP packet, as scp sends them: the server's threads may finish them in
+      // any order, and the answers must still come in the order asked.
+      const chunk = Buffer.alloc(30_000, 7);
+      const answered: number[] = [];
+      const write = (n: number) =>
+        new Promise<void>((resolve, reject) => sftp.write(handle, chunk, 0, chunk.length, n * chunk.length, (error) => (error ? reject(error) : (answered.push(n), resolve()))));
+      const count = 256;
+      await Promise.all(Array.from({ length: count }, (_, n) => write(n)));
+      await new Promise<void>((resolve, reject) => sftp.close(handle, (error) => (error ? reject(error) : resolve())));
+      expect(answered).toEqual(Array.from({ length: count }, (_, n) => n));
+      expect(fs.statSync(path.join(work.dir, "machines", String(view.id), "ordered.bin")).size).toBe(count * chunk.length);
+    } finally {
+      connection.end();
+    }
   });
 
   it("runs onstart again at each start, and ends what a session started (and its children) when the instance stops", async () => {
