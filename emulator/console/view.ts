@@ -3,6 +3,7 @@ import { Offer } from "../../sdk/schemas";
 import { durationSeconds } from "../../sdk/workflows/watchdog";
 import { stackTokenPrefix, TOKEN_ENV } from "../../sdk/workflows/tokens";
 import { UserRecord } from "../domain/accounts";
+import { envVars } from "../domain/env-vars";
 import { diskOf, InstanceRecord } from "../domain/instances";
 import { Marketplace } from "../domain/marketplace";
 import { storagePerHour } from "../domain/offers";
@@ -77,6 +78,8 @@ export interface AccountView {
   volumes: { id: number; name: string; type: string; size: number; instances: number[] }[];
   sshKeys: { id: number; type: string; fingerprint: string; comment: string }[];
   apiKeys: { id: number; name: string; scoped: boolean; created: number }[];
+  /** The names of the account's environment variables, sorted: never a value. */
+  envVars: string[];
 }
 
 /** The names of stacks the console was told of, by the token prefix their resources' creations carry. */
@@ -140,6 +143,7 @@ function accountView(market: Marketplace, user: UserRecord, instances: InstanceR
     volumes: market.volumes.list(user.id).map((v) => ({ id: v.id, name: v.name, type: v.type, size: v.size, instances: [...v.instances] })),
     sshKeys: (user.sshKeys ?? []).map((k) => sshKeyRow(k.id, k.key)),
     apiKeys: market.accounts.keysOf(user.id).map((k) => ({ id: k.id, name: k.name, scoped: k.permissions !== null, created: k.createdAt / 1000 })),
+    envVars: Object.keys(envVars.of(user)).sort(),
   };
 }
 

@@ -20,6 +20,8 @@ import { scratch } from "../ssh/machines";
  */
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "console-test-token-5f2c9e";
+/** The value of an environment variable of the account: the page lists the variable, never this. */
+const ENV_VALUE = "hf-console-secret-81d3";
 const PROJECT = "gpu-rental-e2e-console";
 const LIFETIME = "10m";
 
@@ -152,12 +154,15 @@ describe("the console in a browser", () => {
     const crossSite = await call(emu.url, "POST", "/_emulator/clock/advance", { body: { ms: 1 }, headers: { "x-emulator-token": TOKEN, origin: "http://127.0.0.1:1" } });
     expect([crossSite.status, crossSite.body.error]).toEqual([403, "forbidden_origin"]);
 
+    // A variable of the account: its name listed, its value nowhere.
+    await emu.client().envVars.create("HF_TOKEN", ENV_VALUE);
     // The stack is named to the console (its creation tokens carry a hash of it); then the token is typed in.
     expect((await control("PUT", "/_emulator/console/stacks", { project: PROJECT, stack: stack.name })).status).toBe(200);
     await page.fill("#token", TOKEN);
     await until(page, () => document.querySelectorAll("#instances tbody tr").length === 5);
     // The field still holds what was typed, masked.
     expect(await page.$eval("#token", (input) => [(input as HTMLInputElement).type, (input as HTMLInputElement).value.length])).toEqual(["password", TOKEN.length]);
+    await until(page, () => document.querySelector("#env-vars")?.textContent?.includes("HF_TOKEN"));
     const booting = await rows(page);
     expect(booting.map((row) => row[2])).toEqual(Array(5).fill("provisioning"));
     // The stack's name beside each of its instances.
@@ -224,7 +229,7 @@ describe("the console in a browser", () => {
     const storage = await page.evaluate(async () => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, databases: (await indexedDB.databases()).length }));
     expect(storage).toEqual({ local: 0, session: 0, cookie: "", databases: 0 });
     expect((await browser.cookies()).length).toBe(0);
-    for (const secret of [TOKEN, emu.apiKey]) {
+    for (const secret of [TOKEN, emu.apiKey, ENV_VALUE]) {
       expect(html).not.toContain(secret);
       expect(urls.filter((url) => url.includes(secret))).toEqual([]);
     }

@@ -24,6 +24,7 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
     volumes: { id: number; name: string; type: string; size: number; instances: number[] }[];
     sshKeys: { id: number; type: string; fingerprint: string; comment: string }[];
     apiKeys: { id: number; name: string; scoped: boolean; created: number }[];
+    envVars: string[];
   }
   interface View {
     now: number; clock: string; tokenRequired: boolean; contention: number; faults: number;
@@ -248,7 +249,8 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
         ${account ? html`<section><h2>Templates</h2>${smallTable("templates", ["ID", "Name", "Image", "Hash"], account.templates.map((t) => [t.id, t.name, t.image, t.hash]), "No templates.")}
           <h2>Volumes</h2>${smallTable("volumes", ["ID", "Name", "Type", "GB", "Instances"], account.volumes.map((v) => [v.id, v.name, v.type, v.size, v.instances.join(", ")]), "No volumes.")}</section>
         <section><h2>Keys</h2>${smallTable("api-keys", ["API key", "Name", "Access", "Created"], account.apiKeys.map((k) => [k.id, k.name, k.scoped ? "scoped" : "full", when(k.created * 1000)]), "No API keys.")}
-          ${smallTable("ssh-keys", ["SSH key", "Type", "Fingerprint", "Comment"], account.sshKeys.map((k) => [k.id, k.type, k.fingerprint, k.comment]), "No SSH keys.")}</section>` : ""}
+          ${smallTable("ssh-keys", ["SSH key", "Type", "Fingerprint", "Comment"], account.sshKeys.map((k) => [k.id, k.type, k.fingerprint, k.comment]), "No SSH keys.")}
+          ${smallTable("env-vars", ["Environment variable (values never shown)"], account.envVars.map((name) => [name]), "No environment variables.")}</section>` : ""}
         <section class="wide"><h2>Controls</h2>${controls(view)}</section>
       </main>`;
   }
