@@ -85,6 +85,8 @@ describe("watchdog: maxLifetime and idleTimeout", () => {
     const machine = (await http(emu.url, "GET", `/_emulator/instances/${destroyed.id}/machine`)).body;
     expect(machine.onstart.output).toBe(`user onstart ${destroyed.id}\n`);
     expect(fs.readFileSync(path.join(machine.sandbox, "mine.txt"), "utf8")).toBe("done\n");
+    // The watchdog runs beside onstart, not before it: once it waits on the clock, it has said what it watches.
+    await stepMachines(emu, [destroyed.id], 0);
     expect(fs.readFileSync(path.join(machine.sandbox, ".gpu-rental-watchdog.log"), "utf8")).toContain(`watchdog of instance ${destroyed.id}: maxLifetime 4s, then destroy`);
 
     // 3 s on: both still run. The fourth second ends their lifetimes (the boot took no time on the frozen clock).
