@@ -124,7 +124,7 @@ build_yaml() {
 
 cli=$(cached pulumi-cli-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/tools.go" "$module/zxcvbn")" build_cli) ||
   die "the Pulumi CLI did not build (see above)"
-[ -f "$dynamic_host" ] && [ -f "$provider_server" ] || die "$dynamic_host is missing: build gpu-rental first (npm run build)"
+for built in "$dynamic_host" "$provider_server"; do [ -f "$built" ] || die "$built is missing: build gpu-rental first (npm run build)"; done
 host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/language-host" "$dynamic_host" "$provider_server")" build_host) ||
   die "the language host did not build (see above)"
 

@@ -65,17 +65,14 @@ export const ENV_VAR: Kind<EnvVarSpec, EnvVarOutputs> = {
   warnings: envVarWarnings,
 };
 
-/** Another name replaces the variable (the old one deleted first: two of one name cannot be); a new value is set in place. */
+/**
+ * Another name replaces the variable (the old one deleted first: two of one name cannot be); a new value is set in
+ * place, and so is the name's case (the service keeps one name for both).
+ */
 function diffEnvVar(olds: Props, news: Props, unknown?: unknown) {
   const renamed = news.name === unknown || keyOf(olds.name) !== keyOf(news.name);
-  const revalued = news.value === unknown || olds.value !== news.value;
-  const sameText = olds.name === news.name;
-  return {
-    changes: renamed || revalued || !sameText,
-    replaces: renamed ? ["name"] : [],
-    updates: !renamed && (revalued || !sameText) ? ["value"] : [],
-    deleteBeforeReplace: renamed,
-  };
+  const updates = [...(olds.name !== news.name ? ["name"] : []), ...(news.value === unknown || olds.value !== news.value ? ["value"] : [])];
+  return { changes: renamed || updates.length > 0, replaces: renamed ? ["name"] : [], updates: renamed ? [] : updates, deleteBeforeReplace: renamed };
 }
 
 /** Creates the variable, or takes over the account's variable of that name (a cut-off run's, or one set by hand). */
@@ -116,9 +113,10 @@ async function importEnvVar(id: string, op: Operation): Promise<null> {
   );
 }
 
-async function updateEnvVar(id: string, _olds: Props, spec: EnvVarSpec, op: Operation): Promise<EnvVarOutputs> {
-  await op.client.envVars.update(id, spec.value);
-  return { key: id };
+/** Sets a new value (a name of another case only changes the state); the outputs are the declared variable's, as a creation's. */
+async function updateEnvVar(id: string, olds: Props, spec: EnvVarSpec, op: Operation): Promise<EnvVarSpec & EnvVarOutputs> {
+  if (olds.value !== spec.value) await op.client.envVars.update(id, spec.value);
+  return { ...spec, key: id };
 }
 
 /** Deletes the variable; one already gone counts as deleted. Instances created with it keep it. */

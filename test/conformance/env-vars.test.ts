@@ -20,7 +20,7 @@ describe("account environment variables", () => {
     expect(listed.body).toEqual({ success: true, secrets: { HF_TOKEN: "*****", WANDB_API_KEY: "*****" } });
     expect(JSON.stringify(listed.body)).not.toMatch(/hf_abc|w-1/);
     expect((await call("PUT", { key: "Hf_Token", value: "hf_new" })).body).toMatchObject({ success: true });
-    expect(emu.marketplace.accounts.user(1)?.envVars).toEqual({ HF_TOKEN: "hf_new", WANDB_API_KEY: "w-1" });
+    expect(emu.marketplace.accounts.user(emu.marketplace.seededUser.id)?.envVars).toEqual({ HF_TOKEN: "hf_new", WANDB_API_KEY: "w-1" });
     expect((await call("DELETE", { key: "wandb_api_key" })).body).toMatchObject({ success: true });
     expect((await call("GET")).body.secrets).toEqual({ HF_TOKEN: "*****" });
   });

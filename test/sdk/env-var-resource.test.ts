@@ -1,4 +1,5 @@
 import { direct, ENV_VAR } from "../../provider/lifecycle";
+import { REAL_TIME } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const EnvVar = direct(ENV_VAR);
@@ -20,7 +21,7 @@ describe("EnvVar's check and diff", () => {
     expect(EnvVar.diff(olds, { name: "HF_TOKEN", value: "a" })).toMatchObject({ changes: false });
     expect(EnvVar.diff(olds, { name: "HF_TOKEN", value: "b" })).toEqual({ changes: true, replaces: [], updates: ["value"], deleteBeforeReplace: false });
     expect(EnvVar.diff(olds, { name: "WANDB_API_KEY", value: "a" })).toEqual({ changes: true, replaces: ["name"], updates: [], deleteBeforeReplace: true });
-    expect(EnvVar.diff(olds, { name: "hf_token", value: "a" })).toMatchObject({ replaces: [] });
+    expect(EnvVar.diff(olds, { name: "hf_token", value: "a" })).toMatchObject({ replaces: [], updates: ["name"] });
     expect(EnvVar.diff(olds, { name: "HF_TOKEN", value: UNKNOWN }, UNKNOWN)).toMatchObject({ replaces: [], updates: ["value"] });
   });
 });
@@ -38,7 +39,10 @@ describe("EnvVar over HTTP", () => {
     const { id, outs } = await EnvVar.create({ name: "hf_token", value: "first" }, options());
     expect([id, outs]).toEqual(["HF_TOKEN", { name: "hf_token", value: "first", key: "HF_TOKEN" }]);
     expect(kept()).toEqual({ HF_TOKEN: "first" });
-    expect(await EnvVar.update(id, outs, { name: "hf_token", value: "second" }, options())).toEqual({ key: "HF_TOKEN" });
+    // The outputs are the declared variable's, as after a creation: the next diff of the same inputs is no change.
+    const updated = await EnvVar.update(id, outs, { name: "hf_token", value: "second" }, options());
+    expect(updated).toEqual({ name: "hf_token", value: "second", key: "HF_TOKEN" });
+    expect(EnvVar.diff(updated, { name: "hf_token", value: "second" })).toMatchObject({ changes: false });
     expect(kept()).toEqual({ HF_TOKEN: "second" });
     // Read keeps the state (no value is ever read back) while the variable exists.
     expect(await EnvVar.read(id, { ...outs, value: "second" }, options())).toEqual({ name: "hf_token", value: "second", key: "HF_TOKEN" });
@@ -50,7 +54,7 @@ describe("EnvVar over HTTP", () => {
 
   it("takes over the account's variable of that name (a cut-off run's, or one set by hand), saying so at preview", async () => {
     await emu.client().envVars.create("WANDB_API_KEY", "by-hand");
-    const op = { ...options(), clock: { now: () => Date.now() } as never, log: () => undefined, spendCap: () => undefined };
+    const op = { ...options(), clock: REAL_TIME, log: () => undefined, spendCap: () => undefined };
     expect(await ENV_VAR.warnings!({ name: "wandb_api_key", value: "declared" }, UNKNOWN, op)).toEqual([
       expect.stringMatching(/has the environment variable WANDB_API_KEY already: up takes it over and sets its value/),
     ]);
