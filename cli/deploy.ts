@@ -1,7 +1,4 @@
 import * as crypto from "node:crypto";
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { parse } from "yaml";
 import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
@@ -56,7 +53,6 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         if (options.keep) {
           step("Keeping the stack and the emulator up (Ctrl-C destroys the stack and stops)");
           printConnection(emulator);
-          await nameStack(emulator, options.programDir, stack.name);
           console.log(`Open the console in a browser to see what the program did (instances, spend, the market): ${emulator.url}/console`);
           await untilSignal();
         }
@@ -94,9 +90,3 @@ async function showSsh(emulator: RunningEmulator, key: UserKey, outputs: Record<
   }
 }
 
-/** Tells the emulator's console the stack's name: its instances' creation tokens carry only a hash of it. */
-async function nameStack(emulator: RunningEmulator, programDir: string, stack: string): Promise<void> {
-  const project = (parse(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8")) as { name?: string } | null)?.name;
-  if (!project) return;
-  await fetch(`${emulator.url}/_emulator/console/stacks`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ project, stack }) }).catch(() => undefined);
-}

@@ -6,7 +6,7 @@ import { Marketplace } from "../domain/marketplace";
 import { Faults } from "../control/faults";
 import { parse } from "../http/routes";
 import { CONSOLE_CSS, CONSOLE_HTML } from "./page";
-import { consoleView, MarketCache, StackNames } from "./view";
+import { consoleView, MarketCache } from "./view";
 
 /**
  * The console: a page at `/console` that shows the whole emulator (docs/emulator.md, "The console"). The page and its
@@ -15,7 +15,6 @@ import { consoleView, MarketCache, StackNames } from "./view";
  * its controls are the control API's own calls. Served only with the control API (`--no-control` turns both off).
  */
 export function registerConsole(app: FastifyInstance, market: Marketplace, faults: Faults, options: { controlToken?: string }): void {
-  const names = new StackNames();
   const cache = new MarketCache();
   const assets = consoleAssets();
 
@@ -28,18 +27,12 @@ export function registerConsole(app: FastifyInstance, market: Marketplace, fault
 
   app.get("/_emulator/console", async (request) => {
     const { since } = parse(Since, request.query, "query");
-    return consoleView(market, faults, names, options.controlToken !== undefined, cache, since);
-  });
-  // Names a stack: its instances then show `project/stack` (a creation token carries a hash of it, not its name).
-  app.put("/_emulator/console/stacks", async (request) => {
-    const { project, stack } = parse(StackName, request.body, "request");
-    return { success: true, prefix: names.add(project, stack) };
+    return consoleView(market, faults, options.controlToken !== undefined, cache, since);
   });
 }
 
 /** `?since=<emulated seconds>`: the page's last reading, so only the charges made since are sent again. */
 const Since = z.object({ since: z.coerce.number().min(0).optional() }).strict();
-const StackName = z.object({ project: z.string().min(1).max(200), stack: z.string().min(1).max(200) }).strict();
 
 /**
  * The page's own answers: no other site may frame it (its controls must not be clicked through a frame) nor may it

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Offer } from "../../sdk/schemas";
 import { durationSeconds } from "../../sdk/workflows/watchdog";
-import { stackTokenPrefix, TOKEN_ENV } from "../../sdk/workflows/tokens";
+import { RESOURCE_ENV, STACK_ENV, TOKEN_ENV } from "../../sdk/workflows/tokens";
 import { UserRecord } from "../domain/accounts";
 import { envVars } from "../domain/env-vars";
 import { diskOf, InstanceRecord } from "../domain/instances";
@@ -52,9 +52,10 @@ export interface InstanceRow {
   ageSeconds: number;
   /** Seconds left of its maxLifetime (read from its watchdog), or null. */
   lifetimeLeft: number | null;
-  /** The creation token, and the stack it names when the emulator was told of that stack (`PUT /_emulator/console/stacks`). */
+  /** The creation token, and the stack (`project/stack`) and resource that rented it, when a Pulumi resource did (its environment says). */
   token: string | null;
   stack: string | null;
+  resource: string | null;
   ssh: string | null;
 }
 
@@ -82,27 +83,11 @@ export interface AccountView {
   envVars: string[];
 }
 
-/** The names of stacks the console was told of, by the token prefix their resources' creations carry. */
-export class StackNames {
-  private readonly byPrefix = new Map<string, string>();
-
-  add(project: string, stack: string): string {
-    const prefix = stackTokenPrefix({ project, stack });
-    this.byPrefix.set(prefix, `${project}/${stack}`);
-    return prefix;
-  }
-
-  /** `project/stack` of a token made by one of that stack's resources (resourceToken: `<stack prefix>-<body>`). */
-  of(token: string | null): string | null {
-    return token ? (this.byPrefix.get(token.slice(0, token.lastIndexOf("-"))) ?? null) : null;
-  }
-}
-
 /** The watchdog's first line in a composed onstart: `# gpu-rental watchdog (maxLifetime 15m, then destroy...`. */
 const WATCHDOG_LIFETIME = /^# gpu-rental watchdog \(maxLifetime (\S+), then/;
 
 /** What the console shows; `sinceSeconds`: the emulated time of the page's last reading (only charges made since). */
-export function consoleView(market: Marketplace, faults: Faults, names: StackNames, tokenRequired: boolean, cache: MarketCache, sinceSeconds = 0): ConsoleView {
+export function consoleView(market: Marketplace, faults: Faults, tokenRequired: boolean, cache: MarketCache, sinceSeconds = 0): ConsoleView {
   market.instances.settle();
   const now = market.clock.now();
   const byOwner = new Map<number, InstanceRecord[]>();
@@ -119,12 +104,12 @@ export function consoleView(market: Marketplace, faults: Faults, names: StackNam
     stats: { ...market.stats, faultsInjected: faults.injected },
     faults: faults.list().length,
     market: cache.rows(market),
-    accounts: market.accounts.allUsers().map((user) => accountView(market, user, byOwner.get(user.id) ?? [], names, now, sinceSeconds * 1000)),
+    accounts: market.accounts.allUsers().map((user) => accountView(market, user, byOwner.get(user.id) ?? [], now, sinceSeconds * 1000)),
   };
 }
 
-function accountView(market: Marketplace, user: UserRecord, instances: InstanceRecord[], names: StackNames, now: number, sinceMs: number): AccountView {
-  const rows = instances.map((instance) => instanceRow(market, instance, names, now));
+function accountView(market: Marketplace, user: UserRecord, instances: InstanceRecord[], now: number, sinceMs: number): AccountView {
+  const rows = instances.map((instance) => instanceRow(market, instance, now));
   const items = market.billing.itemsOf(user.id);
   const earlier = market.billing.earlierOf(user.id)?.amount ?? 0;
   return {
@@ -147,9 +132,9 @@ function accountView(market: Marketplace, user: UserRecord, instances: InstanceR
   };
 }
 
-function instanceRow(market: Marketplace, instance: InstanceRecord, names: StackNames, now: number): InstanceRow {
+function instanceRow(market: Marketplace, instance: InstanceRecord, now: number): InstanceRow {
   const view = instanceView(instance, now, market.lifecycle);
-  const token = instance.config.env?.[TOKEN_ENV];
+  const env = (name: string) => (typeof instance.config.env?.[name] === "string" ? (instance.config.env[name] as string) : null);
   const storage = storagePerHour(instance.offer, diskOf(instance));
   const computing = instance.intended === "running" && !instance.failure;
   const ssh = view.ssh_host && view.ssh_port ? `ssh -p ${view.ssh_port} root@${view.ssh_host}` : null;
@@ -162,8 +147,9 @@ function instanceRow(market: Marketplace, instance: InstanceRecord, names: Stack
     billingNow: storage + (computing ? instance.pricePerHour : 0),
     ageSeconds: (now - instance.createdAt) / 1000,
     lifetimeLeft: lifetimeLeft(market, instance, now),
-    token: typeof token === "string" ? token : null,
-    stack: names.of(typeof token === "string" ? token : null),
+    token: env(TOKEN_ENV),
+    stack: env(STACK_ENV),
+    resource: env(RESOURCE_ENV),
     ssh,
   };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import {
   destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
-  lifetimeWarnings, NotDestroyedError, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
+  lifetimeWarnings, NotDestroyedError, ownerEnv, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
@@ -467,7 +467,7 @@ async function rentTogether(
   op.log(`renting ${pending.length} member(s) together${boot > 1 ? ` (boot attempt ${boot} of ${attempts})` : ""}`);
   const requestOf = (index: number) => {
     const request = creationRequestOf(memberSpec(spec, index));
-    return policy.tokenOf(0) ? { ...request, env: { ...request.env, [SPEC_ENV]: instanceDigest(memberSpec(spec, index)) } } : request;
+    return op.identity ? { ...request, env: { ...request.env, [SPEC_ENV]: instanceDigest(memberSpec(spec, index)), ...ownerEnv(op.identity, index) } } : request;
   };
   // The cap is checked for the members together (all or nothing); each member's watchdog ends it at its lifetime.
   const { members, failures } = await rentFleet(op.client, pending.length, criteria, (i) => requestOf(pending[i]), { ...policy, allOrNothing: false });

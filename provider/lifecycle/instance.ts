@@ -2,7 +2,7 @@ import { z } from "zod";
 import {
   CreateInstanceRequest, describePolicy, DEFAULT_ORDER, GpuRentalError, hasReached, Instance, InstanceFailedError, InstanceLeftError,
   InterruptedError, LIFETIME_KEYS, LifetimeFields, LifetimePolicy, lifetimeProblem, lifetimeWarnings, NotFoundError, OfferCriteria, OfferFilters,
-  RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
+  ownerEnv, RentOptions, rentalWarnings, rentInstance, resourceToken, Runtype, SPEC_ENV, specDigest, sweepCommand, TargetState,
   waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
@@ -447,7 +447,7 @@ async function createInstance(spec: InstanceSpec, op: Operation): Promise<{ id: 
   const token = op.identity && resourceToken(op.identity);
   const digest = instanceDigest(spec);
   const request = creationRequestOf(spec);
-  if (token) request.env = { ...request.env, [SPEC_ENV]: digest };
+  if (token) request.env = { ...request.env, [SPEC_ENV]: digest, ...ownerEnv(op.identity!) };
   const rentOptions: RentOptions = { clock: op.clock, ...op.rent, token, signal: op.signal };
   // A policy is reported in effect only where a watchdog can run (not on an emulator without machines).
   const lifetime = lifetimeOf(spec);

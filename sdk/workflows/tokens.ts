@@ -22,6 +22,12 @@ import { canonicalJson, volumeNameOf, type ApiKey, type Instance, type Volume } 
 export const TOKEN_ENV = "GPU_RENTAL_TOKEN";
 /** What an instance of a Pulumi resource was rented for: a digest of its spec, so the next `up` can tell whether it still fits. */
 export const SPEC_ENV = "GPU_RENTAL_SPEC";
+/**
+ * Who rented an instance of a Pulumi resource, in plain words (the token carries only a hash of them): its stack
+ * (`project/stack`) and its resource (the name, and the member of a fleet), for people reading a listing or a console.
+ */
+export const STACK_ENV = "GPU_RENTAL_STACK";
+export const RESOURCE_ENV = "GPU_RENTAL_RESOURCE";
 export const DEFAULT_TOKEN_PREFIX = "gr";
 const TOKEN_BODY = /[a-z2-7]{10}/;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
@@ -66,6 +72,13 @@ export function stackTokenPrefix(ref: StackRef): string {
 export function resourceToken(identity: CreationIdentity, slot = ""): string {
   const body = base32(digest(`${identity.urn}\n${identity.generation}\n${slot}`)).slice(0, 10);
   return `${stackTokenPrefix(stackOfUrn(identity.urn))}-${body}`;
+}
+
+/** The environment naming the stack and resource (`member`: of a fleet) that rent an instance: STACK_ENV, RESOURCE_ENV. */
+export function ownerEnv(identity: CreationIdentity, member?: number): Record<string, string> {
+  const { project, stack } = stackOfUrn(identity.urn);
+  const name = identity.urn.slice(identity.urn.lastIndexOf("::") + 2);
+  return { [STACK_ENV]: `${project}/${stack}`, [RESOURCE_ENV]: member === undefined ? name : `${name} (member ${member})` };
 }
 
 /** 8 characters of a hash of a spec: an instance carries the spec it was rented for (`GPU_RENTAL_SPEC`). */

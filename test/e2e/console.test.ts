@@ -156,8 +156,7 @@ describe("the console in a browser", () => {
 
     // A variable of the account: its name listed, its value nowhere.
     await emu.client().envVars.create("HF_TOKEN", ENV_VALUE);
-    // The stack is named to the console (its creation tokens carry a hash of it); then the token is typed in.
-    expect((await control("PUT", "/_emulator/console/stacks", { project: PROJECT, stack: stack.name })).status).toBe(200);
+    // The token is typed in.
     await page.fill("#token", TOKEN);
     await until(page, () => document.querySelectorAll("#instances tbody tr").length === 5);
     // The field still holds what was typed, masked.
@@ -165,8 +164,9 @@ describe("the console in a browser", () => {
     await until(page, () => document.querySelector("#env-vars")?.textContent?.includes("HF_TOKEN"));
     const booting = await rows(page);
     expect(booting.map((row) => row[2])).toEqual(Array(5).fill("provisioning"));
-    // The stack's name beside each of its instances.
+    // The stack's name beside each of its instances, and the resource that rented it (a fleet's member by its index).
     expect(booting.map((row) => row[8])).toEqual(Array(5).fill(`${PROJECT}/${stack.name}`));
+    expect(booting.map((row) => row[9]).sort()).toEqual(["brief", "notebook", "trainer", "workers (member 0)", "workers (member 1)"]);
 
     // The page's own control, with the token, moves the clock: the machines boot and every instance turns running.
     await page.click("#advance-1m");
@@ -177,7 +177,7 @@ describe("the console in a browser", () => {
     const running = await rows(page);
     expect(running.map((row) => row[1]).sort()).toEqual(["brief", "notebook", "trainer", "workers-0", "workers-1"]);
     const trainer = running.find((row) => row[0] === String(outputs.trainer))!;
-    expect(trainer[9]).toMatch(/^ssh -p \d+ root@127\.0\.0\.1$/);
+    expect(trainer[10]).toMatch(/^ssh -p \d+ root@127\.0\.0\.1$/);
     expect(running.find((row) => row[0] === String(outputs.brief))![7]).toMatch(/^\d+m \d+s$/);
 
     // The maxLifetime instance: once its watchdog waits on the clock, the page moves it 5 minutes (5 left), then 10

@@ -16,7 +16,7 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
   const { html, render } = htmPreact;
   const POLL_MS = 1000;
 
-  interface InstanceRow { id: number; label: string; status: string; gpu: string; pricePerHour: number; billingNow: number; ageSeconds: number; lifetimeLeft: number | null; token: string | null; stack: string | null; ssh: string | null }
+  interface InstanceRow { id: number; label: string; status: string; gpu: string; pricePerHour: number; billingNow: number; ageSeconds: number; lifetimeLeft: number | null; token: string | null; stack: string | null; resource: string | null; ssh: string | null }
   interface Account {
     id: number; email: string; credit: number; spent: number; billingNow: number; instances: InstanceRow[]; earlier: number;
     charges: { instance: number; from: number; to: number; amount: number }[];
@@ -185,12 +185,13 @@ declare const uPlot: new (options: object, data: (number | null)[][], target: HT
 
   function instancesTable(account: Account) {
     if (!account.instances.length) return html`<p class="note">No instances.</p>`;
-    return html`<table id="instances"><thead><tr><th>ID</th><th>Label</th><th>Status</th><th>GPU</th><th class="num">$/hour</th><th class="num">billing now</th><th>Age</th><th>Lifetime left</th><th>Stack</th><th>SSH</th></tr></thead><tbody>
+    return html`<table id="instances"><thead><tr><th>ID</th><th>Label</th><th>Status</th><th>GPU</th><th class="num">$/hour</th><th class="num">billing now</th><th>Age</th><th>Lifetime left</th><th>Stack</th><th>Resource</th><th>SSH</th></tr></thead><tbody>
       ${account.instances.map((i) => html`<tr data-instance=${i.id}>
         <td>${i.id}</td><td class="label">${i.label}</td><td><span class=${`status status-${i.status}`}>${i.status}</span></td><td>${i.gpu}</td>
         <td class="num">${money(i.pricePerHour)}</td><td class="num">${money(i.billingNow)}</td><td>${duration(i.ageSeconds)}</td>
         <td>${i.lifetimeLeft === null ? "" : duration(i.lifetimeLeft)}</td>
         <td class="stack" title=${i.token ?? "no creation token: not made by gpu-rental"}>${i.stack ?? (i.token ? i.token.slice(0, i.token.lastIndexOf("-")) : "")}</td>
+        <td class="resource">${i.resource ?? ""}</td>
         <td><code>${i.ssh ?? ""}</code></td></tr>`)}
     </tbody></table>`;
   }
