@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import { rentInstance } from "../sdk";
 import { emulator, http, TestEmulator } from "./helpers/emulator";
-import { REPO_ROOT } from "./helpers/provider-host";
+import { REPO_ROOT } from "./helpers/paths";
 
 const HOUR = 3_600_000;
 

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { rentInstance } from "../sdk";
 import { emulatorProcess, killHard } from "./helpers/emulator-process";
 import { emulator, http } from "./helpers/emulator";
-import { REPO_ROOT } from "./helpers/provider-host";
+import { REPO_ROOT } from "./helpers/paths";
 
 const cli = (...args: string[]) =>
   spawnSync(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), ...args], { encoding: "utf8", timeout: 20_000 });

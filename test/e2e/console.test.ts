@@ -9,7 +9,7 @@ import { chromium, BrowserContext, Page } from "playwright-core";
 import { Clock } from "../../emulator";
 import { emulator, http as call, TestEmulator } from "../helpers/emulator";
 import { emulatorProcess } from "../helpers/emulator-process";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
 import { scratch } from "../ssh/machines";
 

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { Clock } from "../../emulator";
 import { GpuRentalClient } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
 
 /**

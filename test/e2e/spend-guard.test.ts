@@ -4,7 +4,7 @@ import { Clock } from "../../emulator";
 import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
 import { runPulumi } from "../../cli/pulumi";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
 import { scratch, stepMachines } from "../ssh/machines";
 

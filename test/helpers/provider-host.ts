@@ -2,12 +2,12 @@ import { ChildProcess, spawn } from "node:child_process";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as pulumi from "@pulumi/pulumi";
+import { REPO_ROOT } from "./paths";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const providerPb = require("@pulumi/pulumi/proto/provider_pb");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
 
-export const REPO_ROOT = path.resolve(__dirname, "..", "..");
 
 type Props = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { REPO_ROOT } from "./provider-host";
+import { REPO_ROOT, removeTree } from "./paths";
 
 const run = promisify(execFile);
 
@@ -189,7 +189,7 @@ export class UserProgram {
   }
 
   remove(): void {
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    removeTree(this.dir);
   }
 }
 

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { ensureToolchain } from "../../cli/toolchain";
 import { exec } from "../../sdk";
 import { LocalRegistry } from "../helpers/local-registry";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT, removeTree } from "../helpers/paths";
 import { tarball } from "../helpers/user-program";
 
 /** The first line of a block that a terminal of its own runs (a long-running command such as the emulator). */
@@ -209,7 +209,7 @@ export class DocMachine {
   async close(): Promise<void> {
     for (const terminal of this.terminals) this.transcript.push(await terminal.stop());
     await this.registry.close();
-    fs.rmSync(this.home, { recursive: true, force: true });
+    removeTree(this.home);
   }
 }
 

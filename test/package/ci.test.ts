@@ -5,7 +5,7 @@ import { Clock } from "../../emulator";
 import { pulumiEnv, runPulumi } from "../../cli/pulumi";
 import { Accounts, PERMISSIONS } from "../../emulator/domain/accounts";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 import { runnerEnv, runStep } from "./runner";

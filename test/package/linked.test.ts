@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack, TYPE_CHECK } from "../helpers/pulumi-stack";
 import { tarball, UserProgram } from "../helpers/user-program";
 import { PROJECT, PULUMI_TEMPLATE_TSCONFIG, TYPESCRIPT_PROGRAM } from "./own-program";

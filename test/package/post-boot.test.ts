@@ -1,7 +1,7 @@
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { ed25519KeyPair } from "../../emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 
 /**
  * examples/post-boot's wiring under Pulumi's mocks (the `command` plugin it needs is served by no registry here:

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { FUNCTIONS, KINDS, REGISTRY } from "../../provider/lifecycle";
 import { generatedFiles } from "../../provider/schema/generate";
 import { packageSchema } from "../../provider/schema/schema";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 
 // One description per kind: the schema, the TypeScript argument types and the reference page come from it.
 describe("the resource descriptions", () => {

@@ -4,7 +4,7 @@ import * as http2 from "node:http2";
 import * as os from "node:os";
 import * as path from "node:path";
 import { isRunning as alive } from "../helpers/processes";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 
 /**
  * The plugin process (plugin/index.js of the repository, on its dist/) never outlives the engine that started it:

@@ -1,7 +1,8 @@
 import * as path from "node:path";
 import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { DynamicHost, ProviderHost, REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
+import { DynamicHost, ProviderHost } from "../helpers/provider-host";
 
 // The compiled provider, as a program loads it from the package (`gpu-rental/provider`).
 const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));

@@ -5,7 +5,7 @@ import { configureLifecycle, KINDS, ProcessStop, registryOf, UNKNOWN } from "../
 import { GpuRentalProvider } from "../../provider/plugin/provider";
 import { generatedFiles } from "../../provider/schema/generate";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { GET_SSH_KEYS } from "../fixtures/sixth-kind/get-ssh-keys";
 import { INSTANCE_KEY } from "../fixtures/sixth-kind/instance-key";
 

@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { emulator, TestEmulator } from "../helpers/emulator";
-import { ProviderHost, REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
+import { ProviderHost } from "../helpers/provider-host";
 
 // The compiled providers, as a program loads them from the package (`gpu-rental/provider`).
 const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));

@@ -9,7 +9,7 @@ import { GpuRentalClient, NetworkError } from "../../sdk";
 import { isLoopback } from "../../sdk/proxy";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { ForwardProxy } from "../helpers/forward-proxy";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 
 const run = promisify(execFile);
 const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];

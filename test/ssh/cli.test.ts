@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { emulatorProcess } from "../helpers/emulator-process";
 import { http } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { describeWithOpenSsh, scratch, userKey } from "./machines";
 
 /** `gpu-rental emulator --ssh` serves SSH, and says that it serves it on loopback only. */

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TRANSPILE_ONLY } from "../helpers/pulumi-stack";
 import { describeWithOpenSsh, openssh } from "./machines";
 

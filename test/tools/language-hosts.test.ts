@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { ensureToolchain } from "../../cli/toolchain";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
 import { PROJECT, TYPESCRIPT_PROGRAM } from "../package/own-program";

@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ensureToolchain } from "../../cli/toolchain";
-import { REPO_ROOT } from "../helpers/provider-host";
+import { REPO_ROOT } from "../helpers/paths";
 
 const run = promisify(execFile);
 const { DECOYS } = require("../helpers/decoy-hosts");

@@ -86,7 +86,9 @@ func goBuild(ctx context.Context, dir, out string, env ...string) error {
 	if findUp(dir, "go.mod") == "" {
 		return fmt.Errorf("the Go program in %s has no go.mod: run `go mod init <module>` and `pulumi install` there", dir)
 	}
-	build := exec.CommandContext(ctx, goTool, "build", "-o", out, ".")
+	// -trimpath: the compiled packages name no folder, so a program (or its generated SDK) copied to another folder,
+	// a CI job's checkout, reuses what Go's build cache holds of it instead of compiling it again.
+	build := exec.CommandContext(ctx, goTool, "build", "-trimpath", "-o", out, ".")
 	build.Dir, build.Env, build.Stdout, build.Stderr = dir, append(os.Environ(), env...), os.Stderr, os.Stderr
 	if build.Run() != nil {
 		return fmt.Errorf("the Go program in %s does not build (go build's errors are above): fix them; "+
