@@ -5,11 +5,11 @@ import { configureLifecycle, kindOfUrn, ProcessStop, ResourceFunctions, UNKNOWN 
 type Methods = Omit<Required<pulumi.dynamic.ResourceProvider>, "configure">;
 
 /**
- * The provider host's copy of an SdkProvider, configured: its methods, given to it by its `configure` (which the
- * host calls as it loads the copy, before any other), over one context (clients, offer claims, spend queue, the
- * process's stop) for all the program's resources and accounts. Loaded in the host from the program's gpu-rental,
- * never serialized: the provider serialized into each resource's `__provider` is the `configure` alone.
- * Synchronous, as `configure` must be (see SdkProvider).
+ * The provider a host loaded from PROVIDER_MODULE (provider/sdk-provider.ts), configured: its methods, given to it
+ * by its `configure` (which the host calls as it loads it, before any other), over one context (clients, offer
+ * claims, spend queue, the process's stop) for all the program's resources and accounts. Loaded in the host from
+ * the program's gpu-rental: the module each resource's `__provider` holds is the `configure` alone.
+ * Synchronous, as `configure` must be (see PROVIDER_MODULE).
  *
  * Each method calls one function of the kind the resource's URN names (`__urn`, an input of every resource and
  * kept in its outputs). Keys reach the lifecycle through `configure` (stack config) or the environment, never

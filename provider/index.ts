@@ -2,7 +2,7 @@ export * from "./generated/resources";
 export { Account } from "./account";
 export type { AccountArgs } from "./account";
 export type { CommonArgs, ResourceOptions } from "./resource-options";
-export { SdkProvider } from "./sdk-provider";
+export { PROVIDER_MODULE } from "./sdk-provider";
 import type { ResourceOptions } from "./resource-options";
 
 /** The options of a fleet: Pulumi's own, plus the account its instances are rented in. */

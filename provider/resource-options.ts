@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Account } from "./account";
 import { URN_INPUT } from "./lifecycle/urn-input";
+import { dynamicType, PROVIDER_KEY, PROVIDER_MODULE } from "./sdk-provider";
 
 /** The options of every gpu-rental resource: Pulumi's own, plus the account the resource lives in. */
 export interface ResourceOptions extends pulumi.CustomResourceOptions {
@@ -33,27 +34,29 @@ export interface KindRegistration {
 }
 
 /**
- * The props and options a dynamic resource of `kind` is registered with: the declared args with the outputs seeded
+ * The type, props and options a dynamic resource of `kind` is registered with: the declared args with the outputs seeded
  * as undefined (or the engine drops them), the kind's secret inputs made secrets even when the program passes them
  * in the clear (inputs are written to state too), the account recorded by name, the resource's URN (the kind of
  * every operation, and its creations' tokens, are derived from it: the dynamic provider host gives `create` none),
- * and the kind's secret outputs encrypted in state.
+ * the provider's module (PROVIDER_MODULE), and the kind's secret outputs encrypted in state.
  */
 export function registration(
   kind: KindRegistration,
   name: string,
   args: object,
   opts: ResourceOptions,
-): { props: Record<string, unknown>; options: pulumi.CustomResourceOptions } {
+): { type: string; props: Record<string, unknown>; options: pulumi.CustomResourceOptions } {
   const { account, ...options } = opts;
-  const urn = pulumi.createUrn(name, `pulumi-nodejs:dynamic/gpu-rental:${kind.name}`, options.parent);
+  const type = dynamicType(kind.name);
+  const urn = pulumi.createUrn(name, type, options.parent);
   const secretInputs = Object.entries(args).map(([k, v]) => [k, kind.secretInputs.includes(k) && v !== undefined ? pulumi.secret(v) : v]);
   const props = {
     ...Object.fromEntries(kind.outputs.map((output) => [output, undefined])),
     ...Object.fromEntries(secretInputs),
     account: account?.ref,
     [URN_INPUT]: urn,
+    [PROVIDER_KEY]: PROVIDER_MODULE,
   };
   const additionalSecretOutputs = [...(options.additionalSecretOutputs ?? []), ...kind.secrets];
-  return { props, options: { ...options, additionalSecretOutputs } };
+  return { type, props, options: { ...options, additionalSecretOutputs } };
 }

@@ -3,7 +3,6 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
 import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
-import { PROVIDER } from "../sdk-provider";
 
 /** The inputs of an Instance. */
 export interface InstanceArgs extends CommonArgs {
@@ -106,10 +105,10 @@ export interface InstanceOutputProperties {
 }
 
 /** A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an output: a changed market or a refresh never replaces a running instance. */
-export class Instance extends pulumi.dynamic.Resource {
+export class Instance extends pulumi.CustomResource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "Instance");
+    const { type, props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface Instance extends InstanceOutputProperties {}
@@ -171,10 +170,10 @@ export interface TemplateOutputProperties {
 }
 
 /** A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit. */
-export class Template extends pulumi.dynamic.Resource {
+export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "Template");
+    const { type, props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface Template extends TemplateOutputProperties {}
@@ -214,10 +213,10 @@ export interface NetworkVolumeOutputProperties {
 }
 
 /** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance is not deleted: destroy the instance first. */
-export class NetworkVolume extends pulumi.dynamic.Resource {
+export class NetworkVolume extends pulumi.CustomResource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "NetworkVolume");
+    const { type, props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
@@ -241,10 +240,10 @@ export interface ApiKeyOutputProperties {
 }
 
 /** An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old one is revoked. */
-export class ApiKey extends pulumi.dynamic.Resource {
+export class ApiKey extends pulumi.CustomResource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "ApiKey");
+    const { type, props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
@@ -262,10 +261,10 @@ export interface SshKeyOutputProperties {
 }
 
 /** An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance that exists already, or one not on the account). A key is its material: declaring one the account has already (registered by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment changes the key in place; other key material registers another key. */
-export class SshKey extends pulumi.dynamic.Resource {
+export class SshKey extends pulumi.CustomResource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "SshKey");
+    const { type, props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface SshKey extends SshKeyOutputProperties {}
@@ -285,10 +284,10 @@ export interface EnvVarOutputProperties {
 }
 
 /** An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new value is set in place; another name makes another variable. Declaring a name the account has already takes that variable over, its value set to the declared one (the way to adopt one: an import is refused, as the service shows no value), and destroy deletes it. */
-export class EnvVar extends pulumi.dynamic.Resource {
+export class EnvVar extends pulumi.CustomResource {
   constructor(name: string, args: EnvVarArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "EnvVar");
+    const { type, props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface EnvVar extends EnvVarOutputProperties {}
@@ -378,10 +377,10 @@ export interface GpuFleetOutputProperties {
 }
 
 /** `size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band is replaced on the next update without touching the others; destroy destroys every member. */
-export class GpuFleet extends pulumi.dynamic.Resource {
+export class GpuFleet extends pulumi.CustomResource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
-    const { props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
-    super(PROVIDER, name, props, options, "gpu-rental", "GpuFleet");
+    const { type, props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
+    super(type, name, props, options);
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}

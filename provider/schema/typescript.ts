@@ -4,7 +4,7 @@ import type { Registry } from "../lifecycle/registry";
 
 /**
  * The TypeScript resource classes of the dynamic providers (provider/generated/resources.ts), made from the kinds'
- * descriptions: each kind's class (a dynamic resource of the one `PROVIDER`, registered by `registration`), its
+ * descriptions: each kind's class (a dynamic resource of the one provider module, registered by `registration`), its
  * argument type (`InstanceArgs`) and its output properties (merged into the class), with the descriptions as
  * their documentation. The classes hold nothing of their own: what a kind does is its lifecycle's.
  */
@@ -20,7 +20,6 @@ export function typescriptDeclarations(registry: Registry): string {
     `import type { ${used.join(", ")} } from "../../sdk";`,
     ...(registry.functions.size ? ['import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";'] : []),
     'import { CommonArgs, registration, ResourceOptions } from "../resource-options";',
-    'import { PROVIDER } from "../sdk-provider";',
     "",
     body,
   ].join("\n");
@@ -91,10 +90,10 @@ function declarationsOf(d: ResourceDescription): string {
     "}",
     "",
     `/** ${d.description} */`,
-    `export class ${d.name} extends pulumi.dynamic.Resource {`,
+    `export class ${d.name} extends pulumi.CustomResource {`,
     `  constructor(name: string, args: ${d.name}Args, opts: ResourceOptions = {}) {`,
-    `    const { props, options } = registration(${registrationOf(d)}, name, args, opts);`,
-    `    super(PROVIDER, name, props, options, "gpu-rental", "${d.name}");`,
+    `    const { type, props, options } = registration(${registrationOf(d)}, name, args, opts);`,
+    "    super(type, name, props, options);",
     "  }",
     "}",
     `export interface ${d.name} extends ${d.name}OutputProperties {}`,

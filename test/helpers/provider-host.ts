@@ -23,8 +23,9 @@ export type DynamicHost = keyof typeof DYNAMIC_HOSTS;
 
 /**
  * A dynamic-provider host, started as the engine starts it (in the program's folder, the engine's address as its
- * argument), and driven over gRPC with Pulumi's own generated clients. The provider goes in serialized, exactly
- * as a program would store it in `__provider`, so serialization and loading faults show up here.
+ * argument), and driven over gRPC with Pulumi's own generated clients. The provider goes in as a program stores
+ * it in `__provider`: gpu-rental's module text (PROVIDER_MODULE) as its resource classes register it, or another
+ * provider object serialized as pulumi.dynamic.Resource does, so loading faults show up here.
  */
 export class ProviderHost {
   private constructor(
@@ -35,9 +36,9 @@ export class ProviderHost {
     readonly urn: string,
   ) {}
 
-  /** A host (by default the toolchain's) serving `provider` for resources of `kind`. */
-  static async start(provider: object, kind = "Instance", cwd = REPO_ROOT, host: DynamicHost = "gpu-rental", env: NodeJS.ProcessEnv = process.env): Promise<ProviderHost> {
-    const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+  /** A host (by default the toolchain's) serving `provider` (a module's text, or an object to serialize) for resources of `kind`. */
+  static async start(provider: string | object, kind = "Instance", cwd = REPO_ROOT, host: DynamicHost = "gpu-rental", env: NodeJS.ProcessEnv = process.env): Promise<ProviderHost> {
+    const serialized = typeof provider === "string" ? provider : (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
     const child = spawn(process.execPath, [DYNAMIC_HOSTS[host](cwd), "127.0.0.1:1"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr!.on("data", (d) => (stderr += d));
@@ -51,7 +52,7 @@ export class ProviderHost {
       child.on("exit", (code) => reject(new Error(`provider host exited ${code}: ${stderr}`)));
     });
     const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    return new ProviderHost(child, client, serialized.text, `urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:${kind}::x`);
+    return new ProviderHost(child, client, serialized, `urn:pulumi:test::test::pulumi-nodejs:dynamic/gpu-rental:${kind}::x`);
   }
 
   /** A call as it went: the answer as an object, or the gRPC error's code, message and details. */

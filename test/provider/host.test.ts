@@ -5,7 +5,7 @@ import { REPO_ROOT } from "../helpers/paths";
 import { DynamicHost, ProviderHost } from "../helpers/provider-host";
 
 // The compiled provider, as a program loads it from the package (`gpu-rental/provider`).
-const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
+const { PROVIDER_MODULE } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
 
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
@@ -20,7 +20,7 @@ describe.each(["gpu-rental", "@pulumi/pulumi"] as DynamicHost[])("in the %s plug
 
   beforeAll(async () => {
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 40 } });
-    host = await ProviderHost.start(new SdkProvider(), "Instance", REPO_ROOT, plugin);
+    host = await ProviderHost.start(PROVIDER_MODULE, "Instance", REPO_ROOT, plugin);
     await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
   });
   afterAll(async () => {

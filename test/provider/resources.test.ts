@@ -4,7 +4,7 @@ import { REPO_ROOT } from "../helpers/paths";
 import { ProviderHost } from "../helpers/provider-host";
 
 // The compiled providers, as a program loads them from the package (`gpu-rental/provider`).
-const { SdkProvider } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
+const { PROVIDER_MODULE } = require(path.join(REPO_ROOT, "dist", "provider", "index.js"));
 
 const DIFF_NONE = 1;
 const DIFF_SOME = 2;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** A provider host running `provider`, configured against the emulator through stack config. */
-async function hostOf(provider: object, kind: string): Promise<ProviderHost> {
+async function hostOf(provider: string, kind: string): Promise<ProviderHost> {
   const host = await ProviderHost.start(provider, kind);
   hosts.push(host);
   await host.configure({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey });
@@ -35,7 +35,7 @@ describe("Template through the real provider host", () => {
   const mine = async () => (await emu.client().templates.search({ name: { eq: "host-template" } }));
 
   it("checks, creates, diffs, updates in place, reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider(), "Template");
+    const host = await hostOf(PROVIDER_MODULE, "Template");
     expect((await host.check({}, { ...spec, name: "", runtype: "vnc" })).failures.map((f) => f.property).sort()).toEqual(["name", "runtype"]);
 
     const { id, outs } = await host.create(spec);
@@ -60,7 +60,7 @@ describe("NetworkVolume through the real provider host", () => {
   const spec = { q: { verified: { eq: true } }, size: 20, name: "host-volume" };
 
   it("checks, creates, diffs, updates new criteria in place, reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider(), "NetworkVolume");
+    const host = await hostOf(PROVIDER_MODULE, "NetworkVolume");
     expect((await host.check({}, { offerId: 1, q: {}, size: 1 })).failures.map((f) => f.property)).toEqual(["offerId"]);
 
     const { id, outs } = await host.create(spec);
@@ -85,7 +85,7 @@ describe("ApiKey through the real provider host", () => {
   const spec = { name: "host-key", permissions: { api: { instance_read: {} } } };
 
   it("checks, creates, diffs (replace only), reads and deletes", async () => {
-    const host = await hostOf(new SdkProvider(), "ApiKey");
+    const host = await hostOf(PROVIDER_MODULE, "ApiKey");
     expect((await host.check({}, { permissions: { api: [] } })).failures.map((f) => f.property)).toEqual(["permissions"]);
 
     const { id, outs } = await host.create(spec);
@@ -100,7 +100,7 @@ describe("ApiKey through the real provider host", () => {
   });
 
   it("reports the service's refusal as a failed create", async () => {
-    const host = await hostOf(new SdkProvider(), "ApiKey");
+    const host = await hostOf(PROVIDER_MODULE, "ApiKey");
     await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport/);
   });
 });
