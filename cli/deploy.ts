@@ -43,7 +43,8 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
         step("pulumi up");
         await stack.up({ parallel });
         step("Result");
-        const outputs = await stack.outputs();
+        // Secrets are shown as [secret]: decrypted only the SSH outputs the check below reads (if they were secret).
+        const outputs = await stack.outputs(["sshHost", "sshPort"]);
         for (const [name, { value, secret }] of Object.entries(outputs)) {
           console.log(`${name}: ${secret ? "[secret]" : typeof value === "string" ? value : JSON.stringify(value)}`);
         }

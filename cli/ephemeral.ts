@@ -83,6 +83,8 @@ async function configure(ws: PulumiWorkspace, options: EphemeralStackOptions): P
 export class EphemeralStack {
   /** The state, read once after the first up (a second up of a stable program changes neither outputs nor count). */
   private state?: Promise<StackState>;
+  /** The same with its secrets decrypted, read only when asked for one. */
+  private revealed?: Promise<StackState>;
   private updated = false;
   private runs = 0;
 
@@ -113,9 +115,16 @@ export class EphemeralStack {
     await this.run("destroy", ["--parallel", String(await this.parallelism(options.parallel))]);
   }
 
-  /** The stack's outputs after its first up: values decoded, secrets marked. */
-  async outputs(): Promise<StackOutputs> {
-    return (await this.read()).outputs;
+  /**
+   * The stack's outputs after its first up: values decoded, secrets marked, and the secret ones among `reveal`
+   * decrypted (the others sealed: decrypting costs the CLI a key derivation, some 0.25 s of CPU, and most callers
+   * show a secret as `[secret]` anyway).
+   */
+  async outputs(reveal: string[] = []): Promise<StackOutputs> {
+    const { outputs } = await this.read();
+    if (!reveal.some((name) => outputs[name]?.sealed)) return outputs;
+    this.revealed ??= pulumi(this.workspace, ["stack", "export", "--show-secrets", "--stack", this.name]).then(stackStateOf);
+    return (await this.revealed).outputs;
   }
 
   /** As the Automation API ran them: no preview, no prompt, the progress streamed to the caller. */
@@ -133,7 +142,7 @@ export class EphemeralStack {
   /** A stack never updated holds nothing: no CLI run to learn that. */
   private read(): Promise<StackState> {
     if (!this.updated) return Promise.resolve(FRESH_STACK);
-    this.state ??= pulumi(this.workspace, ["stack", "export", "--show-secrets", "--stack", this.name]).then(stackStateOf);
+    this.state ??= pulumi(this.workspace, ["stack", "export", "--stack", this.name]).then(stackStateOf);
     return this.state;
   }
 }

@@ -2,11 +2,13 @@
 export interface StackOutput {
   value: unknown;
   secret: boolean;
+  /** A secret whose value was not decrypted (an export without --show-secrets): `value` is undefined. */
+  sealed?: true;
 }
 
 export type StackOutputs = Record<string, StackOutput>;
 
-/** What one `pulumi stack export --show-secrets` tells about a stack. */
+/** What one `pulumi stack export` tells about a stack (its secrets decrypted with --show-secrets, else sealed). */
 export interface StackState {
   outputs: StackOutputs;
   /** Every resource of the state, the stack and providers among them (what parallelism counts). */
@@ -23,7 +25,7 @@ export const FRESH_STACK: StackState = { outputs: {}, resourceCount: 0 };
 const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
 
-/** The state in the JSON of `pulumi stack export --show-secrets` (an untyped deployment of any version). */
+/** The state in the JSON of `pulumi stack export`, with or without --show-secrets (an untyped deployment of any version). */
 export function stackStateOf(exported: string): StackState {
   const resources: { type?: string; outputs?: Record<string, unknown> }[] = JSON.parse(exported)?.deployment?.resources ?? [];
   const root = resources.find((resource) => resource.type === "pulumi:pulumi:Stack");
@@ -38,14 +40,16 @@ export function stackStateOf(exported: string): StackState {
 function revealed(value: unknown): StackOutput {
   if (Array.isArray(value)) {
     const items = value.map(revealed);
+    if (items.some((item) => item.sealed)) return { value: undefined, secret: true, sealed: true };
     return { value: items.map((item) => item.value), secret: items.some((item) => item.secret) };
   }
   if (!value || typeof value !== "object") return { value, secret: false };
   const object = value as Record<string, unknown>;
   if (object[SIGNATURE_KEY] === SECRET_SIGNATURE) {
-    if (typeof object.plaintext !== "string") throw new Error("the stack export holds a secret without its plaintext (exported without --show-secrets?)");
-    return { value: revealed(JSON.parse(object.plaintext)).value, secret: true };
+    if (typeof object.plaintext === "string") return { value: revealed(JSON.parse(object.plaintext)).value, secret: true };
+    return { value: undefined, secret: true, sealed: true };
   }
   const entries = Object.entries(object).map(([key, item]) => [key, revealed(item)] as const);
-  return { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), secret: entries.some(([, item]) => item.secret) };
+  const output: StackOutput = { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), secret: entries.some(([, item]) => item.secret) };
+  return entries.some(([, item]) => item.sealed) ? { ...output, value: undefined, sealed: true } : output;
 }

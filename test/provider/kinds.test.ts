@@ -75,7 +75,7 @@ describe("a sixth kind and a function, added in a test fixture", () => {
       requiredInputs: ["instanceId", "publicKey"],
     });
     expect(schema.functions["gpu-rental:index:getSshKeys"]).toMatchObject({ outputs: { properties: { publicKeys: { type: "array" } } } });
-    expect(files["provider/generated/resources.ts"]).toMatch(/export class InstanceKey extends pulumi\.dynamic\.Resource/);
+    expect(files["provider/generated/resources.ts"]).toMatch(/export class InstanceKey extends pulumi\.CustomResource/);
     expect(files["provider/generated/resources.ts"]).toMatch(/export function getSshKeysOutput\(/);
     expect(files["docs/reference.md"]).toMatch(/## InstanceKey\n[\s\S]*## getSshKeys \(function\)[\s\S]*gpu_rental\.get_ssh_keys\(\)/);
     // The package's own files stay as committed: the fixture is in no registry but the test's.
