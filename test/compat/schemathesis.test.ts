@@ -6,6 +6,7 @@ import { totp } from "../../sdk/tfa";
 import { emulatorProcess, EmulatorProcess } from "../helpers/emulator-process";
 import { http } from "../helpers/emulator";
 import { findPython, venv } from "../helpers/python";
+import { scratchFolders } from "../helpers/paths";
 
 /**
  * The OpenAPI document as an exact contract, judged by schemathesis (PyPI, pinned): every check, against the
@@ -39,6 +40,7 @@ if (skipped) console.warn(`test/compat/schemathesis.test.ts${skipped}`);
 (skipped ? describe.skip : describe)(`schemathesis (${SCHEMATHESIS.join(", ")}, all checks) against the emulator's /openapi.json${skipped}`, () => {
   let emu: EmulatorProcess;
   let st: string;
+  const runDir = scratchFolders("gpu-rental-schemathesis-");
 
   beforeAll(async () => {
     st = (await venv("schemathesis", python as Exclude<typeof python, { missing: string }>, SCHEMATHESIS)).bin("st");
@@ -50,7 +52,7 @@ if (skipped) console.warn(`test/compat/schemathesis.test.ts${skipped}`);
   it("finds no failure and no server error, and the emulator's memory stays bounded", async () => {
     const memory = async () => (await http(emu.url, "GET", "/_emulator/state")).body.memory as { rss: number; heapUsed: number };
     const before = await memory();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-schemathesis-"));
+    const dir = runDir();
     const document = (await http(emu.url, "GET", "/openapi.json")).body;
     fs.writeFileSync(path.join(dir, "schemathesis.toml"), configFor(document));
     const run = async (phase: string, session: string, selection: string[]) => {

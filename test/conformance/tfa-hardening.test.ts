@@ -1,13 +1,11 @@
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { Accounts } from "../../emulator/domain/accounts";
 import { Clock } from "../../emulator/domain/clock";
 import { Random } from "../../emulator/domain/random";
 import { CHALLENGE_TTL_MS, MAX_FAILED_ATTEMPTS, PURGE_AFTER_MS, SESSION_TTL_MS, Tfa, TfaSnapshot } from "../../emulator/domain/tfa";
 import { http } from "../helpers/emulator";
 import { TfaHarness, TfaUser, wrong } from "../helpers/tfa";
+import { scratchFolders } from "../helpers/paths";
 
 /**
  * The fixes of the 2FA security review, each over real HTTP: randomness that survives a restart, legacy
@@ -28,7 +26,7 @@ const loginSecret = async (u: TfaUser): Promise<string> =>
   (await h.call("POST", "/_emulator/tfa/login-secret", { body: { user_id: u.user.id } })).body.tfa_secret;
 
 describe("randomness: secrets and codes come from node:crypto", () => {
-  const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-tfa-"));
+  const tempDir = scratchFolders("gpu-rental-tfa-");
 
   it("after a restart with --data-dir, new secrets differ from the first run's and never take over another user's challenge", async () => {
     const dataDir = tempDir();

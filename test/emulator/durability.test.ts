@@ -1,12 +1,12 @@
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
 import { BillingPage, GpuRentalClient, TemplateResponse } from "../../sdk";
 import { KEPT_PER_USER } from "../../emulator/domain/billing";
 import { emulatorProcess, killHard } from "../helpers/emulator-process";
+import { scratchFolders } from "../helpers/paths";
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-data-"));
+const tempDir = scratchFolders("gpu-rental-data-");
 
 describe("--data-dir", () => {
   it("keeps instances, keys, credit and the clock across a restart", async () => {

@@ -1,9 +1,7 @@
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { Clock, startEmulator } from "../../emulator";
 import { http } from "../helpers/emulator";
 import { TfaHarness, TfaUser } from "../helpers/tfa";
+import { scratchFolders } from "../helpers/paths";
 
 /**
  * Sessions bound to their credentials (emulator/TFA.md, "Sessions"): a 2FA session dies with the key it was
@@ -64,8 +62,10 @@ it("ends the sessions a removed method's codes opened, and every session when 2F
   expect([await works(byTotp), await works(u.key)]).toEqual([401, 200]);
 });
 
+const sessionsDir = scratchFolders("gpu-rental-sessions-");
+
 it("keeps a deleted key dead across restarts, the --api-key one included, and never gives its id again", async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-sessions-"));
+  const dataDir = sessionsDir();
   const first = await startEmulator({ dataDir, apiKey: "chosen-key-0001", clock: new Clock("frozen") });
   const made = (await http(first.url, "POST", "/api/v0/auth/apikeys/", { key: first.apiKey, body: { name: "other" } })).body;
   const seededId = (await http(first.url, "GET", "/api/v0/auth/apikeys/", { key: made.key })).body.apikeys.find((k: { name: string }) => k.name === "seeded").id;

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 
 /**
@@ -13,4 +15,18 @@ export const REPO_ROOT = path.resolve(__dirname, "..", "..");
  */
 export function removeTree(dir: string): void {
   execFileSync("rm", ["-rf", "--", dir]);
+}
+
+/**
+ * A maker of temporary folders for one test file, each removed after the file's tests (afterAll), so that no run
+ * leaves folders behind in the temporary directory. Called at a file's (or a describe block's) top level.
+ */
+export function scratchFolders(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => made.splice(0).forEach(removeTree));
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }
