@@ -84,7 +84,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
       const installed = runtime.name === "nodejs" || (await steps.run(`install (${runtime.name})`, () => installProgram(stack.workspace, runtime, log)));
       if (installed && (await steps.run("up", () => stack.up({ parallel })))) {
         await steps.run("second up shows no changes", () => upWithoutChanges(stack, parallel));
-        const outputs = await stack.outputs((options.expects ?? []).map(outputNameOf));
+        const outputs = await stack.outputs((options.expects ?? []).flatMap((expect) => parseCheck(expect)?.name ?? []));
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
       } else {
         steps.skip("second up shows no changes", installed ? "the first up failed" : "the install failed");
@@ -152,15 +152,16 @@ function changedInputs(olds: Record<string, unknown> = {}, news: Record<string, 
   return [...keys].filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key])).sort();
 }
 
-/** The output a check names (`name`, `name=value`, `name~regex`). */
-function outputNameOf(expect: string): string {
-  return /^[^=~]+/.exec(expect)?.[0] ?? expect;
+/** A check as written: `name` (not empty), `name=value` or `name~regex`; undefined when it is none of them. */
+function parseCheck(expect: string): { name: string; op: string; wanted: string } | undefined {
+  const match = /^([^=~]+)(?:([=~])(.*))?$/s.exec(expect);
+  return match ? { name: match[1], op: match[2] ?? "", wanted: match[3] ?? "" } : undefined;
 }
 
 function checkOutput(outputs: StackOutputs, expect: string): void {
-  const match = /^([^=~]+)(?:([=~])(.*))?$/s.exec(expect);
-  if (!match) throw new Error(`cannot read the check ${JSON.stringify(expect)}: write name, name=value or name~regex`);
-  const [, name, op, wanted] = match;
+  const check = parseCheck(expect);
+  if (!check) throw new Error(`cannot read the check ${JSON.stringify(expect)}: write name, name=value or name~regex`);
+  const { name, op, wanted } = check;
   if (!(name in outputs)) throw new Error(`the stack has no output ${name} (outputs: ${Object.keys(outputs).join(", ") || "none"})`);
   const value = outputs[name].value;
   const text = typeof value === "string" ? value : JSON.stringify(value);

@@ -38,18 +38,19 @@ export function stackStateOf(exported: string): StackState {
  * is shown masked as a whole (`[secret]`), not with only its plain parts in the clear.
  */
 function revealed(value: unknown): StackOutput {
-  if (Array.isArray(value)) {
-    const items = value.map(revealed);
-    if (items.some((item) => item.sealed)) return { value: undefined, secret: true, sealed: true };
-    return { value: items.map((item) => item.value), secret: items.some((item) => item.secret) };
-  }
+  if (Array.isArray(value)) return combined(value.map(revealed), (items) => items.map((item) => item.value));
   if (!value || typeof value !== "object") return { value, secret: false };
   const object = value as Record<string, unknown>;
   if (object[SIGNATURE_KEY] === SECRET_SIGNATURE) {
     if (typeof object.plaintext === "string") return { value: revealed(JSON.parse(object.plaintext)).value, secret: true };
     return { value: undefined, secret: true, sealed: true };
   }
-  const entries = Object.entries(object).map(([key, item]) => [key, revealed(item)] as const);
-  const output: StackOutput = { value: Object.fromEntries(entries.map(([key, item]) => [key, item.value])), secret: entries.some(([, item]) => item.secret) };
-  return entries.some(([, item]) => item.sealed) ? { ...output, value: undefined, sealed: true } : output;
+  const keys = Object.keys(object);
+  return combined(keys.map((key) => revealed(object[key])), (items) => Object.fromEntries(keys.map((key, i) => [key, items[i].value])));
+}
+
+/** A list's or an object's items as one output: secret when one of them is, sealed as a whole when one of them is. */
+function combined(items: StackOutput[], valueOf: (items: StackOutput[]) => unknown): StackOutput {
+  if (items.some((item) => item.sealed)) return { value: undefined, secret: true, sealed: true };
+  return { value: valueOf(items), secret: items.some((item) => item.secret) };
 }

@@ -134,7 +134,10 @@ function accountView(market: Marketplace, user: UserRecord, instances: InstanceR
 
 function instanceRow(market: Marketplace, instance: InstanceRecord, now: number): InstanceRow {
   const view = instanceView(instance, now, market.lifecycle);
-  const env = (name: string) => (typeof instance.config.env?.[name] === "string" ? (instance.config.env[name] as string) : null);
+  const env = (name: string) => {
+    const value = instance.config.env?.[name];
+    return typeof value === "string" ? value : null;
+  };
   const storage = storagePerHour(instance.offer, diskOf(instance));
   const computing = instance.intended === "running" && !instance.failure;
   const ssh = view.ssh_host && view.ssh_port ? `ssh -p ${view.ssh_port} root@${view.ssh_host}` : null;

@@ -14,7 +14,7 @@ export type * from "./description";
 export { ADOPT_ID } from "./description";
 export { specOf } from "./spec";
 export type { CheckFailure, SpecOf } from "./spec";
-export { GENERATION_INPUT, URN_INPUT, resourceName } from "./managed";
+export { GENERATION_INPUT, URN_INPUT } from "./managed";
 export type { ResourceFunctions } from "./managed";
 export { PartialCreationError, PARTIAL_OUTPUT } from "./creation";
 export { direct } from "./direct";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AccountRef, ClientOptions, GpuRentalError } from "../../sdk";
+import { AccountRef, ClientOptions, GpuRentalError, resourceName } from "../../sdk";
 import type { ProviderContext } from "./context";
 import type { Diff, Imported, Kind, Operation, Props } from "./kind";
 import { CheckFailure, checkSpec, definedOnly, sameValue, unknownInputs } from "./spec";
@@ -130,10 +130,6 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
   }
 }
 
-/** The resource's name: the last part of its URN (`urn:pulumi:stack::project::type::name`). */
-export function resourceName(urn: string): string {
-  return urn.split("::").pop() ?? "";
-}
 
 /** The account a resource names (none: the provider's default account). */
 function accountOf(props: Props): AccountRef | undefined {

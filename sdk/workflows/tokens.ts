@@ -60,6 +60,11 @@ export function stackOfUrn(urn: string): StackRef {
   return { stack: match[1], project: match[2] };
 }
 
+/** The resource's name: the last part of its URN (`urn:pulumi:stack::project::type::name`). */
+export function resourceName(urn: string): string {
+  return urn.split("::").pop() ?? "";
+}
+
 /** The token prefix of everything the resources of a stack create: `gr` and 8 characters of a hash of its project and name. */
 export function stackTokenPrefix(ref: StackRef): string {
   return `${DEFAULT_TOKEN_PREFIX}${base32(digest(`${ref.project}\n${ref.stack}`)).slice(0, 8)}`;
@@ -77,7 +82,7 @@ export function resourceToken(identity: CreationIdentity, slot = ""): string {
 /** The environment naming the stack and resource (`member`: of a fleet) that rent an instance: STACK_ENV, RESOURCE_ENV. */
 export function ownerEnv(identity: CreationIdentity, member?: number): Record<string, string> {
   const { project, stack } = stackOfUrn(identity.urn);
-  const name = identity.urn.slice(identity.urn.lastIndexOf("::") + 2);
+  const name = resourceName(identity.urn);
   return { [STACK_ENV]: `${project}/${stack}`, [RESOURCE_ENV]: member === undefined ? name : `${name} (member ${member})` };
 }
 

@@ -40,7 +40,7 @@ if (skipped) console.warn(`test/compat/schemathesis.test.ts${skipped}`);
 (skipped ? describe.skip : describe)(`schemathesis (${SCHEMATHESIS.join(", ")}, all checks) against the emulator's /openapi.json${skipped}`, () => {
   let emu: EmulatorProcess;
   let st: string;
-  const runDir = scratchFolders("gpu-rental-schemathesis-");
+  const runDir = scratchFolders("schemathesis");
 
   beforeAll(async () => {
     st = (await venv("schemathesis", python as Exclude<typeof python, { missing: string }>, SCHEMATHESIS)).bin("st");

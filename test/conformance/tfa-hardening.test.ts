@@ -26,7 +26,7 @@ const loginSecret = async (u: TfaUser): Promise<string> =>
   (await h.call("POST", "/_emulator/tfa/login-secret", { body: { user_id: u.user.id } })).body.tfa_secret;
 
 describe("randomness: secrets and codes come from node:crypto", () => {
-  const tempDir = scratchFolders("gpu-rental-tfa-");
+  const tempDir = scratchFolders("tfa");
 
   it("after a restart with --data-dir, new secrets differ from the first run's and never take over another user's challenge", async () => {
     const dataDir = tempDir();

@@ -9,9 +9,8 @@ import { chromium, BrowserContext, Page } from "playwright-core";
 import { Clock } from "../../emulator";
 import { emulator, http as call, TestEmulator } from "../helpers/emulator";
 import { emulatorProcess } from "../helpers/emulator-process";
-import { REPO_ROOT } from "../helpers/paths";
+import { REPO_ROOT, scratch } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
-import { scratch } from "../ssh/machines";
 
 /**
  * The console (docs/emulator.md, "The console") in a real browser: Debian's chromium, driven by playwright-core, on

@@ -4,9 +4,9 @@ import { Clock } from "../../emulator";
 import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
 import { runPulumi } from "../../cli/pulumi";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/paths";
+import { REPO_ROOT, scratch } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
-import { scratch, stepMachines } from "../ssh/machines";
+import { stepMachines } from "../ssh/machines";
 
 const LIFETIME_S = 15;
 

@@ -6,7 +6,7 @@ import { KEPT_PER_USER } from "../../emulator/domain/billing";
 import { emulatorProcess, killHard } from "../helpers/emulator-process";
 import { scratchFolders } from "../helpers/paths";
 
-const tempDir = scratchFolders("gpu-rental-data-");
+const tempDir = scratchFolders("data");
 
 describe("--data-dir", () => {
   it("keeps instances, keys, credit and the clock across a restart", async () => {

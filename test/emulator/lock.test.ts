@@ -11,7 +11,7 @@ import { scratchFolders } from "../helpers/paths";
  * One emulator per data folder, proven from outside: real processes started at the same moment on a folder
  * whose lock was left by a process killed with SIGKILL, with a pid file naming a live unrelated process.
  */
-const tempDir = scratchFolders("gpu-rental-lock-");
+const tempDir = scratchFolders("lock");
 const claims = (dir: string) => fs.readdirSync(dir).filter((file) => /^claim-/.test(file));
 
 it("runs exactly one of two emulators started at once on a folder with a stale lock, 20 times in a row, losing nothing it acknowledged", async () => {

@@ -62,7 +62,7 @@ it("ends the sessions a removed method's codes opened, and every session when 2F
   expect([await works(byTotp), await works(u.key)]).toEqual([401, 200]);
 });
 
-const sessionsDir = scratchFolders("gpu-rental-sessions-");
+const sessionsDir = scratchFolders("sessions");
 
 it("keeps a deleted key dead across restarts, the --api-key one included, and never gives its id again", async () => {
   const dataDir = sessionsDir();

@@ -17,16 +17,22 @@ export function removeTree(dir: string): void {
   execFileSync("rm", ["-rf", "--", dir]);
 }
 
+/** A temporary folder of a test's own (`gpu-rental-<prefix>-…`), and how to remove it. */
+export function scratch(prefix: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${prefix}-`));
+  return { dir, remove: () => removeTree(dir) };
+}
+
 /**
  * A maker of temporary folders for one test file, each removed after the file's tests (afterAll), so that no run
  * leaves folders behind in the temporary directory. Called at a file's (or a describe block's) top level.
  */
 export function scratchFolders(prefix: string): () => string {
-  const made: string[] = [];
-  afterAll(() => made.splice(0).forEach(removeTree));
+  const made: { dir: string; remove(): void }[] = [];
+  afterAll(() => made.splice(0).forEach((folder) => folder.remove()));
   return () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-    made.push(dir);
-    return dir;
+    const folder = scratch(prefix);
+    made.push(folder);
+    return folder.dir;
   };
 }

@@ -8,7 +8,8 @@ import { ConfigurationError, rentInstance, userOnstart, waitForStatus, withWatch
 import { GPU_FLEET, INSTANCE, direct } from "../../provider/lifecycle";
 import { diffInstanceSpec } from "../../provider/lifecycle/instance";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
-import { scratch, stepMachines } from "../ssh/machines";
+import { stepMachines } from "../ssh/machines";
+import { scratch } from "../helpers/paths";
 
 const Instance = direct(INSTANCE);
 const Fleet = direct(GPU_FLEET);

@@ -2,8 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { emulatorProcess } from "../helpers/emulator-process";
 import { http } from "../helpers/emulator";
-import { REPO_ROOT } from "../helpers/paths";
-import { describeWithOpenSsh, scratch, userKey } from "./machines";
+import { REPO_ROOT, scratch } from "../helpers/paths";
+import { describeWithOpenSsh, userKey } from "./machines";
 
 /** `gpu-rental emulator --ssh` serves SSH, and says that it serves it on loopback only. */
 it("gpu-rental emulator --ssh says it serves SSH on 127.0.0.1 only, and stops on Ctrl-C", async () => {

@@ -1,6 +1,7 @@
 import { http, TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, instance, registerKey, scratch, sshEmulator, userKey } from "./machines";
+import { bootToRunning, createInstance, instance, registerKey, sshEmulator, userKey } from "./machines";
 import { exec } from "../../sdk";
+import { scratch } from "../helpers/paths";
 
 /** Every machine that runs onstart has an nvidia-smi on its PATH, answering what the control API sets. */
 describe("emulated nvidia-smi", () => {

@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import { utils } from "ssh2";
 import { ed25519KeyPair } from "../../emulator";
-import { OPENSSH, scratch } from "./machines";
+import { OPENSSH } from "./machines";
+import { scratch } from "../helpers/paths";
 
 /**
  * The emulator's host keys, the main job's demo key and the tests' user keys are all made by ed25519KeyPair.

@@ -1,10 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { http, TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, scratch, sshEmulator, sshOptions, userKey } from "./machines";
+import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
 import type { SFTPWrapper } from "ssh2";
 import { exec } from "../../sdk";
 import { ssh2 } from "../../sdk/ssh2";
+import { scratch } from "../helpers/paths";
 
 /** The emulated machine behind an instance: onstart at boot, processes ended at stop, limits on what runs. */
 describe("emulated machines", () => {

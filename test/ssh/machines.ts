@@ -1,6 +1,5 @@
 import { execFile, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ed25519KeyPair } from "../../emulator";
@@ -12,12 +11,6 @@ const run = promisify(execFile);
 export const OPENSSH = ["ssh", "scp", "sftp"].every((program) => spawnSync("which", [program]).status === 0);
 export const describeWithOpenSsh = (): jest.Describe => (OPENSSH ? describe : describe.skip);
 if (!OPENSSH) console.warn("OpenSSH's ssh/scp/sftp are not installed: the tests that log in with them are skipped (apt-get install openssh-client).");
-
-/** A folder of the test's own (keys, files to copy), removed by `remove()`. */
-export function scratch(prefix: string): { dir: string; remove(): void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${prefix}-`));
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** A user's key pair, as `ssh-keygen -t ed25519` leaves it: the private key file (0600) and its public line. */
 export function userKey(dir: string, name = "id_ed25519"): { file: string; publicKey: string; privateKey: string } {

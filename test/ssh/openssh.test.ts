@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { http, TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, scratch, sshEmulator, sshOptions, userKey } from "./machines";
+import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
+import { scratch } from "../helpers/paths";
 
 /** Issue 9's first acceptance point, with the clients users have: OpenSSH's `ssh`, `scp` and `sftp`. */
 describeWithOpenSsh()("OpenSSH into an emulated instance", () => {

@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { copyFrom, copyTo, exec, SshError, waitForSsh, withInstance } from "../../sdk";
 import { TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, instance, scratch, sshEmulator, userKey } from "./machines";
+import { bootToRunning, createInstance, instance, sshEmulator, userKey } from "./machines";
+import { scratch } from "../helpers/paths";
 
 /** The workflow library's SSH calls (exec, copies, waitForSsh, withInstance) against the emulator. */
 describe("exec, copies and withInstance over SSH", () => {
