@@ -85,8 +85,8 @@ export function preparedPluginFolder(log: (line: string) => void): string {
     const tarball = packInto(stage);
     log(`gpu-rental plugin install: preparing the plugin folder (npm installs gpu-rental and @pulumi/pulumi ${pulumiSdk} into it; once per version)`);
     writePluginFolder(stage, packageVersion(PACKAGE_ROOT), tarball, pulumiSdk);
-    // No install scripts: nothing the plugin runs needs one (ssh2's native crypto is optional, and compiling it is
-    // most of the install's time and needs a C++ compiler).
+    // No install scripts: gpu-rental's own tree has none (ssh2 comes bundled), and @pulumi/pulumi's one (protobufjs's
+    // check of its own version) is nothing the plugin needs.
     const npm = spawnSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: stage, encoding: "utf8" });
     if (npm.status !== 0) throw new Error(`npm install of the plugin's dependencies failed (exit ${npm.status}):\n${npm.stderr}`);
     // Complete, then in place at once; another process that got there first wins (same content).

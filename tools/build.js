@@ -1,6 +1,7 @@
 // `npm run build`: compiles to dist/ incrementally (tsc keeps what it knows in dist/.tsbuildinfo), so a build
 // right after another (npm ci's prepare, then npm test's pretest) takes a second, not a dozen. Outputs whose
-// source is gone are removed, as a build into an empty folder would leave none.
+// source is gone are removed, as a build into an empty folder would leave none. Then ssh2 is bundled into the
+// package (provider/release/bundle.ts says why), again only when it or its bundler changed.
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
@@ -9,10 +10,21 @@ const root = path.resolve(__dirname, "..");
 const dist = path.join(root, "dist");
 execFileSync(process.execPath, [require.resolve("typescript/bin/tsc", { paths: [root] }), "-p", "tsconfig.json", "--incremental", "--tsBuildInfoFile", path.join(dist, ".tsbuildinfo")], { cwd: root, stdio: "inherit" });
 
+/** Where sdk/ssh2.ts finds the bundle. */
+const SSH2_BUNDLE = path.join(dist, "sdk", "ssh2-bundle.js");
 const OUTPUT = /(\.d\.ts\.map|\.d\.ts|\.js\.map|\.js)$/;
 for (const file of walk(dist)) {
   const source = path.join(root, path.relative(dist, file)).replace(OUTPUT, ".ts");
-  if (OUTPUT.test(file) && !fs.existsSync(source)) fs.rmSync(file);
+  if (OUTPUT.test(file) && !fs.existsSync(source) && file !== SSH2_BUNDLE) fs.rmSync(file);
+}
+
+const bundler = path.join(dist, "provider", "release", "bundle.js");
+const ssh2Manifest = require.resolve("ssh2/package.json", { paths: [root] });
+if (!fs.existsSync(SSH2_BUNDLE) || [bundler, ssh2Manifest].some((file) => fs.statSync(file).mtimeMs > fs.statSync(SSH2_BUNDLE).mtimeMs)) {
+  require(bundler).bundleSsh2(SSH2_BUNDLE).catch((error) => {
+    console.error(`the build could not bundle ssh2: ${error.message}`);
+    process.exitCode = 1;
+  });
 }
 
 function* walk(dir) {

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { utils } from "ssh2";
+import { ssh2 } from "../../sdk/ssh2";
 import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../sandbox/machines";
 import { Marketplace } from "../domain/marketplace";
 import { writeDurably } from "../storage/files";
@@ -123,7 +123,7 @@ export function loadOrMakeKey(file: string): { private: string; public: string }
     }
   }
   const privateKey = fs.readFileSync(file, "utf8");
-  const parsed = utils.parseKey(privateKey);
+  const parsed = ssh2().utils.parseKey(privateKey);
   if (parsed instanceof Error || Array.isArray(parsed)) throw new Error(`${file} is not an OpenSSH private key: ${parsed instanceof Error ? parsed.message : "several keys"}`);
   return { private: privateKey, public: `${parsed.type} ${parsed.getPublicSSH().toString("base64")}` };
 }

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import * as net from "node:net";
-import { AuthContext, Connection, ParsedKey, Server, utils } from "ssh2";
+import type { AuthContext, Connection, ParsedKey, Server } from "ssh2";
+import { ssh2 } from "../../sdk/ssh2";
 import { InstanceRecord } from "../domain/instances";
 import { SessionAccess, serveSession } from "./session";
 
@@ -62,7 +63,7 @@ export class SshEndpoints {
     this.assign(instance);
     const endpoint = this.endpoints.get(instance.id)!;
     if (endpoint.server) return { host: SSH_HOST, port: endpoint.port };
-    const server = new Server({ hostKeys: [this.hostKey], ident: "gpu-rental-emulator" }, (client) => this.serve(client, instance.id, endpoint));
+    const server = new (ssh2().Server)({ hostKeys: [this.hostKey], ident: "gpu-rental-emulator" }, (client) => this.serve(client, instance.id, endpoint));
     endpoint.server = server;
     server.on("error", () => undefined);
     try {
@@ -108,7 +109,7 @@ export class SshEndpoints {
     if (ctx.method !== "publickey" || ctx.username !== SSH_USER || !this.access.running(instanceId)) return ctx.reject(["publickey"]);
     const key = this.access
       .authorizedKeys(instanceId)
-      .map((line) => utils.parseKey(line))
+      .map((line) => ssh2().utils.parseKey(line))
       .find((parsed): parsed is ParsedKey => !(parsed instanceof Error) && !Array.isArray(parsed) && parsed.getPublicSSH().equals(ctx.key.data));
     if (!key) return ctx.reject(["publickey"]);
     // Without a signature the client only asks whether this key would do; with one, it proves it holds the key.

@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { PseudoTtyInfo, ServerChannel, Session } from "ssh2";
+import type { PseudoTtyInfo, ServerChannel, Session } from "ssh2";
 import { InstanceRecord } from "../domain/instances";
 import { MachineProcess, Machines, SHELL } from "../sandbox/machines";
 import { serveSftp } from "./sftp";

@@ -1,8 +1,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Attributes, FileEntry, SFTPWrapper, utils } from "ssh2";
+import type { Attributes, FileEntry, SFTPWrapper } from "ssh2";
+import { ssh2 } from "../../sdk/ssh2";
 
-const { STATUS_CODE, OPEN_MODE } = utils.sftp;
+const { STATUS_CODE, OPEN_MODE } = ssh2().utils.sftp;
 
 /** Directory entries sent per READDIR answer. */
 const ENTRIES_PER_READ = 100;

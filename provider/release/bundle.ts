@@ -1,3 +1,4 @@
+import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Plugin } from "esbuild";
@@ -11,29 +12,56 @@ import { PULUMI_MODULES } from "../pulumi-modules";
  * `npm run build` first) through the plugin folder's own entry, plugin/index.js, by esbuild.
  */
 export async function bundlePlugin(outFile: string): Promise<void> {
+  await withEsbuild((esbuild) =>
+    esbuild.build({
+      ...COMMON,
+      entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
+      outfile: outFile,
+      plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
+      // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
+      banner: { js: NODE_CHECK },
+    }),
+  );
+}
+
+/**
+ * ssh2 and its dependencies as one file of the package (sdk/ssh2.ts loads it): ssh2's install script compiles an
+ * optional native crypto binding, and cpu-features, its optional dependency, compiles another. Bundled, a user's
+ * `npm install gpu-rental` runs no script and compiles nothing (some 5 s less, no compiler needed, no npm warning
+ * of scripts to review), and ssh2 uses Node's crypto and its own JavaScript, as it does wherever the build fails.
+ * The licenses of the bundled packages lead the file.
+ */
+export async function bundleSsh2(outFile: string): Promise<void> {
+  const entry = require.resolve("ssh2", { paths: [PACKAGE_ROOT] });
+  await withEsbuild(async (esbuild) => {
+    const { metafile, outputFiles } = await esbuild.build({ ...COMMON, entryPoints: [entry], outfile: outFile, write: false, metafile: true, plugins: [nativeAddonsAbsent()] });
+    fs.writeFileSync(outFile, `${licensesOf(Object.keys(metafile.inputs))}\n${outputFiles[0].text}`);
+  });
+}
+
+const COMMON = { bundle: true, platform: "node", format: "cjs", target: "node20", logLevel: "error" } as const;
+
+async function withEsbuild<T>(use: (esbuild: typeof import("esbuild")) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: a devDependency, which the package's users (who never bundle) do not install.
   const esbuild: typeof import("esbuild") = require("esbuild");
   try {
-    await build(esbuild, outFile);
+    return await use(esbuild);
   } finally {
     // esbuild's service process would otherwise outlive the build in a process that goes on (a test run's).
     await esbuild.stop();
   }
 }
 
-function build(esbuild: typeof import("esbuild"), outFile: string): Promise<unknown> {
-  return esbuild.build({
-    entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
-    outfile: outFile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    logLevel: "error",
-    plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
-    // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
-    banner: { js: NODE_CHECK },
+/** One comment holding the license of every package whose files are in a bundle (by its inputs' paths). */
+function licensesOf(inputs: string[]): string {
+  const packages = new Set(inputs.flatMap((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []));
+  const texts = [...packages].sort().map((dir) => {
+    const { name, version, license, licenses } = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, dir, "package.json"), "utf8"));
+    const file = fs.readdirSync(path.join(PACKAGE_ROOT, dir)).find((entry) => /^(licen[cs]e|copying)/i.test(entry));
+    if (!file) throw new Error(`${name} has no license file to bundle with it`);
+    return `${name} ${version} (${license ?? licenses?.map((entry: { type: string }) => entry.type).join(", ")}):\n\n${fs.readFileSync(path.join(PACKAGE_ROOT, dir, file), "utf8").trim()}`;
   });
+  return `/*!\n * Bundled packages and their licenses.\n *\n${texts.join("\n\n").replaceAll("*/", "* /").split("\n").map((line) => ` * ${line}`.trimEnd()).join("\n")}\n */`;
 }
 
 const NODE_CHECK = `if (Number(process.versions.node.split(".")[0]) < 20) {
@@ -42,8 +70,8 @@ const NODE_CHECK = `if (Number(process.versions.node.split(".")[0]) < 20) {
 }`;
 
 /**
- * ssh2's optional native addons (its crypto binding, and cpu-features' probe), which it requires in a try and does
- * without: a bundle cannot hold a .node file, and a require of one left in it is a require of a file, which the
+ * ssh2's optional native addons (its crypto binding, and cpu-features, a probe of the processor that only orders
+ * ciphers), which it requires in a try and does without: a bundle cannot hold a .node file, and a require of one left in it is a require of a file, which the
  * executable's require() refuses, and Node 20 warns on stderr at the first such call (at every start, as ssh2 loads),
  * even though ssh2 catches the error. Each is bundled as a module that throws what a missing module throws, so the
  * bundle requires nothing but Node's own modules and ssh2 falls back to its JavaScript crypto, quietly.
@@ -52,7 +80,7 @@ function nativeAddonsAbsent(): Plugin {
   return {
     name: "native-addons-absent",
     setup(build) {
-      build.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, namespace: "native-addon" }));
+      build.onResolve({ filter: /\.node$|^cpu-features$/ }, (args) => ({ path: args.path, namespace: "native-addon" }));
       build.onLoad({ filter: /.*/, namespace: "native-addon" }, (args) => ({
         contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}' (a native addon, not in the bundle)`)}), { code: "MODULE_NOT_FOUND" });`,
         loader: "js",

@@ -65,3 +65,17 @@ it("every package the lock file pins supports the Node that runs the suite", () 
     .map(([name, entry]) => `${name} (node ${entry.engines!.node})`);
   expect(refused).toEqual([]);
 });
+
+/**
+ * What a user's `npm install gpu-rental` brings runs no install script: nothing is compiled on their machine and npm
+ * has nothing to ask them to review (ssh2, whose script builds an optional binding, is bundled: provider/release/
+ * bundle.ts). The packages that only the repository's own work installs are allowed or denied by name, in
+ * package.json's allowScripts.
+ */
+it("no dependency of the package has an install script, and the repository's own are each reviewed", () => {
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package-lock.json"), "utf8"));
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+  const scripted = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean; dev?: boolean }>).filter(([name, entry]) => name && entry.hasInstallScript);
+  expect(scripted.filter(([, entry]) => !entry.dev).map(([name]) => name)).toEqual([]);
+  expect(scripted.map(([name]) => name.slice(name.lastIndexOf("node_modules/") + "node_modules/".length)).sort()).toEqual(Object.keys(manifest.allowScripts).sort());
+});
