@@ -15,7 +15,7 @@ const common = {
   // Node's environment that also measures each file's CPU seconds, which the summary prints beside its wall time.
   testEnvironment: "<rootDir>/test/helpers/cpu-environment.js",
   roots: ["<rootDir>/test"],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.test.json" }] },
+  transform: { "^.+\\.ts$": "<rootDir>/test/helpers/transform.js" },
 };
 
 /** @type {import('jest').Config} */
