@@ -1,7 +1,7 @@
 // `npm run build`: compiles to dist/ incrementally (tsc keeps what it knows in dist/.tsbuildinfo), so a build
-// right after another (npm ci's prepare, then npm test's pretest) takes a second, not a dozen. Outputs whose
-// source is gone are removed, as a build into an empty folder would leave none. Then ssh2 is bundled into the
-// package (provider/release/bundle.ts says why), again only when it or its bundler changed.
+// right after another takes a second, not a dozen. Outputs whose source is gone are removed, as a build into an
+// empty folder would leave none. Then ssh2 is bundled into the package (provider/release/bundle.ts says why),
+// again only when it or its bundler changed.
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
