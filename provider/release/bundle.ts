@@ -71,10 +71,11 @@ const NODE_CHECK = `if (Number(process.versions.node.split(".")[0]) < 20) {
 
 /**
  * ssh2's optional native addons (its crypto binding, and cpu-features, a probe of the processor that only orders
- * ciphers), which it requires in a try and does without: a bundle cannot hold a .node file, and a require of one left in it is a require of a file, which the
- * executable's require() refuses, and Node 20 warns on stderr at the first such call (at every start, as ssh2 loads),
- * even though ssh2 catches the error. Each is bundled as a module that throws what a missing module throws, so the
- * bundle requires nothing but Node's own modules and ssh2 falls back to its JavaScript crypto, quietly.
+ * ciphers), which it requires in a try and does without: a bundle cannot hold a .node file, and a require of one
+ * left in it is a require of a file, which the executable's require() refuses, and Node 20 warns on stderr at the
+ * first such call (at every start, as ssh2 loads), even though ssh2 catches the error. Each is bundled as a module
+ * that throws what a missing module throws, so the bundle requires nothing but Node's own modules and ssh2 falls
+ * back to its JavaScript crypto, quietly.
  */
 function nativeAddonsAbsent(): Plugin {
   return {
