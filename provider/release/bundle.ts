@@ -18,6 +18,8 @@ export async function bundlePlugin(outFile: string): Promise<void> {
       entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
       outfile: outFile,
       plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
+      // ssh2 once: sdk/ssh2.ts's fallback to the package (for the unbuilt source tree) is the package's own bundle.
+      alias: { ssh2: path.join(PACKAGE_ROOT, "dist", "sdk", "ssh2-bundle.js") },
       // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
       banner: { js: NODE_CHECK },
     }),
