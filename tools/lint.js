@@ -22,7 +22,7 @@ function checked({ config, buildInfo }) {
     },
   });
   const builder = ts.createIncrementalProgram({ rootNames: parsed.fileNames, options: parsed.options, projectReferences: parsed.projectReferences });
-  const diagnostics = [...parsed.errors, ...builder.getConfigFileParsingDiagnostics(), ...builder.getSyntacticDiagnostics(), ...builder.getSemanticDiagnostics()];
+  const diagnostics = [...parsed.errors, ...builder.getSyntacticDiagnostics(), ...builder.getSemanticDiagnostics()];
   // With noEmit, the build info only; after the checks, so that it keeps their results for the next run.
   diagnostics.push(...builder.emit().diagnostics);
   return { diagnostics, program: builder.getProgram() };

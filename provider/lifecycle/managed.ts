@@ -130,7 +130,6 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
   }
 }
 
-
 /** The account a resource names (none: the provider's default account). */
 function accountOf(props: Props): AccountRef | undefined {
   return props.account ? AccountRef.parse(props.account) : undefined;

@@ -18,7 +18,7 @@ export async function bundlePlugin(outFile: string): Promise<void> {
       entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
       outfile: outFile,
       plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
-      // ssh2 once: sdk/ssh2.ts's fallback to the package (for the unbuilt source tree) is the package's own bundle.
+      // ssh2 once: in the executable sdk/ssh2.ts finds no bundle beside it and requires `ssh2`, which is that bundle.
       alias: { ssh2: path.join(PACKAGE_ROOT, "dist", "sdk", "ssh2-bundle.js") },
       // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
       banner: { js: NODE_CHECK },

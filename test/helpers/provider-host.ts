@@ -8,7 +8,6 @@ const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const providerPb = require("@pulumi/pulumi/proto/provider_pb");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
 
-
 type Props = Record<string, unknown>;
 
 /**
