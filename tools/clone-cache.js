@@ -1,0 +1,52 @@
+// What a clone's build and lint keep between runs (dist/ with tsc's build info, the lint's caches), kept for the
+// machine's other clones too, in ~/.cache/gpu-rental/clone-cache (or under GPU_RENTAL_CACHE). A clone that has none
+// yet starts from the last state any clone kept: tsc's incremental build and the lint then redo only what differs
+// (they compare files' contents, not times), as they would in an old clone after checking out the new commit.
+// Paths of the clone inside a kept file stand as ROOT there, so any folder can take it.
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+
+const base = process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gpu-rental");
+const kept = (name) => path.join(base, "clone-cache", name);
+const ROOT = "<gpu-rental clone>";
+
+/** Copies `from` to `to` (made whole, then renamed into place), each text file's `find` replaced with `put`. */
+function copyReplacing(from, to, find, put) {
+  const partial = `${to}.partial-${process.pid}`;
+  try {
+    fs.cpSync(from, partial, { recursive: true });
+    for (const entry of fs.readdirSync(partial, { recursive: true, withFileTypes: true })) {
+      const file = path.join(entry.parentPath ?? entry.path, entry.name);
+      if (!entry.isFile() || !/\.(json|tsbuildinfo)$/.test(entry.name)) continue;
+      const text = fs.readFileSync(file, "utf8");
+      if (text.includes(find)) fs.writeFileSync(file, text.split(find).join(put));
+    }
+    fs.rmSync(to, { recursive: true, force: true });
+    fs.renameSync(partial, to);
+  } finally {
+    fs.rmSync(partial, { recursive: true, force: true }); // left only when another process renamed first
+  }
+}
+
+/** Before a build or lint: the folder from the machine's kept copy, when the clone has none. */
+function seed(name, dir, root) {
+  if (fs.existsSync(dir) || !fs.existsSync(kept(name))) return;
+  try {
+    copyReplacing(kept(name), dir, ROOT + path.sep, root + path.sep);
+  } catch {
+    fs.rmSync(dir, { recursive: true, force: true }); // started from nothing, as without a kept copy
+  }
+}
+
+/** After one: the folder kept for the other clones (a failure to keep it costs them time, nothing else). */
+function keep(name, dir, root) {
+  try {
+    fs.mkdirSync(path.dirname(kept(name)), { recursive: true });
+    copyReplacing(dir, kept(name), root + path.sep, ROOT + path.sep);
+  } catch {
+    // a full or read-only cache: the next fresh clone starts from nothing
+  }
+}
+
+module.exports = { seed, keep };
