@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Caller } from "./call";
 import { BadRequestError, foundOrNull, GpuRentalError, ListingError, ResponseValidationError } from "./errors";
 import {
+  ChangeBidRequest,
   CreateInstanceRequest,
   CreateInstanceResponse,
   describeIssues,
@@ -139,6 +140,12 @@ async function updateInstance(client: Caller, id: number, change: UpdateInstance
   await client.call({ method: "PUT", path: `/api/v0/instances/${id}/`, body, schema: SuccessResponse });
 }
 
+/** A new bid for an interruptible instance, $/hour. */
+async function changeBid(client: Caller, id: number, price: number): Promise<void> {
+  const body = parseRequest(ChangeBidRequest, { client_id: "me", price }, "bid change");
+  await client.call({ method: "PUT", path: `/api/v0/instances/bid_price/${id}/`, body, schema: SuccessResponse });
+}
+
 async function destroyInstance(client: Caller, id: number): Promise<void> {
   await client.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
 }
@@ -161,6 +168,7 @@ export function instancesApi(client: Caller) {
     update: (id: number, change: UpdateInstanceRequest) => updateInstance(client, id, change),
     start: (id: number) => updateInstance(client, id, { state: "running" }),
     stop: (id: number) => updateInstance(client, id, { state: "stopped" }),
+    changeBid: (id: number, price: number) => changeBid(client, id, price),
     destroy: (id: number) => destroyInstance(client, id),
   };
 }

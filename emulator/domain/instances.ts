@@ -42,6 +42,8 @@ export interface InstanceRecord {
    */
   neverBoots?: true;
   statusMsg?: string;
+  /** Stopped because its bid lost (below the offer's minimum, or outbid by another client): a higher bid resumes it. */
+  stoppedByBid?: true;
   volume?: { id: number; mount_path: string };
   label: string;
   ports: Record<string, { HostIp: string; HostPort: string }[]>;
@@ -60,6 +62,11 @@ export interface InstanceRecord {
    * is up the instance reports `loading`. Not kept across restarts.
    */
   bootPending?: number;
+}
+
+/** Why an instance whose bid is below its offer's minimum is stopped. */
+function belowMinimum(bid: number, offer: Offer): string {
+  return `Outbid: the bid of ${bid} $/hour is below the minimum of ${offer.min_bid} $/hour; the instance is stopped.`;
 }
 
 /**
@@ -252,7 +259,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
       bootStartedAt: now,
       restarted: false,
       intended: price.belowMinimum ? "stopped" : (config.target_state ?? "running"),
-      ...(price.belowMinimum && { statusMsg: `Outbid: the bid of ${price.pricePerHour} $/hour is below the minimum of ${offer.min_bid} $/hour; the instance is stopped.` }),
+      ...(price.belowMinimum && { statusMsg: belowMinimum(price.pricePerHour, offer), stoppedByBid: true as const }),
       ...(options.secondAcceptance && { neverBoots: true as const }),
       label: config.label ?? "",
       ports: portMappings(runtype, config.env, directPortStart),
@@ -308,12 +315,39 @@ export class Instances implements Persistent<InstancesSnapshot> {
       if (instance.failure) {
         throw badRequest("invalid_args", `Instance ${instance.id} is ${instance.failure}; it cannot be started. Destroy it and create another.`);
       }
-      instance.intended = "running";
-      instance.bootStartedAt = this.deps.now();
-      instance.restarted = true;
-      instance.statusMsg = undefined;
+      this.boot(instance);
     }
     this.watcher?.observe(instance);
+  }
+
+  /**
+   * A new bid for an interruptible instance (`null`: the offer's minimum, the winning bid). What ran so far is
+   * charged at the old bid. A bid below the minimum stops a running instance (outbid); a higher bid, at least the
+   * minimum, boots again one that its bid had stopped.
+   */
+  changeBid(instance: InstanceRecord, price: number | null): void {
+    if (!instance.isBid) throw badRequest("invalid_args", `Instance ${instance.id} is on-demand: it has no bid to change.`);
+    const minimum = instance.offer.min_bid ?? 0;
+    const bid = price ?? minimum;
+    if (!(bid >= 0.001)) throw badRequest("invalid_args", "Please set a bid price >= 0.001.");
+    this.settleOne(instance);
+    const raised = bid > instance.pricePerHour;
+    instance.pricePerHour = bid;
+    if (bid < minimum) {
+      if (instance.intended === "running") Object.assign(instance, { intended: "stopped", statusMsg: belowMinimum(bid, instance.offer), stoppedByBid: true });
+    } else if (instance.stoppedByBid && raised && !instance.failure) {
+      this.boot(instance);
+    }
+    this.watcher?.observe(instance);
+  }
+
+  /** Boots a stopped instance again, from `loading`. */
+  private boot(instance: InstanceRecord): void {
+    instance.intended = "running";
+    instance.bootStartedAt = this.deps.now();
+    instance.restarted = true;
+    instance.statusMsg = undefined;
+    instance.stoppedByBid = undefined;
   }
 
   /** Destroys at once: gone from listings, billing stopped, the offer back on the market, its key revoked. */
@@ -352,6 +386,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.settleOne(instance);
     instance.intended = "stopped";
     instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
+    instance.stoppedByBid = true;
     this.watcher?.observe(instance);
     return instance;
   }

@@ -1,6 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
+  ChangeBidRequest,
   CreateInstanceRequest,
   CreateInstanceResponse,
   InstanceListResponse,
@@ -197,6 +198,20 @@ export function registerInstances(app: FastifyInstance, market: Marketplace, opt
         throw forbidden("permission_denied", "An instance API key may start or stop its instance, not relabel it.");
       }
       market.instances.update(instance, body);
+      return { success: true };
+    },
+  });
+
+  route(app, market, {
+    method: "PUT",
+    url: "/api/v0/instances/bid_price/:id/",
+    refusals: ["not_found"],
+    rules: "a bid below 0.001 $/hour, or on an on-demand instance",
+    response: SuccessResponse,
+    permission: "instance_write",
+    body: ChangeBidRequest,
+    handler: ({ principal, params, body }) => {
+      market.instances.changeBid(owned(principal, idParam(params, "id")), body.price);
       return { success: true };
     },
   });

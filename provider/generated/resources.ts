@@ -38,7 +38,7 @@ export interface InstanceArgs extends CommonArgs {
   runtype?: pulumi.Input<Runtype>;
   /** `running` or `stopped`; changed in place. Default: `"running"`. */
   targetState?: pulumi.Input<TargetState>;
-  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. */
+  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again. */
   price?: pulumi.Input<number>;
   /** Replaces the image's command (runtype `args`). */
   argsStr?: pulumi.Input<string>;
@@ -328,7 +328,7 @@ export interface GpuFleetArgs extends CommonArgs {
   runtype?: pulumi.Input<Runtype>;
   /** `running` or `stopped`; changed in place. Default: `"running"`. */
   targetState?: pulumi.Input<TargetState>;
-  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. */
+  /** The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again. */
   price?: pulumi.Input<number>;
   /** Replaces the image's command (runtype `args`). */
   argsStr?: pulumi.Input<string>;

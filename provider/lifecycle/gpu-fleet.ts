@@ -8,7 +8,7 @@ import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, Observe
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
 import type { ObjectDescription, ResourceDescription } from "./description";
-import { adoptInstance, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf } from "./instance";
+import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, rebids } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
 import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
 
@@ -163,8 +163,8 @@ function memberLabel(prefix: string, index: number): string {
 
 /**
  * Compares a fleet's state with a new spec. Size and label prefix change in place; a member input changes in
- * place when it would for an Instance (label, target state, policies, criteria that every member's rented offer
- * still meets), and otherwise replaces the fleet. `adoptIds` matters only at creation.
+ * place when it would for an Instance (label, target state, the bid, policies, criteria that every member's
+ * rented offer still meets), and otherwise replaces the fleet. `adoptIds` matters only at creation.
  */
 export function diffFleetSpec(olds: Props, news: Props, unknown?: unknown): FleetDiff {
   const own = (["size", "labelPrefix"] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || !sameValue(olds[key], news[key]));
@@ -185,7 +185,7 @@ export function diffFleetSpec(olds: Props, news: Props, unknown?: unknown): Flee
 export interface FleetDiff extends Diff {
   /** Member inputs that no member can take in place: the fleet is rented anew. */
   replaces: string[];
-  /** Changed in place: size (members added or removed at the end), labels, target state, recorded policies. */
+  /** Changed in place: size (members added or removed at the end), labels, target state, the bid, recorded policies. */
   updates: string[];
 }
 
@@ -321,6 +321,8 @@ async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operati
   if (diff.replaces.length) throw new GpuRentalError(`GpuFleet ${id}: ${diff.replaces.join(", ")} cannot change in place (the engine should replace it).`);
   const keys = keysOf(olds);
   const members = membersOf(olds);
+  // A new bid is checked against every member's offer before anything changes: one refused changes nothing.
+  if (rebids(olds, spec)) members.filter((m) => m.index < spec.size).forEach((m) => checkBid(m.instanceId, spec, m.rentedOffer));
   const removed = members.filter((m) => m.index >= spec.size);
   if (removed.length) {
     op.log(`removing members ${removed[0].index}-${removed[removed.length - 1].index}`);
@@ -347,6 +349,7 @@ async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operati
   const missing = range(0, spec.size).filter((index) => !held.has(index));
   let settled: Made[] | undefined;
   try {
+    if (rebids(olds, spec)) await Promise.all(kept.map(({ member }) => changeBid(op, member.instanceId, spec, member.rentedOffer)));
     settled = await settleInPlace(spec, kept, op);
     // A creation cut off before its keys were attached left the state saying them: all are attached again.
     const partial = !!olds[PARTIAL_OUTPUT];

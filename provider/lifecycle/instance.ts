@@ -106,7 +106,10 @@ const DESCRIPTION: ResourceDescription = {
     },
     runtype: { type: "string", enum: RUNTYPE, tsType: "Runtype", description: "Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs." },
     targetState: { type: "string", enum: TARGET_STATE, tsType: "TargetState", default: "running", description: "`running` or `stopped`; changed in place." },
-    price: { type: "number", description: "The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid." },
+    price: {
+      type: "number",
+      description: "The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again.",
+    },
     argsStr: { type: "string", description: "Replaces the image's command (runtype `args`)." },
     useJupyterLab: { type: "boolean", description: "Jupyter Lab rather than the classic notebook." },
     jupyterDir: { type: "string", description: "The folder Jupyter opens in." },
@@ -242,8 +245,11 @@ type SpecKey = keyof InstanceSpec & string;
 /** The inputs of the spec, from its shape. */
 const SPEC = specOf("Instance", InstanceSpec);
 
-/** Inputs changed in place by `PUT /api/v0/instances/{id}/`. */
-const UPDATABLE_INPUTS = ["label", "targetState"] as const;
+/**
+ * Inputs changed in place: by `PUT /api/v0/instances/{id}/` (label, target state), and the bid of an
+ * interruptible instance by `PUT /api/v0/instances/bid_price/{id}/` (an on-demand instance only records it).
+ */
+const UPDATABLE_INPUTS = ["label", "targetState", "price"] as const;
 /** Inputs that say which offer to rent: placement rules, recorded in place while the rented machine satisfies them. */
 const CRITERIA_KEYS = ["offerId", "gpuModel", "gpuCount", "filters", "order", "offerType", "maxPricePerHour"] as const;
 /** Inputs that decide the offer search (the criteria, and the runtype, which may ask for a direct port). */
@@ -319,7 +325,8 @@ function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Reco
   if (!rented) return false;
   if (news.offerId !== undefined && news.offerId !== null) return news.offerId === olds.rentedOfferId;
   if (withDefault("offerType", olds.offerType) !== withDefault("offerType", news.offerType)) return false;
-  const paid = withDefault("offerType", olds.offerType) === "bid" ? (olds.price ?? olds.maxPricePerHour ?? rented.dph_total) : rented.dph_total;
+  // A bid instance pays its bid: the new one, which an update sends (rebids).
+  const paid = withDefault("offerType", olds.offerType) === "bid" ? (news.price ?? news.maxPricePerHour ?? rented.dph_total) : rented.dph_total;
   if (news.maxPricePerHour !== undefined && news.maxPricePerHour !== null && !((paid as number) <= news.maxPricePerHour)) return false;
   return offerMatches(rented, filtersOf(news));
 }
@@ -589,7 +596,37 @@ function diffInstance(olds: Props, news: Props, unknown?: unknown, look?: DiffLo
   );
 }
 
-/** Applies the in-place changes (label, target state) and returns the new outputs. */
+type RentedOffer = { min_bid?: number | null } | null | undefined;
+
+/** The bid the spec asks for, as at rental: the price, else the limit, else the minimum of the offer rented. */
+const bidOf = (spec: InstanceSpec, rented: RentedOffer) => spec.price ?? spec.maxPricePerHour ?? rented?.min_bid ?? undefined;
+
+/** Refuses a bid below the minimum of the offer rented, which would stop the instance (outbid): nothing is sent. */
+export function checkBid(id: number, spec: InstanceSpec, rented: RentedOffer): void {
+  const bid = bidOf(spec, rented);
+  const minimum = rented?.min_bid;
+  if (bid !== undefined && typeof minimum === "number" && bid < minimum) {
+    throw new GpuRentalError(`Instance ${id}: a bid of ${bid} $/hour is below the minimum bid of its offer (${minimum} $/hour) and would stop it (outbid). Bid at least ${minimum}.`);
+  }
+}
+
+/** Bids again as the spec says (an instance whose offer is not in the state, an adopted one, read for its minimum). */
+export async function changeBid(op: Operation, id: number, spec: InstanceSpec, rented: RentedOffer): Promise<void> {
+  const bid = bidOf(spec, rented) ?? (await op.client.instances.get(id))?.min_bid;
+  if (typeof bid !== "number") throw new GpuRentalError(`Instance ${id}: no bid to send (no price, no maxPricePerHour, and its offer's minimum bid is unknown): declare price.`);
+  await op.client.instances.changeBid(id, bid);
+}
+
+/**
+ * Whether an update bids again: the bid the spec asks for (its price, else its limit) changed, on an interruptible
+ * rental (an on-demand one only records them).
+ */
+export function rebids(olds: Readonly<Record<string, any>>, spec: InstanceSpec): boolean {
+  const bid = (s: Readonly<Record<string, any>>) => s.price ?? s.maxPricePerHour ?? null;
+  return withDefault("offerType", spec.offerType) === "bid" && bid(olds) !== bid(spec);
+}
+
+/** Applies the in-place changes (label, target state, bid) and returns the new outputs. */
 async function updateInstance(id: string, olds: Props, spec: InstanceSpec, op: Operation): Promise<Record<string, unknown> & InstanceOutputs> {
   const diff = diffInstanceSpec(olds, spec as Record<string, unknown>);
   if (diff.replaces.length) {
@@ -605,6 +642,10 @@ async function updateInstance(id: string, olds: Props, spec: InstanceSpec, op: O
   if (diff.updates.includes("label")) change.label = spec.label ?? DEFAULTS.label;
   if (diff.updates.includes("targetState")) change.state = spec.targetState ?? DEFAULTS.targetState;
   if (change.label !== undefined || change.state !== undefined) await op.client.instances.update(Number(id), change);
+  if (rebids(olds, spec)) {
+    checkBid(Number(id), spec, olds.rentedOffer);
+    await changeBid(op, Number(id), spec, olds.rentedOffer);
+  }
   const target = targetOf(spec);
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   const outputs = (instance: Instance) => ({

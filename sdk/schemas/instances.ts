@@ -148,4 +148,12 @@ export const UpdateInstanceRequest = atLeastOneOf(
 );
 export type UpdateInstanceRequest = z.infer<typeof UpdateInstanceRequest>;
 
+/**
+ * `PUT /api/v0/instances/bid_price/{id}/`: a new bid ($/hour, at most 32 as the vendor describes it) for an
+ * interruptible instance. The service asks for `client_id` ("me") beside it. The public client sends `price: null`
+ * without `--price` (the offer's minimum, the winning bid); the vendor describes a number, which the SDK sends.
+ */
+export const ChangeBidRequest = z.object({ client_id: z.string(), price: z.number().max(32).nullable() });
+export type ChangeBidRequest = z.infer<typeof ChangeBidRequest>;
+
 export const SuccessResponse = z.looseObject({ success: z.boolean() });

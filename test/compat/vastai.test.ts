@@ -135,6 +135,15 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       expect(low.stderr).toMatch(/Failed with error 400: .*minimum bid/);
     });
 
+    it("change bid ID --price P, and without --price (the winning bid, sent as null)", async () => {
+      const offer = (await api("POST", "/api/v0/bundles/", { type: "bid", order: [["dph_total", "asc"]], limit: 1 })).body.offers[0];
+      const id = created(await cli.raw(["create", "instance", String(offer.id), "--image", "ubuntu", "--bid_price", String(offer.min_bid)]));
+      expect(await cli.ok(["change", "bid", String(id), "--price", String(offer.min_bid * 2)])).toMatch(/bid price changed/i);
+      expect(await instance(id)).toMatchObject({ is_bid: true, dph_base: offer.min_bid * 2 });
+      await cli.ok(["change", "bid", String(id)]);
+      expect(await instance(id)).toMatchObject({ dph_base: offer.min_bid });
+    });
+
     it("show instance ID --raw and (table), after the boot on the emulator's clock", async () => {
       const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu", "--ssh", "--direct", "--label", "shown"]));
       expect(await cli.raw(["show", "instance", String(id)])).toMatchObject({ id, actual_status: null, label: "shown" });

@@ -194,6 +194,66 @@ describe("instances", () => {
     });
   });
 
+  describe("bid change (PUT /api/v0/instances/bid_price/{id}/)", () => {
+    const bid = (id: number, price: number | null) => call("PUT", `/api/v0/instances/bid_price/${id}/`, { client_id: "me", price });
+
+    it("bills at the old bid until the change and at the new one after; null bids the offer's minimum", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: offer.min_bid * 2 }, offer.id);
+      advance(PROVISIONING + LOADING);
+      const storage = (offer.storage_cost * 8) / 730;
+      let before = await credit();
+      advance(HOUR);
+      expect(before - (await credit())).toBeCloseTo(offer.min_bid * 2 + storage, 4);
+      expect(await bid(id, offer.min_bid * 3)).toMatchObject({ status: 200, body: { success: true } });
+      expect(await view(id)).toMatchObject({ dph_base: offer.min_bid * 3, is_bid: true, actual_status: "running" });
+      before = await credit();
+      advance(HOUR);
+      expect(before - (await credit())).toBeCloseTo(offer.min_bid * 3 + storage, 4);
+      await bid(id, null);
+      expect(await view(id)).toMatchObject({ dph_base: offer.min_bid, actual_status: "running" });
+    });
+
+    it("a bid below the minimum stops the instance (outbid); a higher one at least the minimum boots it again", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: offer.min_bid }, offer.id);
+      advance(PROVISIONING + LOADING);
+      await bid(id, offer.min_bid / 2);
+      expect(await view(id)).toMatchObject({ actual_status: "exited", cur_state: "stopped", status_msg: expect.stringMatching(/below the minimum/) });
+      await bid(id, offer.min_bid);
+      expect(await status(id)).toBe("loading");
+      advance(LOADING);
+      expect(await status(id)).toBe("running");
+      // Outbid by another client: raising the bid wins the machine back.
+      await http(emu.url, "POST", `/_emulator/instances/${id}/outbid`, {});
+      await bid(id, offer.min_bid * 1.5);
+      advance(LOADING);
+      expect(await status(id)).toBe("running");
+    });
+
+    it("leaves a stopped instance stopped when its bid did not stop it", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: offer.min_bid }, offer.id);
+      advance(PROVISIONING + LOADING);
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" });
+      await bid(id, offer.min_bid * 2);
+      advance(LOADING);
+      expect(await view(id)).toMatchObject({ actual_status: "exited", dph_base: offer.min_bid * 2 });
+    });
+
+    it("refuses a bid under 0.001, an on-demand instance, an unknown instance, and a body without client_id", async () => {
+      const [offer] = await offers({ type: "bid" });
+      const id = await created({ image: "ubuntu", price: offer.min_bid }, offer.id);
+      expect(await bid(id, 0)).toMatchObject({ status: 400, body: { error: "invalid_args", msg: "Please set a bid price >= 0.001." } });
+      const onDemand = await created({ image: "ubuntu" });
+      expect(await bid(onDemand, 1)).toMatchObject({ status: 400, body: { error: "invalid_args", msg: expect.stringMatching(/on-demand/) } });
+      expect(await bid(999_999, 1)).toMatchObject({ status: 404, body: { error: "no_such_instance" } });
+      expect((await call("PUT", `/api/v0/instances/bid_price/${id}/`, { price: 1 })).status).toBe(400);
+      expect((await bid(id, 33)).status).toBe(400); // above the vendor's maximum of 32
+      expect(await view(id)).toMatchObject({ dph_base: offer.min_bid });
+    });
+  });
+
   describe("states and transitions (controllable clock)", () => {
     it("(none) → null → loading → running", async () => {
       const id = await created({ image: "ubuntu" });

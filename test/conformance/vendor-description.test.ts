@@ -191,6 +191,7 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       update: () => client.instances.update(1, { label: "x" }),
       start: () => client.instances.start(1),
       stop: () => client.instances.stop(1),
+      changeBid: () => client.instances.changeBid(1, 0.17),
       destroy: () => client.instances.destroy(1),
     },
     templates: {

@@ -115,6 +115,23 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     expect(instances()).toEqual([]);
   });
 
+  it("bids again for every member in place, after checking the new bid against each member's offer", async () => {
+    const spec = { ...base, gpuModel: undefined, offerType: "bid", size: 3 };
+    const { id, outs } = await GpuFleet.create(spec, options());
+    const members = () => instances().filter((i) => outs.instanceIds.includes(i.id));
+    const highest = Math.max(...members().map((i) => i.offer.min_bid!));
+    const lowest = Math.min(...members().map((i) => i.offer.min_bid!));
+    const updated = await GpuFleet.update(id, outs, { ...spec, price: highest * 2 }, options());
+    expect(updated.instanceIds).toEqual(outs.instanceIds);
+    expect(members().map((i) => i.pricePerHour)).toEqual([highest * 2, highest * 2, highest * 2]);
+    // A bid between the lowest and the highest minimum: one member's offer refuses it, so no member is changed.
+    expect(lowest).toBeLessThan(highest);
+    await expect(GpuFleet.update(id, updated, { ...spec, price: (lowest + highest) / 2 }, options())).rejects.toThrow(/below the minimum bid of its offer/);
+    expect(members().map((i) => i.pricePerHour)).toEqual([highest * 2, highest * 2, highest * 2]);
+    await GpuFleet.delete(id, options(), updated);
+    expect(members()).toEqual([]);
+  });
+
   it("destroy destroys every member; one the service will not destroy is retried, then named, and the next destroy finishes", async () => {
     const { id, outs } = await GpuFleet.create({ ...base, size: 4 }, options());
     const stuck = outs.instanceIds[2];

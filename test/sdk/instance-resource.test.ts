@@ -17,6 +17,14 @@ describe("diffInstanceSpec", () => {
     });
   });
 
+  it("changes the bid in place", () => {
+    const bid = { ...base, offerType: "bid", price: 0.5 };
+    expect(diffInstanceSpec(bid, { ...bid, price: 0.6 })).toMatchObject({ changes: true, updates: ["price"], replaces: [] });
+    // A lower limit is a lower bid, sent in place, while the offer rented still meets the criteria.
+    const capped = { ...base, offerType: "bid", maxPricePerHour: 0.5, rentedOffer: { id: 1, gpu_name: "RTX 4090", num_gpus: 1, min_bid: 0.2, dph_total: 0.2, direct_port_count: 10 }, rentedOfferId: 1 };
+    expect(diffInstanceSpec(capped, { ...capped, maxPricePerHour: 0.3 })).toMatchObject({ updates: ["maxPricePerHour"], replaces: [] });
+  });
+
   it("replaces for anything the API cannot change on a live instance", () => {
     for (const change of [{ image: "other" }, { disk: 64 }, { env: { A: "1" } }, { onstart: "x" }, { runtype: "jupyter_direct" },
       { gpuModel: "H100 SXM" }, { gpuCount: 2 }, { filters: { reliability: { gte: 0.99 } } }, { maxPricePerHour: 1 }, { offerType: "bid" }]) {
@@ -105,6 +113,22 @@ describe("instance resource over HTTP", () => {
     await Instance.delete(id, options());
     expect(await Instance.read(id, outs, options())).toBeNull();
     await Instance.delete(id, options()); // already gone: still fine
+  });
+
+  it("bids again in place, and refuses a bid below the offer's minimum before sending it", async () => {
+    const spec = { ...base, gpuModel: undefined, offerType: "bid" };
+    const { id, outs } = await Instance.create(spec, options());
+    const record = () => emu.marketplace.instances.all().find((i) => i.id === Number(id))!;
+    const minimum = record().offer.min_bid!;
+    const updated = await Instance.update(id, outs, { ...spec, price: minimum * 2 }, options());
+    expect(updated).toMatchObject({ instanceId: Number(id), price: minimum * 2, status: "running" });
+    expect(record()).toMatchObject({ pricePerHour: minimum * 2, intended: "running" });
+    await expect(Instance.update(id, updated, { ...spec, price: minimum / 2 }, options())).rejects.toThrow(/below the minimum bid of its offer .* Bid at least/);
+    expect(record().pricePerHour).toBe(minimum * 2);
+    // Without a price the bid is the limit, as at rental: a new limit bids again.
+    await Instance.update(id, updated, { ...spec, maxPricePerHour: minimum * 3 }, options());
+    expect(record().pricePerHour).toBe(minimum * 3);
+    await Instance.delete(id, options());
   });
 
   it("mounts an existing network volume, or a new one made from a volume offer, and replaces on a change", async () => {
