@@ -551,3 +551,51 @@ export function getEnvVars(args: GetEnvVarsArgs = {}, opts?: InvokeOptions): Pro
 export function getEnvVarsOutput(args: FunctionInputs<GetEnvVarsArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetEnvVarsResult> {
   return invokeOutput("getEnvVars", args, opts);
 }
+
+/** The arguments of getUser. */
+export type GetUserArgs = Record<string, never>;
+
+/** What getUser answers. */
+export interface GetUserResult {
+  /** The user's id. */
+  readonly id: number;
+  /** The account's email address. */
+  readonly email: string;
+  /** The user name, when the account has one. */
+  readonly username: string;
+  /** The user's full name, when given. */
+  readonly fullName: string;
+  /** The credit left, $. */
+  readonly credit: number;
+  /** Whether the account logs in with a second factor. */
+  readonly twoFactor: boolean;
+}
+
+/** The account the provider acts as (its key's user): who it is, and its credit in $ at the time of the call. A program can check that it deploys into the account it means to, or export what is left to spend. */
+export function getUser(args: GetUserArgs = {}, opts?: InvokeOptions): Promise<GetUserResult> {
+  return invokeFunction("getUser", args, opts);
+}
+
+/** getUser, of arguments that may be other resources' outputs: its result is an output. */
+export function getUserOutput(args: FunctionInputs<GetUserArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetUserResult> {
+  return invokeOutput("getUser", args, opts);
+}
+
+/** The arguments of getSshKeys. */
+export type GetSshKeysArgs = Record<string, never>;
+
+/** What getSshKeys answers. */
+export interface GetSshKeysResult {
+  /** The keys, oldest first. */
+  readonly keys: ({ id: number; publicKey: string; createdAt: number | null })[];
+}
+
+/** The public keys registered on the account, oldest first, whoever registered them (an SshKey of this or another stack, the service's console, a script): to check that a key is there, or to find the id to import. */
+export function getSshKeys(args: GetSshKeysArgs = {}, opts?: InvokeOptions): Promise<GetSshKeysResult> {
+  return invokeFunction("getSshKeys", args, opts);
+}
+
+/** getSshKeys, of arguments that may be other resources' outputs: its result is an output. */
+export function getSshKeysOutput(args: FunctionInputs<GetSshKeysArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetSshKeysResult> {
+  return invokeOutput("getSshKeys", args, opts);
+}

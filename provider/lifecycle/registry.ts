@@ -5,7 +5,9 @@ import { GET_INSTANCE } from "./get-instance";
 import { GET_INSTANCES } from "./get-instances";
 import { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
 import { GET_OFFERS } from "./get-offers";
+import { GET_SSH_KEYS } from "./get-ssh-keys";
 import { GET_TEMPLATES } from "./get-templates";
+import { GET_USER } from "./get-user";
 import { GPU_FLEET } from "./gpu-fleet";
 import { INSTANCE } from "./instance";
 import type { Kind, Operation } from "./kind";
@@ -23,7 +25,7 @@ import { TEMPLATE } from "./template";
 export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_ENV_VARS];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

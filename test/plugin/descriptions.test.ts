@@ -45,6 +45,14 @@ describe("the resource descriptions", () => {
     }
   });
 
+  it("are each named on the pages that list what the package has (README, resources, plugin, YAML)", () => {
+    const names = [...KINDS.map((kind) => kind.description.name), ...FUNCTIONS.map((fn) => fn.description.name)];
+    for (const page of ["README.md", "docs/resources.md", "docs/plugin.md", "docs/yaml.md"]) {
+      const text = fs.readFileSync(path.join(REPO_ROOT, page), "utf8");
+      expect([page, names.filter((name) => !new RegExp(`\\b${name}\\b`).test(text))]).toEqual([page, []]);
+    }
+  });
+
   it("give a schema with the secrets marked, enums and objects declared once, and the Python package name", () => {
     const schema = packageSchema("1.2.3") as any;
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
@@ -52,7 +60,7 @@ describe("the resource descriptions", () => {
       ["gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
     );
     expect(Object.keys(schema.functions)).toEqual(
-      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getEnvVars"].map((name) => `gpu-rental:index:${name}`),
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getEnvVars", "getUser", "getSshKeys"].map((name) => `gpu-rental:index:${name}`),
     );
     expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>

@@ -1,3 +1,4 @@
+import { ed25519KeyPair } from "../../emulator";
 import { configureLifecycle, offerSearchOf, ProcessStop } from "../../provider/lifecycle";
 import { GpuRentalProvider } from "../../provider/plugin/provider";
 import { DEFAULT_ORDER, offerQuery, TOKEN_ENV } from "../../sdk";
@@ -51,6 +52,31 @@ describe("the functions, through the plugin's shell", () => {
     const found = await invoke("getEnvVars", {});
     expect(found).toEqual({ names: ["HF_TOKEN", "WANDB_API_KEY"] });
     for (const key of found.names) await emu.client().envVars.delete(key);
+  });
+
+  it("getUser answers the account the key acts for, and its credit as billing leaves it", async () => {
+    const user = await emu.client().users.current();
+    expect(await invoke("getUser", {})).toEqual({
+      id: user.id, email: user.email, username: user.username ?? null, fullName: user.fullname ?? user.full_name ?? null, credit: user.credit, twoFactor: false,
+    });
+    // Another account's key answers that account.
+    const other = emu.account("other@gpu-rental.test");
+    expect(await invokeOf("getUser", {}, providerOf(emu.url, other.key))).toMatchObject({ id: other.id, email: "other@gpu-rental.test" });
+  });
+
+  it("getSshKeys answers every key registered on the account, oldest first, with the id to import", async () => {
+    const before = (await invoke("getSshKeys", {})).keys;
+    const first = await emu.client().sshKeys.add(ed25519KeyPair("first").public);
+    emu.marketplace.clock.advance(1_000);
+    const second = await emu.client().sshKeys.add(ed25519KeyPair("second").public);
+    const { keys } = await invoke("getSshKeys", {});
+    expect(keys.slice(before.length)).toEqual([
+      { id: first.id, publicKey: expect.stringContaining("first"), createdAt: expect.any(Number) },
+      { id: second.id, publicKey: expect.stringContaining("second"), createdAt: expect.any(Number) },
+    ]);
+    expect(keys[before.length].createdAt).toBeLessThan(keys[before.length + 1].createdAt);
+    await emu.client().sshKeys.delete(first.id);
+    await emu.client().sshKeys.delete(second.id);
   });
 
   it("refuses bad arguments before anything is asked, each named", async () => {

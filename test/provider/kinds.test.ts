@@ -6,7 +6,7 @@ import { GpuRentalProvider } from "../../provider/plugin/provider";
 import { generatedFiles } from "../../provider/schema/generate";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/paths";
-import { GET_SSH_KEYS } from "../fixtures/sixth-kind/get-ssh-keys";
+import { GET_KEY_LINES } from "../fixtures/sixth-kind/get-key-lines";
 import { INSTANCE_KEY } from "../fixtures/sixth-kind/instance-key";
 
 /**
@@ -58,7 +58,7 @@ describe("one module per kind", () => {
 
 describe("a sixth kind and a function, added in a test fixture", () => {
   // The one registry line: the package's kinds and functions, and the fixture's.
-  const registry = registryOf([...KINDS, INSTANCE_KEY], [GET_SSH_KEYS]);
+  const registry = registryOf([...KINDS, INSTANCE_KEY], [GET_KEY_LINES]);
   const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl sixth@kind";
 
   let emu: TestEmulator;
@@ -74,13 +74,13 @@ describe("a sixth kind and a function, added in a test fixture", () => {
       inputProperties: { instanceId: { type: "integer" }, publicKey: { type: "string" } },
       requiredInputs: ["instanceId", "publicKey"],
     });
-    expect(schema.functions["gpu-rental:index:getSshKeys"]).toMatchObject({ outputs: { properties: { publicKeys: { type: "array" } } } });
+    expect(schema.functions["gpu-rental:index:getKeyLines"]).toMatchObject({ outputs: { properties: { publicKeys: { type: "array" } } } });
     expect(files["provider/generated/resources.ts"]).toMatch(/export class InstanceKey extends pulumi\.CustomResource/);
-    expect(files["provider/generated/resources.ts"]).toMatch(/export function getSshKeysOutput\(/);
-    expect(files["docs/reference.md"]).toMatch(/## InstanceKey\n[\s\S]*## getSshKeys \(function\)[\s\S]*gpu_rental\.get_ssh_keys\(\)/);
+    expect(files["provider/generated/resources.ts"]).toMatch(/export function getKeyLinesOutput\(/);
+    expect(files["docs/reference.md"]).toMatch(/## InstanceKey\n[\s\S]*## getKeyLines \(function\)[\s\S]*gpu_rental\.get_key_lines\(\)/);
     // The package's own files stay as committed: the fixture is in no registry but the test's.
     expect(generatedFiles()["schema.json"]).not.toContain("InstanceKey");
-    expect(generatedFiles()["schema.json"]).not.toContain("getSshKeys");
+    expect(generatedFiles()["schema.json"]).not.toContain("getKeyLines");
   });
 
   it("is served by the plugin's shell as it is, over the emulator: check, create, read, delete, and the function", async () => {
@@ -97,7 +97,7 @@ describe("a sixth kind and a function, added in a test fixture", () => {
     const { id, outs } = await provider.create(urn, inputs ?? {});
     expect(outs).toMatchObject({ keyId: Number(id!.split("/")[1]), publicKey: KEY });
     expect((await provider.read(id!, urn, outs!)).props ?? {}).toMatchObject({ keyId: outs!.keyId });
-    expect(await provider.invoke("gpu-rental:index:getSshKeys", {})).toEqual({ outputs: { publicKeys: [KEY] } });
+    expect(await provider.invoke("gpu-rental:index:getKeyLines", {})).toEqual({ outputs: { publicKeys: [KEY] } });
     expect(await provider.diff(id!, urn, outs!, { ...outs, publicKey: UNKNOWN })).toMatchObject({ replaces: ["publicKey"] });
     await provider.delete(id!, urn, outs!);
     expect(await client.sshKeys.ofInstance(instanceId)).toEqual([]);
