@@ -511,7 +511,7 @@ export function getInstancesOutput(args: FunctionInputs<GetInstancesArgs> = {}, 
 
 /** The arguments of getNetworkVolumeOffers. */
 export interface GetNetworkVolumeOffersArgs {
-  /** The network volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`. */
+  /** The volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`. */
   q?: VolumeQuery;
   /** GB wanted: offers with less free space are left out. */
   size?: number;
@@ -531,6 +531,30 @@ export function getNetworkVolumeOffers(args: GetNetworkVolumeOffersArgs = {}, op
 /** getNetworkVolumeOffers, of arguments that may be other resources' outputs: its result is an output. */
 export function getNetworkVolumeOffersOutput(args: FunctionInputs<GetNetworkVolumeOffersArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetNetworkVolumeOffersResult> {
   return invokeOutput("getNetworkVolumeOffers", args, opts);
+}
+
+/** The arguments of getLocalVolumeOffers. */
+export interface GetLocalVolumeOffersArgs {
+  /** The volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`. */
+  q?: VolumeQuery;
+  /** GB wanted: offers with less free space are left out. */
+  size?: number;
+}
+
+/** What getLocalVolumeOffers answers. */
+export interface GetLocalVolumeOffersResult {
+  /** The offers found. */
+  readonly offers: { id: number; diskSpace: number; storageCost: number; reliability: number; geolocation: string; verified: boolean }[];
+}
+
+/** The local volume offers that match a search (one per machine on the market: a local volume lives on its machine's disk, for the instances of that machine), cheapest storage first unless `q` orders them otherwise; with `size`, only those with room for it. */
+export function getLocalVolumeOffers(args: GetLocalVolumeOffersArgs = {}, opts?: InvokeOptions): Promise<GetLocalVolumeOffersResult> {
+  return invokeFunction("getLocalVolumeOffers", args, opts);
+}
+
+/** getLocalVolumeOffers, of arguments that may be other resources' outputs: its result is an output. */
+export function getLocalVolumeOffersOutput(args: FunctionInputs<GetLocalVolumeOffersArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetLocalVolumeOffersResult> {
+  return invokeOutput("getLocalVolumeOffers", args, opts);
 }
 
 /** The arguments of getEnvVars. */
@@ -598,4 +622,27 @@ export function getSshKeys(args: GetSshKeysArgs = {}, opts?: InvokeOptions): Pro
 /** getSshKeys, of arguments that may be other resources' outputs: its result is an output. */
 export function getSshKeysOutput(args: FunctionInputs<GetSshKeysArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetSshKeysResult> {
   return invokeOutput("getSshKeys", args, opts);
+}
+
+/** The arguments of getInvoices. */
+export type GetInvoicesArgs = Record<string, never>;
+
+/** What getInvoices answers. */
+export interface GetInvoicesResult {
+  /** The credit left, $. */
+  readonly credit: number;
+  /** The sum of the charges, $. */
+  readonly charged: number;
+  /** Each charge and payment, oldest first. */
+  readonly items: ({ type: string; instanceId: number | null; amount: number; start: number; end: number; description: string | null })[];
+}
+
+/** The account's billing at the time of the call: its credit, what its instances have cost so far, and each charge and payment, oldest first. */
+export function getInvoices(args: GetInvoicesArgs = {}, opts?: InvokeOptions): Promise<GetInvoicesResult> {
+  return invokeFunction("getInvoices", args, opts);
+}
+
+/** getInvoices, of arguments that may be other resources' outputs: its result is an output. */
+export function getInvoicesOutput(args: FunctionInputs<GetInvoicesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetInvoicesResult> {
+  return invokeOutput("getInvoices", args, opts);
 }

@@ -2,7 +2,9 @@ import { API_KEY } from "./api-key";
 import type { FunctionDescription } from "./description";
 import { GET_ENV_VARS } from "./get-env-vars";
 import { GET_INSTANCE } from "./get-instance";
+import { GET_INVOICES } from "./get-invoices";
 import { GET_INSTANCES } from "./get-instances";
+import { GET_LOCAL_VOLUME_OFFERS } from "./get-local-volume-offers";
 import { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
 import { GET_OFFERS } from "./get-offers";
 import { GET_SSH_KEYS } from "./get-ssh-keys";
@@ -25,7 +27,7 @@ import { TEMPLATE } from "./template";
 export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

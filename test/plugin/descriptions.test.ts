@@ -60,7 +60,7 @@ describe("the resource descriptions", () => {
       ["gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
     );
     expect(Object.keys(schema.functions)).toEqual(
-      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getEnvVars", "getUser", "getSshKeys"].map((name) => `gpu-rental:index:${name}`),
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices"].map((name) => `gpu-rental:index:${name}`),
     );
     expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>

@@ -1,7 +1,7 @@
 import { ed25519KeyPair } from "../../emulator";
 import { configureLifecycle, offerSearchOf, ProcessStop } from "../../provider/lifecycle";
 import { GpuRentalProvider } from "../../provider/plugin/provider";
-import { DEFAULT_ORDER, offerQuery, TOKEN_ENV } from "../../sdk";
+import { DEFAULT_ORDER, offerQuery, TOKEN_ENV, VolumeQuery } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -117,12 +117,32 @@ describe("the functions, through the plugin's shell", () => {
     await client.templates.delete(template.id);
   });
 
-  it("getNetworkVolumeOffers answers the offers with room for size, cheapest storage first", async () => {
-    const { offers } = await invoke("getNetworkVolumeOffers", { q: { limit: 5 }, size: 10 });
+  it.each([
+    ["getNetworkVolumeOffers", (q: VolumeQuery) => emu.client().volumes.searchNetworkOffers(q)],
+    ["getLocalVolumeOffers", (q: VolumeQuery) => emu.client().volumes.searchLocalOffers(q)],
+  ] as const)("%s answers the offers with room for size, cheapest storage first", async (name, search) => {
+    const { offers } = await invoke(name, { q: { limit: 5 }, size: 10 });
     expect(offers.length).toBeGreaterThan(0);
     expect(offers.every((o: any) => o.diskSpace >= 10)).toBe(true);
     expect(offers.map((o: any) => o.storageCost)).toEqual([...offers.map((o: any) => o.storageCost)].sort((x, y) => x - y));
-    const searched = await emu.client().volumes.searchNetworkOffers({ order: [["storage_cost", "asc"]], limit: 5, allocated_storage: 10 });
+    const searched = await search({ order: [["storage_cost", "asc"]], limit: 5, allocated_storage: 10 });
     expect(offers.map((o: any) => o.id)).toEqual(searched.map((o) => o.ask_contract_id));
+  });
+
+  it("getInvoices answers the credit and each instance's charges as billing leaves them, and what they sum to", async () => {
+    const client = emu.client();
+    const [offer] = await client.offers.search({ limit: 1 });
+    const { new_contract: id } = await client.instances.create(offer.id, { image: "ubuntu" });
+    emu.marketplace.clock.advance(3_600_000);
+    const answered = await invoke("getInvoices", {});
+    const billed = await client.billing.invoices();
+    expect(answered.credit).toBe(billed.credit);
+    const charge = answered.items.find((item: any) => item.instanceId === id);
+    expect(charge).toMatchObject({ type: "charge", amount: expect.any(Number), description: expect.any(String) });
+    expect(charge.amount).toBeGreaterThan(0);
+    const charges = billed.invoices.filter((row) => row.instance_id !== undefined);
+    expect(answered.charged).toBeCloseTo(charges.reduce((sum, row) => sum + row.amount, 0), 9);
+    expect(answered.items.map((item: any) => item.start)).toEqual([...answered.items.map((item: any) => item.start)].sort((a, b) => a - b));
+    await client.instances.destroy(id);
   });
 });

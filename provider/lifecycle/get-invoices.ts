@@ -1,0 +1,63 @@
+import { z } from "zod";
+import type { InvoiceItem } from "../../sdk";
+import type { ObjectDescription } from "./description";
+import type { LookupFunction } from "./registry";
+import { specOf } from "./spec";
+
+/** The getInvoices function: the account's charges and payments, and its credit. Read-only. */
+
+const INVOICE_ITEM: ObjectDescription = {
+  name: "InvoiceItem",
+  description: "What one instance has cost so far (a charge), or a payment into the account.",
+  properties: {
+    type: { type: "string", description: "`charge` or `payment`." },
+    instanceId: { type: "integer", nullable: true, description: "The instance a charge is for; null for a payment." },
+    amount: { type: "number", description: "$." },
+    start: { type: "number", description: "When the period charged began (a payment: its moment), seconds since 1970." },
+    end: { type: "number", description: "When it ended, seconds since 1970." },
+    description: { type: "string", nullable: true, description: "The service's words for it." },
+  },
+  required: ["type", "instanceId", "amount", "start", "end", "description"],
+};
+
+const GetInvoicesArgs = z.object({});
+type GetInvoicesArgs = z.infer<typeof GetInvoicesArgs>;
+
+export interface InvoiceSummary {
+  type: string;
+  instanceId: number | null;
+  amount: number;
+  start: number;
+  end: number;
+  description: string | null;
+}
+
+export const GET_INVOICES: LookupFunction<GetInvoicesArgs, { credit: number; charged: number; items: InvoiceSummary[] }> = {
+  description: {
+    name: "getInvoices",
+    description:
+      "The account's billing at the time of the call: its credit, what its instances have cost so far, and each charge and payment, " +
+      "oldest first.",
+    inputs: {},
+    outputs: {
+      credit: { type: "number", description: "The credit left, $." },
+      charged: { type: "number", description: "The sum of the charges, $." },
+      items: { type: "array", items: { type: "object", object: INVOICE_ITEM }, description: "Each charge and payment, oldest first." },
+    },
+    requiredOutputs: ["credit", "charged", "items"],
+    example: { args: {}, exports: "charged" },
+  },
+  args: specOf("getInvoices", GetInvoicesArgs),
+  async invoke(_args, op) {
+    const { credit, invoices } = await op.client.billing.invoices();
+    const items = invoices.map(summaryOf).sort((a, b) => a.start - b.start);
+    const charged = items.filter((item) => item.type === "charge").reduce((sum, item) => sum + item.amount, 0);
+    return { credit, charged, items };
+  },
+};
+
+/** A row as the function shows it: a row without `type` is a charge when it names an instance. */
+function summaryOf(item: InvoiceItem): InvoiceSummary {
+  const type = item.type ?? (item.instance_id === undefined ? "payment" : "charge");
+  return { type, instanceId: item.instance_id ?? null, amount: item.amount, start: item.start, end: item.end, description: item.description ?? null };
+}
