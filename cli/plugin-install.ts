@@ -3,7 +3,8 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { userCacheDir } from "../emulator";
+import { userCacheDir } from "../sdk/cache-dir";
+import { markUsed, pruneUnused } from "./cache-prune";
 import { linkPluginFolder } from "./pulumi";
 import { PACKAGE_ROOT } from "./toolchain";
 
@@ -79,7 +80,12 @@ export function preparedPluginFolder(log: (line: string) => void): string {
   const pulumiSdk = pulumiVersion();
   const key = packageContent().update(pulumiSdk).digest("hex").slice(0, 12);
   const folder = path.join(cache, `plugin-${PLUGIN_NAME}-v${packageVersion(PACKAGE_ROOT)}-${key}`);
-  if (complete(folder)) return folder;
+  if (complete(folder)) {
+    markUsed(folder);
+    return folder;
+  }
+  // A new content: the folders of contents not used for two hours go (some 130 MB each).
+  pruneUnused(cache, `plugin-${PLUGIN_NAME}-v`);
   const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
   try {
     const tarball = packInto(stage);

@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { userCacheDir } from "../sdk/cache-dir";
+import { pruneUnused } from "./cache-prune";
 
 /** The folder of gpu-rental's package.json, from its sources (tests) or its compiled dist/ alike. */
 export const PACKAGE_ROOT = findPackageRoot(__dirname);
@@ -49,7 +51,15 @@ export function ensureToolchain(options: { inherit?: boolean; languages?: readon
   if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}; its messages are above).`);
   prepared = { bin: result.stdout.trim() };
   process.env[INHERITED] = JSON.stringify(prepared);
+  pruneToolchains(prepared.bin);
   return prepared;
+}
+
+/** A toolchain built into the cache: the pieces built from other sources that no run used for two hours go. */
+function pruneToolchains(bin: string): void {
+  const cache = userCacheDir();
+  if (path.dirname(path.dirname(bin)) !== cache) return; // a pulumi of the user's own
+  for (const piece of ["toolchain-v", "language-host-v"]) pruneUnused(cache, piece);
 }
 
 function hasHosts(toolchain: Toolchain, languages: readonly Language[]): boolean {

@@ -102,10 +102,11 @@ go_build() {
   say "$label: built in $(elapsed "$from")"
 }
 
-# cached <name> <key> <builder>: the folder holding a built piece, building it (atomically) when missing.
+# cached <name> <key> <builder>: the folder holding a built piece, building it (atomically) when missing. Its time
+# says when it was last used (pieces unused for two hours are removed by cli/cache-prune.ts).
 cached() {
   local name=$1 key=$2 builder=$3 dir="$cache_root/$1-$2"
-  if [ ! -e "$dir/.complete" ]; then
+  if [ -e "$dir/.complete" ]; then touch "$dir"; else
     local work="$dir.partial.$$"
     rm -rf "$work" && mkdir -p "$work"
     if ! "$builder" "$work"; then rm -rf "$work"; return 1; fi
@@ -134,7 +135,7 @@ host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum
 # The engine looks for its language hosts and the dynamic-provider script beside the `pulumi` it runs, so all go
 # in one folder (hard links where the file system allows, copies otherwise).
 bin="$cache_root/toolchain-v$VERSION-$(basename "$cli" | rev | cut -d- -f1 | rev)-$(basename "$host" | rev | cut -d- -f1 | rev)/bin"
-mkdir -p "$bin"
+mkdir -p "$bin" && touch "$(dirname "$bin")"
 place() { [ "$1" -ef "$bin/$2" ] || ln -f "$1" "$bin/$2" 2>/dev/null || cp -f "$1" "$bin/$2"; }
 place "$cli/pulumi" pulumi.bin
 # `pulumi` itself starts the CLI with Go's collector set for short runs, unless the environment sets GOGC: most

@@ -7,6 +7,7 @@ import { Marketplace } from "../domain/marketplace";
 import { writeDurably } from "../storage/files";
 import { ed25519KeyPair } from "./keys";
 import { SSH_HOST, SshEndpoints } from "./server";
+import { userCacheDir } from "../../sdk/cache-dir";
 
 export { SSH_HOST, SSH_USER } from "./server";
 export { ed25519KeyPair } from "./keys";
@@ -37,9 +38,7 @@ export interface RunningSsh {
   close(): void;
 }
 
-/** The cache folder of the user's gpu-rental files: $GPU_RENTAL_CACHE, else the XDG cache, as the toolchain's. */
-export const userCacheDir = () =>
-  process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "gpu-rental");
+export { userCacheDir };
 
 /**
  * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/sandbox/machines.ts)
