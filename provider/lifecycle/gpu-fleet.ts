@@ -287,6 +287,8 @@ async function readFleet(_id: string, props: Props, op: Operation): Promise<Reco
 function diffFleet(olds: Props, news: Props, unknown?: unknown, look?: DiffLook): FleetDiff | Promise<FleetDiff> {
   const diff = diffFleetSpec(olds, news, unknown);
   const members = membersOf(olds);
+  // A bid one member's offer would refuse is said at preview, naming the input.
+  if (!diff.replaces.length && rebids(olds, news as FleetSpec)) members.forEach((m) => checkBid(m.instanceId, news as FleetSpec, m.rentedOffer));
   if (diff.replaces.length) {
     const adopted = new Set(Array.isArray(news.adoptIds) ? news.adoptIds : []);
     const held = members.filter((m) => adopted.has(m.instanceId)).map((m) => m.instanceId);

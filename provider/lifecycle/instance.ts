@@ -582,6 +582,8 @@ function keptOutputs(props: Props): Pick<InstanceOutputs, "instanceApiKey" | "re
  */
 function diffInstance(olds: Props, news: Props, unknown?: unknown, look?: DiffLook): SpecDiff | Promise<SpecDiff> {
   const diff = diffInstanceSpec(olds, news, unknown);
+  // A bid the offer rented would refuse is said at preview, naming the input.
+  if (!diff.replaces.length && rebids(olds, news as InstanceSpec)) checkBid(Number(olds.instanceId), news as InstanceSpec, olds.rentedOffer);
   const target = targetOf(olds);
   if (diff.replaces.length || !look || !olds[PARTIAL_OUTPUT] || typeof olds.instanceId !== "number") return diff;
   const waits: SpecDiff = { ...diff, changes: true, updates: [...diff.updates, "status"] };
@@ -605,8 +607,8 @@ const bidOf = (spec: InstanceSpec, rented: RentedOffer) => spec.price ?? spec.ma
 export function checkBid(id: number, spec: InstanceSpec, rented: RentedOffer): void {
   const bid = bidOf(spec, rented);
   const minimum = rented?.min_bid;
-  if (bid !== undefined && typeof minimum === "number" && bid < minimum) {
-    throw new GpuRentalError(`Instance ${id}: a bid of ${bid} $/hour is below the minimum bid of its offer (${minimum} $/hour) and would stop it (outbid). Bid at least ${minimum}.`);
+  if (typeof bid === "number" && typeof minimum === "number" && bid < minimum) {
+    throw new GpuRentalError(`Instance ${id}: the bid of ${bid} $/hour (price, else maxPricePerHour) is below the minimum bid of its offer (${minimum} $/hour) and would stop it (outbid). Bid at least ${minimum}.`);
   }
 }
 

@@ -126,6 +126,7 @@ describe("GpuFleet lifecycle over HTTP, without Pulumi", () => {
     expect(members().map((i) => i.pricePerHour)).toEqual([highest * 2, highest * 2, highest * 2]);
     // A bid between the lowest and the highest minimum: one member's offer refuses it, so no member is changed.
     expect(lowest).toBeLessThan(highest);
+    expect(() => GpuFleet.diff(updated, { ...spec, price: (lowest + highest) / 2 })).toThrow(/below the minimum bid of its offer/);
     await expect(GpuFleet.update(id, updated, { ...spec, price: (lowest + highest) / 2 }, options())).rejects.toThrow(/below the minimum bid of its offer/);
     expect(members().map((i) => i.pricePerHour)).toEqual([highest * 2, highest * 2, highest * 2]);
     await GpuFleet.delete(id, options(), updated);

@@ -123,6 +123,8 @@ describe("instance resource over HTTP", () => {
     const updated = await Instance.update(id, outs, { ...spec, price: minimum * 2 }, options());
     expect(updated).toMatchObject({ instanceId: Number(id), price: minimum * 2, status: "running" });
     expect(record()).toMatchObject({ pricePerHour: minimum * 2, intended: "running" });
+    // Said at preview (the diff), and refused by an update all the same.
+    expect(() => Instance.diff(updated, { ...spec, price: minimum / 2 })).toThrow(/the bid of [\d.]+ \$\/hour \(price, else maxPricePerHour\) is below the minimum bid of its offer/);
     await expect(Instance.update(id, updated, { ...spec, price: minimum / 2 }, options())).rejects.toThrow(/below the minimum bid of its offer .* Bid at least/);
     expect(record().pricePerHour).toBe(minimum * 2);
     // Without a price the bid is the limit, as at rental: a new limit bids again.
