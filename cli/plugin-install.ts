@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
-import { markUsed, pruneUnused } from "./cache-prune";
+import { makeOnce, markUsed, pruneUnused } from "./cache-folders";
 import { linkPluginFolder } from "./pulumi";
 import { PACKAGE_ROOT } from "./toolchain";
 
@@ -80,10 +80,17 @@ export function preparedPluginFolder(log: (line: string) => void): string {
   const pulumiSdk = pulumiVersion();
   const key = packageContent().update(pulumiSdk).digest("hex").slice(0, 12);
   const folder = path.join(cache, `plugin-${PLUGIN_NAME}-v${packageVersion(PACKAGE_ROOT)}-${key}`);
-  if (complete(folder)) {
+  // Made once however many installs want it at once (tests, CI jobs); a folder already made is used as it is.
+  const made = () => {
+    if (!complete(folder)) return undefined;
     markUsed(folder);
     return folder;
-  }
+  };
+  return makeOnce(folder, made, () => makePluginFolder(cache, folder, pulumiSdk, log));
+}
+
+/** Makes the plugin folder in a stage beside it, then puts it in place at once. */
+function makePluginFolder(cache: string, folder: string, pulumiSdk: string, log: (line: string) => void): string {
   // A new content: the folders of contents not used for two hours go (some 130 MB each).
   pruneUnused(cache, `plugin-${PLUGIN_NAME}-v`);
   const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
@@ -95,13 +102,8 @@ export function preparedPluginFolder(log: (line: string) => void): string {
     // check of its own version) is nothing the plugin needs.
     const npm = spawnSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: stage, encoding: "utf8" });
     if (npm.status !== 0) throw new Error(`npm install of the plugin's dependencies failed (exit ${npm.status}):\n${npm.stderr}`);
-    // Complete, then in place at once; another process that got there first wins (same content).
-    if (!complete(folder)) fs.rmSync(folder, { recursive: true, force: true });
-    try {
-      fs.renameSync(stage, folder);
-    } catch (error) {
-      if (!complete(folder)) throw error;
-    }
+    fs.rmSync(folder, { recursive: true, force: true }); // an incomplete one a killed maker left
+    fs.renameSync(stage, folder);
     return folder;
   } finally {
     fs.rmSync(stage, { recursive: true, force: true });

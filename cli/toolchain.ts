@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
-import { pruneUnused } from "./cache-prune";
+import { pruneUnused } from "./cache-folders";
 
 /** The folder of gpu-rental's package.json, from its sources (tests) or its compiled dist/ alike. */
 export const PACKAGE_ROOT = findPackageRoot(__dirname);

@@ -103,7 +103,7 @@ go_build() {
 }
 
 # cached <name> <key> <builder>: the folder holding a built piece, building it (atomically) when missing. Its time
-# says when it was last used (pieces unused for two hours are removed by cli/cache-prune.ts).
+# says when it was last used (pieces unused for two hours are removed by cli/cache-folders.ts).
 cached() {
   local name=$1 key=$2 builder=$3 dir="$cache_root/$1-$2"
   if [ -e "$dir/.complete" ]; then touch "$dir"; else
