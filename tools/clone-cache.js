@@ -39,9 +39,22 @@ function seed(name, dir, root) {
   }
 }
 
-/** After one: the folder kept for the other clones (a failure to keep it costs them time, nothing else). */
+/** The time of the newest file in `dir` (0 for none). */
+function newest(dir) {
+  let time = 0;
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) time = Math.max(time, fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+  }
+  return time;
+}
+
+/**
+ * After one: the folder kept for the other clones, unless nothing in it changed since it was kept (a build or lint
+ * with nothing to do writes nothing). A failure to keep it costs the other clones time, nothing else.
+ */
 function keep(name, dir, root) {
   try {
+    if (fs.existsSync(kept(name)) && newest(dir) <= fs.statSync(kept(name)).mtimeMs) return;
     fs.mkdirSync(path.dirname(kept(name)), { recursive: true });
     copyReplacing(dir, kept(name), root + path.sep, ROOT + path.sep);
   } catch {

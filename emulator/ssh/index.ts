@@ -6,8 +6,8 @@ import { DEFAULT_MACHINE_LIMITS, MachineLimits, Machines } from "../sandbox/mach
 import { Marketplace } from "../domain/marketplace";
 import { writeDurably } from "../storage/files";
 import { ed25519KeyPair } from "./keys";
-import { SSH_HOST, SshEndpoints } from "./server";
 import { userCacheDir } from "../../sdk/cache-dir";
+import { SSH_HOST, SshEndpoints } from "./server";
 
 export { SSH_HOST, SSH_USER } from "./server";
 export { ed25519KeyPair } from "./keys";
@@ -38,7 +38,7 @@ export interface RunningSsh {
   close(): void;
 }
 
-export { userCacheDir };
+export { userCacheDir } from "../../sdk/cache-dir";
 
 /**
  * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/sandbox/machines.ts)

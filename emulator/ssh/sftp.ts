@@ -3,7 +3,8 @@ import * as path from "node:path";
 import type { Attributes, FileEntry, SFTPWrapper } from "ssh2";
 import { ssh2 } from "../../sdk/ssh2";
 
-const { STATUS_CODE, OPEN_MODE } = ssh2().utils.sftp;
+/** ssh2's SFTP constants, read when a session needs them: loading the emulator does not load ssh2 (sdk/ssh2.ts). */
+const sftpConstants = () => ssh2().utils.sftp;
 
 /** Directory entries sent per READDIR answer. */
 const ENTRIES_PER_READ = 100;
@@ -29,6 +30,7 @@ interface OpenDir {
  * paths are this computer's, as the machine's shell commands see them.
  */
 export function serveSftp(sftp: SFTPWrapper, home: string): void {
+  const { STATUS_CODE } = sftpConstants();
   const files = new Map<string, OpenFile>();
   const dirs = new Map<string, OpenDir>();
   let nextHandle = 0;
@@ -192,6 +194,7 @@ function exitZero(sftp: SFTPWrapper): void {
 /** The fs flags of SFTP open flags, any combination (scp opens with WRITE|CREAT and truncates apart). */
 function openFlags(flags: number): number {
   const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND, O_CREAT, O_TRUNC, O_EXCL } = fs.constants;
+  const { OPEN_MODE } = sftpConstants();
   const read = flags & OPEN_MODE.READ;
   const write = flags & OPEN_MODE.WRITE;
   let result = read && write ? O_RDWR : write ? O_WRONLY : O_RDONLY;
@@ -204,6 +207,7 @@ function openFlags(flags: number): number {
 
 /** An error as OpenSSH's sftp-server words it (no path of this computer in it). */
 function failed(sftp: SFTPWrapper, id: number, error: NodeJS.ErrnoException): void {
+  const { STATUS_CODE } = sftpConstants();
   if (error.code === "ENOENT") return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, "No such file");
   if (error.code === "EACCES" || error.code === "EPERM") return sftp.status(id, STATUS_CODE.PERMISSION_DENIED, "Permission denied");
   sftp.status(id, STATUS_CODE.FAILURE, `Failure (${error.code ?? "error"})`);

@@ -326,7 +326,7 @@ function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Reco
   if (news.offerId !== undefined && news.offerId !== null) return news.offerId === olds.rentedOfferId;
   if (withDefault("offerType", olds.offerType) !== withDefault("offerType", news.offerType)) return false;
   // A bid instance pays its bid: the new one, which an update sends (rebids).
-  const paid = withDefault("offerType", olds.offerType) === "bid" ? (news.price ?? news.maxPricePerHour ?? rented.dph_total) : rented.dph_total;
+  const paid = withDefault("offerType", olds.offerType) === "bid" ? (declaredBid(news) ?? rented.dph_total) : rented.dph_total;
   if (news.maxPricePerHour !== undefined && news.maxPricePerHour !== null && !((paid as number) <= news.maxPricePerHour)) return false;
   return offerMatches(rented, filtersOf(news));
 }
@@ -600,8 +600,11 @@ function diffInstance(olds: Props, news: Props, unknown?: unknown, look?: DiffLo
 
 type RentedOffer = { min_bid?: number | null } | null | undefined;
 
-/** The bid the spec asks for, as at rental: the price, else the limit, else the minimum of the offer rented. */
-const bidOf = (spec: InstanceSpec, rented: RentedOffer) => spec.price ?? spec.maxPricePerHour ?? rented?.min_bid ?? undefined;
+/** The bid a spec (or a state) declares: its price, else its limit; null when neither. */
+const declaredBid = (spec: Readonly<Record<string, any>>): number | null => spec.price ?? spec.maxPricePerHour ?? null;
+
+/** The bid the spec asks for, as at rental: the declared one, else the minimum of the offer rented. */
+const bidOf = (spec: InstanceSpec, rented: RentedOffer) => declaredBid(spec) ?? rented?.min_bid ?? undefined;
 
 /** Refuses a bid below the minimum of the offer rented, which would stop the instance (outbid): nothing is sent. */
 export function checkBid(id: number, spec: InstanceSpec, rented: RentedOffer): void {
@@ -624,8 +627,7 @@ export async function changeBid(op: Operation, id: number, spec: InstanceSpec, r
  * rental (an on-demand one only records them).
  */
 export function rebids(olds: Readonly<Record<string, any>>, spec: InstanceSpec): boolean {
-  const bid = (s: Readonly<Record<string, any>>) => s.price ?? s.maxPricePerHour ?? null;
-  return withDefault("offerType", spec.offerType) === "bid" && bid(olds) !== bid(spec);
+  return withDefault("offerType", spec.offerType) === "bid" && declaredBid(olds) !== declaredBid(spec);
 }
 
 /** Applies the in-place changes (label, target state, bid) and returns the new outputs. */
