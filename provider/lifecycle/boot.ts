@@ -163,7 +163,8 @@ async function waitAll(op: Operation, ids: number[], target: WaitTarget): Promis
  */
 async function takeLeftBehind(plan: BootPlan, op: Operation, options: RentOptions): Promise<Held[]> {
   const slots = new Map(plan.indices.flatMap((index) => (plan.tokenOf(index) ? [[plan.tokenOf(index)!, index] as const] : [])));
-  const found = await instancesCarrying(op.client, [...slots.keys()]);
+  const found = await (op.leftBehind?.carrying([...slots.keys()]) ?? instancesCarrying(op.client, [...slots.keys()]));
+  if (found.size) op.leftBehind?.forget();
   const taken: Held[] = [];
   const extra: number[] = [];
   for (const [token, left] of found) {

@@ -1,4 +1,5 @@
 import { AccountRef, ClientOptions, Clock, ConfigSource, GpuRentalClient, REAL_TIME, Rentals, resolveConnection, spendCapOf } from "../../sdk";
+import { LeftBehind } from "./creation";
 import { ProcessStop } from "./process-stop";
 
 /**
@@ -21,6 +22,7 @@ export class ProviderContext {
   readonly stop: ProcessStop;
   readonly write: (line: string) => void;
   private readonly clients = new Map<string, GpuRentalClient>();
+  private readonly leftBehinds = new Map<GpuRentalClient, LeftBehind>();
   /** The generation in the state of each resource checked by this provider, by URN (see generationOf). */
   private readonly checkedGenerations = new Map<string, number>();
 
@@ -45,6 +47,13 @@ export class ProviderContext {
     let client = this.clients.get(key);
     if (!client) this.clients.set(key, (client = new GpuRentalClient({ ...options, ...connection, clock: this.clock, rentals: this.rentals })));
     return client;
+  }
+
+  /** What earlier runs left in the account of `client`, for this context's creations (creation.ts). */
+  leftBehind(client: GpuRentalClient): LeftBehind {
+    let found = this.leftBehinds.get(client);
+    if (!found) this.leftBehinds.set(client, (found = new LeftBehind(client)));
+    return found;
   }
 
   /** The stack's `gpu-rental:maxHourlySpend`, read when a rental needs it. */

@@ -46,11 +46,45 @@ export function interruptedCreation(error: InterruptedError, what: string): GpuR
 
 /** Every instance of the account carrying one of `tokens`, by token (one listing): what cut-off earlier creations left. */
 export async function instancesCarrying(client: GpuRentalClient, tokens: readonly string[]): Promise<Map<string, Instance[]>> {
-  const wanted = new Set(tokens);
+  return only(await byToken(client), tokens);
+}
+
+/**
+ * What cut-off earlier runs left in one account, for the creations of one provider context (one `pulumi up`): one
+ * listing, at the context's first creation, instead of one a creation (200 Instances listed up to 200 instances
+ * each). Whatever an earlier run left exists before this one starts, so it is in that listing. A creation of this
+ * context that fails, or finds something, may leave what the listing lacks: the next creation lists again.
+ */
+export class LeftBehind {
+  private listing: Promise<Map<string, Instance[]>> | undefined;
+
+  constructor(private readonly client: GpuRentalClient) {}
+
+  async carrying(tokens: readonly string[]): Promise<Map<string, Instance[]>> {
+    const listing = (this.listing ??= byToken(this.client));
+    try {
+      return only(await listing, tokens);
+    } catch (error) {
+      if (this.listing === listing) this.listing = undefined;
+      throw error;
+    }
+  }
+
+  /** The next creation lists again. */
+  forget(): void {
+    this.listing = undefined;
+  }
+}
+
+async function byToken(client: GpuRentalClient): Promise<Map<string, Instance[]>> {
   const found = new Map<string, Instance[]>();
   for (const instance of await client.instances.list()) {
     const token = tokenOfInstance(instance);
-    if (token && wanted.has(token)) found.set(token, [...(found.get(token) ?? []), instance]);
+    if (token) found.set(token, [...(found.get(token) ?? []), instance]);
   }
   return found;
+}
+
+function only(found: Map<string, Instance[]>, tokens: readonly string[]): Map<string, Instance[]> {
+  return new Map(tokens.flatMap((token) => (found.has(token) ? [[token, found.get(token)!] as const] : [])));
 }

@@ -1,4 +1,5 @@
 import type { Clock, CreationIdentity, GpuRentalClient, RentOptions, WaitOptions } from "../../sdk";
+import type { LeftBehind } from "./creation";
 import type { ResourceDescription } from "./description";
 import type { CheckFailure, SpecOf } from "./spec";
 
@@ -29,6 +30,8 @@ export interface Operation {
   wait?: WaitOptions;
   /** The rentals' time and failure budgets: the defaults, unless tests say otherwise. */
   rent?: RentOptions;
+  /** What earlier runs left, listed once for a context's creations (none: each creation lists). */
+  leftBehind?: LeftBehind;
 }
 
 export interface Diff {

@@ -69,6 +69,7 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
   /** The operation on a resource of these inputs: its account's client, and (create, update) which creation it is. */
   const operation = (props: Props, urn?: string, calls?: ClientOptions): Operation => ({
     client: context.client(accountOf(props), calls),
+    leftBehind: context.leftBehind(context.client(accountOf(props))),
     clock: context.clock,
     log: (line) => context.write(`${nameOf(name, props)}: ${line}`),
     spendCap: () => context.spendCap(),
@@ -85,7 +86,9 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
     create: (inputs, urn) => context.stop.tracked(async () => {
       const spec = kind.spec.parse(inputs);
       const op = operation(inputs, urn);
-      const made = inputs.adoptId !== undefined && inputs.adoptId !== null ? await kind.adopt(String(inputs.adoptId), spec, op) : await kind.create(spec, op);
+      const made = await listingAgainAfterFailure(op, () =>
+        inputs.adoptId !== undefined && inputs.adoptId !== null ? kind.adopt(String(inputs.adoptId), spec, op) : kind.create(spec, op),
+      );
       return { id: made.id, outs: { ...made.outs, ...commonOf(inputs) } };
     }),
     async read(id, props) {
@@ -98,7 +101,8 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
         if ((await kind.diff(olds, news)).changes) throw new GpuRentalError(`${name} ${id} cannot change in place: its diff should have asked for a replacement.`);
         return { ...olds, ...commonOf(news) };
       }
-      return { ...(await kind.update(id, olds, kind.spec.parse(news), operation(news, urn))), ...commonOf(news) };
+      const op = operation(news, urn);
+      return { ...(await listingAgainAfterFailure(op, () => kind.update!(id, olds, kind.spec.parse(news), op))), ...commonOf(news) };
     }),
     delete: (id, props) => context.stop.tracked(() => kind.delete(id, props, operation(props))),
     import: (id) => kind.import(id, operation({})),
@@ -154,4 +158,14 @@ function accountChange(olds: unknown, news: unknown, unknown?: unknown): "same" 
   const identity = (a: any) => (a ? { name: a.name, apiUrl: a.apiUrl ?? null } : null);
   if (!sameValue(identity(olds), identity(news))) return "replace";
   return sameValue(olds ?? null, news ?? null) ? "same" : "update";
+}
+
+/** A creation (or update) that failed may have left an instance carrying its token: the next one lists again. */
+async function listingAgainAfterFailure<T>(op: Operation, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    op.leftBehind?.forget();
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import { Instance as InstanceRecord, resourceToken, stackHoldings, stackTokenPrefix, sweep, tokenOfApiKey, tokenOfInstance, tokenOfVolume } from "../../sdk";
 import { API_KEY, configureLifecycle, GPU_FLEET, INSTANCE, NETWORK_VOLUME, PARTIAL_OUTPUT, PartialCreationError, direct } from "../../provider/lifecycle";
+import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const ApiKey = direct(API_KEY);
@@ -231,5 +232,27 @@ describe("creations cut off part-way", () => {
     expect(generation({ ...base, __generation: 3 })).toBe(4);
     expect(generation({})).toBe(4);
     expect(generation({}, "h")).toBe(0);
+  });
+});
+
+describe("the creations of one provider context (one `pulumi up`)", () => {
+  it("list the account once for what earlier runs left, not once a creation; after a creation that failed, the next lists again", async () => {
+    const emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 0, loadingMs: 0 }, offers: 200 });
+    try {
+      const stack: Record<string, string> = { "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": emu.apiKey };
+      const Instance = configureLifecycle({ get: (k) => stack[k] }).resource("Instance");
+      // A fault that changes nothing counts the listings (GET /api/v1/instances/; a boot's polls read one instance).
+      emu.faults.add({ method: "GET", path: "/api/v1/instances/", kind: "latency", delayMs: 0, times: 1_000 });
+      const listings = () => emu.faults.injected;
+      await Promise.all(["a", "b", "c"].map((name) => Instance.create({ ...base, label: name }, urn(name))));
+      expect(emu.marketplace.instances.all()).toHaveLength(3);
+      expect(listings()).toBe(1);
+      await expect(Instance.create({ ...base, gpuModel: "H100 NVL", label: "d" }, urn("d"))).rejects.toThrow(/H100 NVL/);
+      expect(listings()).toBe(1);
+      await Instance.create({ ...base, label: "e" }, urn("e"));
+      expect(listings()).toBe(2);
+    } finally {
+      await emu.close();
+    }
   });
 });
