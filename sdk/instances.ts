@@ -146,6 +146,11 @@ async function changeBid(client: Caller, id: number, price: number): Promise<voi
   await client.call({ method: "PUT", path: `/api/v0/instances/bid_price/${id}/`, body, schema: SuccessResponse });
 }
 
+/** Reboots a running instance (its files kept) or recycles it (made anew from its image): it boots again, onstart too. */
+async function restart(client: Caller, id: number, how: "reboot" | "recycle"): Promise<void> {
+  await client.call({ method: "PUT", path: `/api/v0/instances/${how}/${id}/`, body: {}, schema: SuccessResponse });
+}
+
 async function destroyInstance(client: Caller, id: number): Promise<void> {
   await client.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
 }
@@ -169,6 +174,8 @@ export function instancesApi(client: Caller) {
     start: (id: number) => updateInstance(client, id, { state: "running" }),
     stop: (id: number) => updateInstance(client, id, { state: "stopped" }),
     changeBid: (id: number, price: number) => changeBid(client, id, price),
+    reboot: (id: number) => restart(client, id, "reboot"),
+    recycle: (id: number) => restart(client, id, "recycle"),
     destroy: (id: number) => destroyInstance(client, id),
   };
 }

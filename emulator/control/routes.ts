@@ -17,7 +17,10 @@ import { Faults, FaultSpec } from "./faults";
 export const ControlSettings = z
   .object({
     contention: z.number().min(0).max(1).optional(),
-    lifecycle: z.object({ provisioningMs: z.number().min(0).optional(), loadingMs: z.number().min(0).optional() }).strict().optional(),
+    lifecycle: z
+      .object({ provisioningMs: z.number().min(0).optional(), loadingMs: z.number().min(0).optional(), restartMs: z.number().min(0).optional() })
+      .strict()
+      .optional(),
     rateLimits: z
       .partialRecord(z.enum(RATE_LIMITED), z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() }).strict())
       .optional(),

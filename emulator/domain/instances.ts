@@ -11,7 +11,11 @@ export interface Lifecycle {
   provisioningMs: number;
   /** `loading`: the image downloads and boots. */
   loadingMs: number;
+  /** `rebooting` or `recycling`: the container stops (and, recycled, is made anew) before it boots again. Default 3 s. */
+  restartMs?: number;
 }
+
+export const DEFAULT_RESTART_MS = 3_000;
 
 export type FailureStatus = "exited" | "unknown" | "offline";
 
@@ -44,6 +48,10 @@ export interface InstanceRecord {
   statusMsg?: string;
   /** Stopped because its bid lost (below the offer's minimum, or outbid by another client): a higher bid resumes it. */
   stoppedByBid?: true;
+  /** A reboot or a recycle: its status until the boot it leads to (`bootStartedAt`) begins. */
+  restarting?: "rebooting" | "recycling";
+  /** The boot (`bootStartedAt`) that starts from a fresh container, its files gone: a recycle's. */
+  freshBoot?: number;
   volume?: { id: number; mount_path: string };
   label: string;
   ports: Record<string, { HostIp: string; HostPort: string }[]>;
@@ -104,6 +112,7 @@ export function scheduledStatus(instance: InstanceRecord, now: number, lifecycle
   if (instance.failure) return instance.failure;
   if (instance.intended === "stopped") return "exited";
   const elapsed = now - instance.bootStartedAt;
+  if (instance.restarting && elapsed < 0) return instance.restarting;
   const provisioning = instance.restarted ? 0 : lifecycle.provisioningMs;
   if (elapsed < provisioning) return null;
   if (elapsed < provisioning + lifecycle.loadingMs || instance.neverBoots) return "loading";
@@ -341,11 +350,29 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.watcher?.observe(instance);
   }
 
-  /** Boots a stopped instance again, from `loading`. */
-  private boot(instance: InstanceRecord): void {
+  /**
+   * A reboot (the container stopped and started: its files kept) or a recycle (the container made anew from its
+   * image: its files gone): `rebooting` or `recycling` for the lifecycle's `restartMs`, then a boot from
+   * `loading`, onstart again. Billed throughout, as the instance keeps its GPUs. Only a running instance.
+   */
+  restart(instance: InstanceRecord, how: "rebooting" | "recycling"): void {
+    if (instance.failure || instance.intended !== "running") {
+      const state = instance.failure ?? "stopped";
+      throw badRequest("invalid_args", `Instance ${instance.id} is ${state}: only a running instance can be ${how === "rebooting" ? "rebooted" : "recycled"}.`);
+    }
+    this.settleOne(instance);
+    this.boot(instance, this.deps.now() + (this.deps.lifecycle().restartMs ?? DEFAULT_RESTART_MS));
+    instance.restarting = how;
+    instance.freshBoot = how === "recycling" ? instance.bootStartedAt : instance.freshBoot;
+    this.watcher?.observe(instance);
+  }
+
+  /** Boots a stopped instance again, from `loading` (at `at`: after a restart's own status). */
+  private boot(instance: InstanceRecord, at = this.deps.now()): void {
     instance.intended = "running";
-    instance.bootStartedAt = this.deps.now();
+    instance.bootStartedAt = at;
     instance.restarted = true;
+    instance.restarting = undefined;
     instance.statusMsg = undefined;
     instance.stoppedByBid = undefined;
   }

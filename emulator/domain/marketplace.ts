@@ -4,7 +4,7 @@ import { envVars } from "./env-vars";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
 import { notFound, ServiceError } from "./errors";
-import { Instances, Lifecycle } from "./instances";
+import { DEFAULT_RESTART_MS, Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
 import { PartChanges, Persistent } from "./persistence";
@@ -62,7 +62,7 @@ export interface SnapshotSource {
   delta(): { snapshot: MarketplaceSnapshot; changes: Record<string, PartChanges> };
 }
 
-export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 5_000 };
+export const DEFAULT_LIFECYCLE: Lifecycle = { provisioningMs: 2_000, loadingMs: 5_000, restartMs: DEFAULT_RESTART_MS };
 
 /**
  * The whole emulated service, without HTTP: users and keys, the offer market, instances, and the knobs tests

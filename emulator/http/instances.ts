@@ -2,6 +2,7 @@ import { FastifyInstance } from "fastify";
 import { z } from "zod";
 import {
   ChangeBidRequest,
+  RestartRequest,
   CreateInstanceRequest,
   CreateInstanceResponse,
   InstanceListResponse,
@@ -215,6 +216,27 @@ export function registerInstances(app: FastifyInstance, market: Marketplace, opt
       return { success: true };
     },
   });
+
+  // Reboot and recycle: the vendor answers an id that is not one of yours with a 400, each its own code and text.
+  for (const [how, error, message] of [
+    ["reboot", "invalid_args", "invalid instance_id"],
+    ["recycle", "invalid_id", "Invalid instance id."],
+  ] as const) {
+    route(app, market, {
+      method: "PUT",
+      url: `/api/v0/instances/${how}/:id/`,
+      rules: `an id that is not one of the account's instances, or ${how === "reboot" ? "rebooting" : "recycling"} one that is not running`,
+      response: SuccessResponse,
+      permission: "instance_write",
+      body: RestartRequest,
+      handler: ({ principal, params }) => {
+        const instance = market.instances.find(principal.user.id, idParam(params, "id"));
+        if (!instance) throw badRequest(error, message);
+        market.instances.restart(instance, how === "reboot" ? "rebooting" : "recycling");
+        return { success: true };
+      },
+    });
+  }
 
   route(app, market, {
     method: "DELETE",

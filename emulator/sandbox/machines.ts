@@ -294,6 +294,8 @@ export class Machines implements InstanceWatcher {
     const { instance } = machine;
     const current = () => machine.boot === boot;
     try {
+      // A recycled container starts from its image again: nothing written before is left.
+      if (instance.freshBoot === boot) fs.rmSync(machine.dir, { recursive: true, force: true });
       fs.mkdirSync(machine.dir, { recursive: true });
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
       installClockTools(this.binOf(instance.id), this.clockFile);

@@ -156,4 +156,8 @@ export type UpdateInstanceRequest = z.infer<typeof UpdateInstanceRequest>;
 export const ChangeBidRequest = z.object({ client_id: z.string(), price: z.number().max(32).nullable() });
 export type ChangeBidRequest = z.infer<typeof ChangeBidRequest>;
 
+/** `PUT /api/v0/instances/reboot/{id}/` and `.../recycle/{id}/`: an empty body (the public client sends `{}`). */
+export const RestartRequest = z.looseObject({});
+export type RestartRequest = z.infer<typeof RestartRequest>;
+
 export const SuccessResponse = z.looseObject({ success: z.boolean() });

@@ -144,6 +144,16 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       expect(await instance(id)).toMatchObject({ dph_base: offer.min_bid });
     });
 
+    it("reboot instance ID, recycle instance ID: the instance rebooting, then recycling", async () => {
+      const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu"]));
+      advance(10 * 60_000);
+      expect(await cli.ok(["reboot", "instance", String(id)])).toBe(`Rebooting instance ${id}.\n`);
+      expect(await instance(id)).toMatchObject({ actual_status: "rebooting" });
+      advance(10 * 60_000);
+      expect(await cli.ok(["recycle", "instance", String(id)])).toBe(`Recycling instance ${id}.\n`);
+      expect(await instance(id)).toMatchObject({ actual_status: "recycling" });
+    });
+
     it("show instance ID --raw and (table), after the boot on the emulator's clock", async () => {
       const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu", "--ssh", "--direct", "--label", "shown"]));
       expect(await cli.raw(["show", "instance", String(id)])).toMatchObject({ id, actual_status: null, label: "shown" });

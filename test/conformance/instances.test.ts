@@ -254,6 +254,36 @@ describe("instances", () => {
     });
   });
 
+  describe("reboot and recycle (PUT /api/v0/instances/reboot|recycle/{id}/)", () => {
+    const RESTART = 3_000;
+
+    it("rebooting or recycling for a while, then loading, then running; billed throughout", async () => {
+      const id = await created({ image: "ubuntu" });
+      advance(PROVISIONING + LOADING);
+      for (const [how, transient] of [["reboot", "rebooting"], ["recycle", "recycling"]]) {
+        expect(await call("PUT", `/api/v0/instances/${how}/${id}/`, {})).toMatchObject({ status: 200, body: { success: true } });
+        expect(await view(id)).toMatchObject({ actual_status: transient, cur_state: "running", intended_status: "running" });
+        const before = await credit();
+        advance(RESTART - 1);
+        expect(await status(id)).toBe(transient);
+        expect(await credit()).toBeLessThan(before);
+        advance(1);
+        expect(await status(id)).toBe("loading");
+        advance(LOADING);
+        expect(await status(id)).toBe("running");
+      }
+    });
+
+    it("refuses an instance that is not the account's (each with the vendor's code) and one that is not running", async () => {
+      expect(await call("PUT", "/api/v0/instances/reboot/999999/", {})).toMatchObject({ status: 400, body: { error: "invalid_args", msg: "invalid instance_id" } });
+      expect(await call("PUT", "/api/v0/instances/recycle/999999/", {})).toMatchObject({ status: 400, body: { error: "invalid_id", msg: "Invalid instance id." } });
+      const id = await created({ image: "ubuntu" });
+      await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" });
+      expect(await call("PUT", `/api/v0/instances/reboot/${id}/`, {})).toMatchObject({ status: 400, body: { error: "invalid_args", msg: expect.stringMatching(/is stopped: only a running instance can be rebooted/) } });
+      expect(await status(id)).toBe("exited");
+    });
+  });
+
   describe("states and transitions (controllable clock)", () => {
     it("(none) → null → loading → running", async () => {
       const id = await created({ image: "ubuntu" });

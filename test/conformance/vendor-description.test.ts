@@ -192,6 +192,8 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       start: () => client.instances.start(1),
       stop: () => client.instances.stop(1),
       changeBid: () => client.instances.changeBid(1, 0.17),
+      reboot: () => client.instances.reboot(1),
+      recycle: () => client.instances.recycle(1),
       destroy: () => client.instances.destroy(1),
     },
     templates: {

@@ -9,7 +9,7 @@ import { GpuRentalClient } from "../../sdk";
  */
 const SURFACE: Record<string, string[]> = {
   offers: ["search"],
-  instances: ["changeBid", "create", "destroy", "get", "list", "start", "stop", "update"],
+  instances: ["changeBid", "create", "destroy", "get", "list", "reboot", "recycle", "start", "stop", "update"],
   templates: ["create", "delete", "edit", "get", "search"],
   volumes: ["createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
   sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],

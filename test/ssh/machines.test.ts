@@ -5,6 +5,7 @@ import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, 
 import type { SFTPWrapper } from "ssh2";
 import { exec } from "../../sdk";
 import { ssh2 } from "../../sdk/ssh2";
+import { DEFAULT_RESTART_MS } from "../../emulator/domain/instances";
 import { scratch } from "../helpers/paths";
 
 /** The emulated machine behind an instance: onstart at boot, processes ended at stop, limits on what runs. */
@@ -117,6 +118,21 @@ describe("emulated machines", () => {
     await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "running" } });
     await bootToRunning(emu, id);
     expect(fs.readFileSync(path.join(sandbox, "boots.txt"), "utf8")).toBe("boot\nboot\n");
+  });
+
+  it("reboots (rebooting, then onstart again, its files kept) and recycles (recycling, then a fresh container: its files gone)", async () => {
+    await start();
+    const id = await createInstance(emu, { onstart: "echo boot >> boots.txt" });
+    await bootToRunning(emu, id);
+    const boots = () => fs.readFileSync(path.join(work.dir, "machines", String(id), "boots.txt"), "utf8");
+    for (const [how, status, after] of [["reboot", "rebooting", "boot\nboot\n"], ["recycle", "recycling", "boot\n"]]) {
+      expect(await http(emu.url, "PUT", `/api/v0/instances/${how}/${id}/`, { key: emu.apiKey, body: {} })).toMatchObject({ status: 200, body: { success: true } });
+      expect(await instance(emu, id)).toMatchObject({ actual_status: status, cur_state: "running" });
+      expect((await machine(id)).up).toBe(false);
+      emu.marketplace.clock.advance(DEFAULT_RESTART_MS);
+      await bootToRunning(emu, id);
+      expect(boots()).toBe(after);
+    }
   });
 
   it("bounds run time and kept output: a command past the limit is killed, onstart's output keeps its tail", async () => {
