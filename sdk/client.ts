@@ -12,6 +12,7 @@ import { RequestGate } from "./request-gate";
 import { describeIssues, User } from "./schemas";
 import { sshKeysApi } from "./ssh-keys";
 import { envVarsApi } from "./env-vars";
+import { priceIncreasesApi } from "./price-increases";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -108,6 +109,8 @@ export class GpuRentalClient {
   readonly sshKeys = sshKeysApi(this);
   /** The account's environment variables (every instance created afterwards gets them); values are never read back. */
   readonly envVars = envVarsApi(this);
+  /** Hosts' raises of running contracts' rates, pending until accepted or rejected. */
+  readonly priceIncreases = priceIncreasesApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

@@ -161,6 +161,8 @@ const ERRORS_BY_CODE: Readonly<Record<string, typeof GpuRentalError>> = {
   invalid_price: BadRequestError,
   // An environment variable the account does not have: 400 on the live service, but what is missing is the key.
   nonexistent_key: NotFoundError,
+  // A price increase decided already: 404 today, 409 from older backends (the public client takes both).
+  no_pending_price_increase: NotFoundError,
 };
 
 /** The error type of an answer: by the service's `error` code first, then by the status. */

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { notFound } from "../domain/errors";
 import { instanceView } from "../http/views/instances";
 import { Marketplace } from "../domain/marketplace";
+import { priceIncreases } from "../domain/price-increases";
 import { idParam, parse } from "../http/routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
@@ -47,6 +48,7 @@ function settingsOf(market: Marketplace) {
 
 const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).strict();
 const Advance = z.object({ ms: z.number().min(0) }).strict();
+const PriceRaise = z.object({ factor: z.number().gt(1).max(100).default(1.25) }).strict();
 const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
 
 
@@ -94,6 +96,16 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     const id = idParam(request.params as Record<string, string>, "id");
     if (!market.instances.outbid(id)) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return { success: true };
+  });
+
+  // The instance's host raises its GPU rate (by `factor`, default 1.25): a pending price increase the renter decides.
+  app.post("/_emulator/instances/:id/price-increase", async (request) => {
+    const { factor } = parse(PriceRaise, request.body, "request");
+    const id = idParam(request.params as Record<string, string>, "id");
+    const instance = market.instances.all().find((i) => i.id === id);
+    if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
+    const raise = priceIncreases.raise(instance, factor, market.clock.now());
+    return { success: true, pending_price_increase_id: raise.id, new_price_per_hour: raise.newPricePerHour };
   });
 
   app.post("/_emulator/users", async (request) => {

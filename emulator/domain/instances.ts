@@ -4,6 +4,7 @@ import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
 import { applyTemplate, TemplateRecord } from "./templates";
+import type { PriceIncrease } from "./price-increases";
 import { VolumeRecord } from "./volumes";
 
 export interface Lifecycle {
@@ -48,6 +49,10 @@ export interface InstanceRecord {
   statusMsg?: string;
   /** Stopped because its bid lost (below the offer's minimum, or outbid by another client): a higher bid resumes it. */
   stoppedByBid?: true;
+  /** Its host's raises of its rate (emulator/domain/price-increases.ts). */
+  priceIncreases?: PriceIncrease[];
+  /** An accepted raise: the compute price from `from` (epoch ms, the contract's end then). */
+  nextPrice?: { from: number; pricePerHour: number };
   /** A reboot or a recycle: its status until the boot it leads to (`bootStartedAt`) begins. */
   restarting?: "rebooting" | "recycling";
   /** The boot (`bootStartedAt`) that starts from a fresh container, its files gone: a recycle's. */
@@ -169,6 +174,15 @@ export const diskOf = (instance: InstanceRecord) => instance.config.disk ?? DEFA
 
 /** Charges the owner for the time since the last charge: compute while running, disk always. */
 export function accrue(instance: InstanceRecord, now: number): number {
+  const next = instance.nextPrice;
+  if (next && now >= next.from) {
+    // An accepted price increase: the old price up to the contract's end, the new one after.
+    const before = next.from > instance.billedUntil ? accrue({ ...instance, nextPrice: undefined }, next.from) : 0;
+    instance.billedUntil = Math.max(instance.billedUntil, next.from);
+    instance.pricePerHour = next.pricePerHour;
+    instance.nextPrice = undefined;
+    return before + accrue(instance, now);
+  }
   const hours = Math.max(0, now - instance.billedUntil) / MS_PER_HOUR;
   instance.billedUntil = Math.max(now, instance.billedUntil);
   const storage = storagePerHour(instance.offer, diskOf(instance));

@@ -51,6 +51,8 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   instanceKey?: boolean;
   /** Counted against this endpoint's rate limit, per key (see emulator/domain/ratelimits.ts). */
   rateLimit?: RateLimitedEndpoint;
+  /** The service refuses keys it does not know in this body (the price-increase decisions): taken as the SDK sends it, not loosened. */
+  exactBody?: boolean;
   /** A POST that changes nothing (a search): nothing to save before answering. */
   readOnly?: boolean;
   /**
@@ -89,7 +91,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
   spec: RouteSpec<S, Q>,
 ): void {
   const hasParameters = spec.url.includes(":");
-  const body = spec.body && accepting(spec.body);
+  const body = spec.body && (spec.exactBody ? spec.body : accepting(spec.body));
   const query = spec.query && accepting(spec.query, { in: "query" });
   if (!registry.has(app)) registry.set(app, []);
   registry.get(app)!.push({ ...spec, body, query } as unknown as AnyRoute);

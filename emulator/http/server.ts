@@ -14,6 +14,7 @@ import { registerApiKeys } from "./apikeys";
 import { registerOpenApi } from "./openapi";
 import { registerSshKeys } from "./ssh-keys";
 import { registerEnvVars } from "./env-vars";
+import { registerPriceIncreases } from "./price-increases";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -119,6 +120,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerApiKeys(app, market);
   registerSshKeys(app, market);
   registerEnvVars(app, market);
+  registerPriceIncreases(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

@@ -13,3 +13,4 @@ export * from "./canonical";
 export * from "./ssh-keys";
 export * from "./env-vars";
 export * from "./required";
+export * from "./price-increases";

@@ -154,6 +154,20 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       expect(await instance(id)).toMatchObject({ actual_status: "recycling" });
     });
 
+    it("show pending-price-increases, accept price-increase ID --yes, reject price-increase ID --yes, and a stale one (exit 2)", async () => {
+      const [a, b] = [created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu"])), created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu"]))];
+      const raised = new Map<number, number>();
+      for (const id of [a, b]) raised.set(id, (await api("POST", `/_emulator/instances/${id}/price-increase`, { factor: 1.2 })).body.pending_price_increase_id);
+      const listed = await cli.raw(["show", "pending-price-increases"]);
+      expect(listed).toMatchObject({ success: true, count: 2 });
+      expect(listed.pending_price_increases.map((r: any) => r.contract_id).sort()).toEqual([a, b].sort());
+      expect(await cli.ok(["accept", "price-increase", String(a), "--yes"])).toContain(`Accepted pending_id=${raised.get(a)} contract_id=${a}`);
+      expect(await cli.ok(["reject", "price-increase", String(b), "--yes"])).toMatch(/Rejected 1 \/ Stale 0 \/ Failed 0 of 1 requested/);
+      expect((await api("GET", "/api/v0/instances/pending-price-increases/")).body).toMatchObject({ count: 0, pending_price_increases: [] });
+      const stale = await cli.run(["accept", "price-increase", String(a), "--yes"]);
+      expect(stale).toMatchObject({ code: 2, stdout: expect.stringContaining(`pending price increase no longer available for instance ${a}`) });
+    });
+
     it("show instance ID --raw and (table), after the boot on the emulator's clock", async () => {
       const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu", "--ssh", "--direct", "--label", "shown"]));
       expect(await cli.raw(["show", "instance", String(id)])).toMatchObject({ id, actual_status: null, label: "shown" });

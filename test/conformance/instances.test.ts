@@ -284,6 +284,52 @@ describe("instances", () => {
     });
   });
 
+  describe("pending price increases (the host raises a running contract's rate)", () => {
+    const raise = async (id: number, factor = 1.5) => (await http(emu.url, "POST", `/_emulator/instances/${id}/price-increase`, { body: { factor } })).body;
+    const pending = async () => (await call("GET", "/api/v0/instances/pending-price-increases/")).body;
+    const decide = (verb: string, body: unknown) => call("PUT", `/api/v0/instances/${verb}-price-increase/`, body);
+
+    it("lists a raise until it is decided; an accepted rate is charged from the contract's end, a rejected one never", async () => {
+      const [accepted, rejected] = [await created({ image: "ubuntu" }), await created({ image: "ubuntu" })];
+      advance(PROVISIONING + LOADING);
+      const [price, unraised] = [(await view(accepted)).dph_base, (await view(rejected)).dph_base];
+      const { pending_price_increase_id: id } = await raise(accepted);
+      const { pending_price_increase_id: other } = await raise(rejected);
+      const listed = await pending();
+      expect(listed).toMatchObject({ success: true, count: 2, truncated: false });
+      const row = listed.pending_price_increases.find((r: any) => r.contract_id === accepted);
+      expect(row).toMatchObject({ pending_price_increase_id: id, old_gpu_costpersec: expect.closeTo(price / 3600, 9), new_gpu_costpersec: expect.closeTo((price * 1.5) / 3600, 9) });
+      expect(row.ask_end_date).toBeGreaterThan(row.contract_end_date);
+      expect(await decide("accept", { pending_price_increase_id: id })).toMatchObject({ status: 200, body: { success: true, pending_price_increase_id: id, contract_id: accepted } });
+      expect(await decide("reject", { pending_price_increase_id: other })).toMatchObject({ status: 200, body: { contract_id: rejected } });
+      expect((await pending()).pending_price_increases).toEqual([]);
+      // The old rate up to the contract's end, the new one after it (read when billing settles: at a read).
+      const rate = async (id: number) => (await view(id)).dph_base;
+      advance(row.contract_end_date * 1000 - emu.marketplace.clock.now() - HOUR);
+      expect(await rate(accepted)).toBe(price);
+      expect(await rate(rejected)).toBe(unraised);
+      await call("DELETE", `/api/v0/instances/${rejected}/`, {});
+      const { storage_cost, disk_space } = await view(accepted);
+      const before = await credit();
+      advance(2 * HOUR);
+      expect(await rate(accepted)).toBeCloseTo(price * 1.5, 6);
+      // An hour at each rate, and the disk throughout.
+      expect(before - (await credit())).toBeCloseTo(price + price * 1.5 + (2 * storage_cost * disk_space) / 730, 6);
+    });
+
+    it("refuses a raise decided already or not the account's (404 no_pending_price_increase) and a body with another key (400)", async () => {
+      const id = await created({ image: "ubuntu" });
+      const { pending_price_increase_id: raised } = await raise(id);
+      expect((await decide("accept", { pending_price_increase_id: raised, instance_id: id })).status).toBe(400);
+      const stranger = emu.account("stranger@price.test");
+      expect(await http(emu.url, "PUT", "/api/v0/instances/accept-price-increase/", { key: stranger.key, body: { pending_price_increase_id: raised } })).toMatchObject({
+        status: 404, body: { success: false, error: "no_pending_price_increase" },
+      });
+      await decide("reject", { pending_price_increase_id: raised });
+      expect(await decide("accept", { pending_price_increase_id: raised })).toMatchObject({ status: 404, body: { error: "no_pending_price_increase" } });
+    });
+  });
+
   describe("states and transitions (controllable clock)", () => {
     it("(none) → null → loading → running", async () => {
       const id = await created({ image: "ubuntu" });

@@ -15,6 +15,7 @@ const SURFACE: Record<string, string[]> = {
   sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],
   apiKeys: ["create", "delete", "get", "list"],
   envVars: ["create", "delete", "list", "update"],
+  priceIncreases: ["accept", "list", "reject"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",
