@@ -13,6 +13,7 @@ import { describeIssues, User } from "./schemas";
 import { sshKeysApi } from "./ssh-keys";
 import { envVarsApi } from "./env-vars";
 import { priceIncreasesApi } from "./price-increases";
+import { subaccountsApi, teamMembersApi, teamRolesApi, teamsApi } from "./teams";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -111,6 +112,11 @@ export class GpuRentalClient {
   readonly envVars = envVarsApi(this);
   /** Hosts' raises of running contracts' rates, pending until accepted or rejected. */
   readonly priceIncreases = priceIncreasesApi(this);
+  /** The team this key's account is (one an account), its roles and its members; and subaccounts. */
+  readonly teams = teamsApi(this);
+  readonly teamRoles = teamRolesApi(this);
+  readonly teamMembers = teamMembersApi(this);
+  readonly subaccounts = subaccountsApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

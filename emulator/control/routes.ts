@@ -6,6 +6,7 @@ import { notFound } from "../domain/errors";
 import { instanceView } from "../http/views/instances";
 import { Marketplace } from "../domain/marketplace";
 import { priceIncreases } from "../domain/price-increases";
+import { teams } from "../domain/teams";
 import { idParam, parse } from "../http/routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
@@ -48,6 +49,7 @@ function settingsOf(market: Marketplace) {
 
 const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).strict();
 const Advance = z.object({ ms: z.number().min(0) }).strict();
+const AcceptInvitation = z.object({ team: z.string(), email: z.string() }).strict();
 const PriceRaise = z.object({ factor: z.number().gt(1).max(100).default(1.25) }).strict();
 const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
 
@@ -106,6 +108,15 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     const raise = priceIncreases.raise(instance, factor, market.clock.now());
     return { success: true, pending_price_increase_id: raise.id, new_price_per_hour: raise.newPricePerHour };
+  });
+
+  // The invitee accepts a team's invitation (the service mails it): a member, and their key in the team (shown once).
+  app.post("/_emulator/team-invitations/accept", async (request) => {
+    const { team, email } = parse(AcceptInvitation, request.body, "request");
+    const owner = market.accounts.allUsers().find((user) => user.team?.name === team);
+    if (!owner) throw notFound("not_found", `No team is named ${team}.`);
+    const { member, key } = teams.accept(market.accounts, owner, email, market.clock.now());
+    return { success: true, user_id: member.id, api_key: key.key, key_id: key.id };
   });
 
   app.post("/_emulator/users", async (request) => {

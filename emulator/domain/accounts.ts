@@ -1,14 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
+import { PERMISSION_CATEGORIES } from "../../sdk/schemas";
 import { Persistent } from "./persistence";
 import { badRequest, forbidden, unauthorized } from "./errors";
 import type { SshKeyRecord } from "./ssh-keys";
+import type { TeamRecord } from "./teams";
 
 /**
  * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
- * lack; `user_write` and `instance_key` cover key management and 2FA. The endpoint-to-category table is in
+ * lack; `user_write` and `instance_key` cover key management and 2FA; `team_read` and `team_write` a team's roles
+ * and members (the vendor's names). The endpoint-to-category table is in
  * emulator/PERMISSIONS.md.
  */
-export const PERMISSIONS = ["misc", "user_read", "user_write", "instance_read", "instance_write", "billing"] as const;
+export const PERMISSIONS = PERMISSION_CATEGORIES;
 export type Permission = (typeof PERMISSIONS)[number];
 
 export interface UserRecord {
@@ -39,6 +42,12 @@ export interface UserRecord {
   networkVolumes?: boolean;
   /** The account's environment variables by key (emulator/domain/env-vars.ts): every instance created afterwards gets them. */
   envVars?: Record<string, string>;
+  /** The team this account is (emulator/domain/teams.ts): its key made it a team account. */
+  team?: TeamRecord;
+  /** A subaccount's parent account (emulator/domain/subaccounts.ts). */
+  parentId?: number;
+  /** A subaccount made to host machines only. */
+  hostOnly?: boolean;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */
@@ -67,6 +76,10 @@ export interface ApiKeyRecord {
   tfaMethodId?: number;
   /** The key's text was chosen (`--api-key`), not drawn: once revoked it is kept, so it is never valid again. */
   chosen?: boolean;
+  /** A team member's key on the team account: what it may do is its role's permissions, read at each call. */
+  teamRole?: string;
+  /** The member's own account. */
+  memberId?: number;
 }
 
 /** A key just issued: its record, and its value (shown this once). */
@@ -121,7 +134,10 @@ export class Accounts implements Persistent<AccountsSnapshot> {
   /** Issues a key; `value` fixes its text (for a seeded key that scripts know in advance). */
   issueKey(
     userId: number,
-    options: { name?: string; permissions?: Permissions; instanceId?: number; value?: string; expiresAt?: number; session?: boolean; sourceKeyId?: number; tfaMethodId?: number } = {},
+    options: {
+      name?: string; permissions?: Permissions; instanceId?: number; value?: string; expiresAt?: number; session?: boolean; sourceKeyId?: number; tfaMethodId?: number;
+      teamRole?: string; memberId?: number;
+    } = {},
   ): IssuedKey {
     // From the system's generator, never the seeded one: a key must not be predictable from the seed.
     const key = options.value ?? randomBytes(32).toString("hex");
@@ -142,6 +158,8 @@ export class Accounts implements Persistent<AccountsSnapshot> {
       sourceKeyId: options.sourceKeyId,
       tfaMethodId: options.tfaMethodId,
       chosen: options.value !== undefined || undefined,
+      teamRole: options.teamRole,
+      memberId: options.memberId,
     };
     this.keys.set(keyHash, record);
     return { ...record, key };
@@ -211,7 +229,9 @@ export class Accounts implements Persistent<AccountsSnapshot> {
       if (instanceKeyAllowed) return;
       throw forbidden("permission_denied", "An instance API key may only start, stop or destroy its own instance.");
     }
-    if (key.permissions === null || permission in key.permissions.api) return;
+    // A member's key: its role's permissions now (none once the role is gone).
+    const permissions = key.teamRole === undefined ? key.permissions : (principal.user.team?.roles.find((r) => r.name === key.teamRole)?.permissions ?? { api: {} });
+    if (permissions === null || permission in permissions.api) return;
     throw forbidden("permission_denied", `This API key lacks the ${permission} permission.`);
   }
 

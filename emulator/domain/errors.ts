@@ -9,6 +9,8 @@ export type ErrorKind =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  /** 409: what the request would make exists already (a subaccount's email). */
+  | "conflict"
   | "gone"
   | "rate_limited"
   | "unavailable"

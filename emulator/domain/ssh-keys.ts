@@ -40,7 +40,14 @@ export const sshKeys = {
     return user.sshKeys ?? [];
   },
 
+  /** The account's keys as `GET /api/v0/ssh/` lists them: a team account has none (the live service refuses). */
+  listed(user: UserRecord): SshKeyRecord[] {
+    personal(user);
+    return sshKeys.of(user);
+  },
+
   add(user: UserRecord, text: string, now: number): SshKeyRecord {
+    personal(user);
     const key = publicKeyLine(text);
     const keys = sshKeys.of(user);
     const existing = keys.find((k) => sameMaterial(k.key, key));
@@ -52,6 +59,7 @@ export const sshKeys = {
 
   /** The account's key with this id, or a 404. */
   get(user: UserRecord, id: number): SshKeyRecord {
+    personal(user);
     const key = sshKeys.of(user).find((k) => k.id === id);
     if (!key) throw notFound("no_such_key", `SSH key ${id} does not exist on this account.`);
     return key;
@@ -113,4 +121,9 @@ function nextId(user: UserRecord): number {
 function setKeys(user: UserRecord, keys: SshKeyRecord[]): void {
   user.sshKeys = keys;
   user.sshKey = keys.map((k) => k.key).join("\n");
+}
+
+/** The account's own SSH keys are refused once it is a team account, as the live service does (a Terraform provider's live tests). */
+function personal(user: UserRecord): void {
+  if (user.team) throw badRequest("team_ssh_keys_not_supported", `SSH keys are not supported for team accounts (${user.team.name}): attach a key to an instance instead.`);
 }

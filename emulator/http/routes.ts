@@ -124,7 +124,8 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
       // Returned, not sent here: Fastify sends what an async handler returns (awaiting the reply instead costs a
       // stream listener on every answer).
       reply.type("application/json");
-      return result;
+      // A bare JSON text (a team role's change): Fastify would send a string as it is, not as JSON.
+      return typeof result === "string" ? JSON.stringify(result) : result;
     },
   });
 }
@@ -138,6 +139,7 @@ export const STATUS: Record<ErrorKind, number> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
   gone: 410,
   rate_limited: 429,
   unavailable: 503,

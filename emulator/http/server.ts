@@ -15,6 +15,7 @@ import { registerOpenApi } from "./openapi";
 import { registerSshKeys } from "./ssh-keys";
 import { registerEnvVars } from "./env-vars";
 import { registerPriceIncreases } from "./price-increases";
+import { registerTeams } from "./teams";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -121,6 +122,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerSshKeys(app, market);
   registerEnvVars(app, market);
   registerPriceIncreases(app, market);
+  registerTeams(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

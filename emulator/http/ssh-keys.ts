@@ -7,7 +7,8 @@ import { SshKeyRecord, sshKeys } from "../domain/ssh-keys";
 import { idParam, route } from "./routes";
 
 /** What no schema can say of a key: its material must parse (a 400 otherwise, as the service's client checks too). */
-const KEY_RULE = "ssh_key must be one OpenSSH public key line whose key material parses (`ssh-ed25519 AAAA... me@laptop`); a private key is refused";
+const TEAM_RULE = "a team account has no SSH keys of its own (team_ssh_keys_not_supported)";
+const KEY_RULE = `ssh_key must be one OpenSSH public key line whose key material parses (\`ssh-ed25519 AAAA... me@laptop\`); a private key is refused; ${TEAM_RULE}`;
 
 /**
  * A key as the live service shows it: the key line as `public_key` (the answer of an addition, recorded) and as
@@ -42,9 +43,10 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
   route(app, market, {
     method: "GET",
     url: "/api/v0/ssh/",
+    rules: TEAM_RULE,
     permission: "user_read",
     response: SshKeyListResponse,
-    handler: ({ principal }) => sshKeys.of(principal.user).map((key) => view(principal.user.id, key)),
+    handler: ({ principal }) => sshKeys.listed(principal.user).map((key) => view(principal.user.id, key)),
   });
 
   route(app, market, {
@@ -61,6 +63,7 @@ export function registerSshKeys(app: FastifyInstance, market: Marketplace): void
   route(app, market, {
     method: "DELETE",
     url: "/api/v0/ssh/:id/",
+    rules: TEAM_RULE,
     permission: "user_write",
     response: SuccessResponse,
     refusals: ["not_found"],

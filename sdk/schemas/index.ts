@@ -14,3 +14,4 @@ export * from "./ssh-keys";
 export * from "./env-vars";
 export * from "./required";
 export * from "./price-increases";
+export * from "./teams";

@@ -168,6 +168,42 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       expect(stale).toMatchObject({ code: 2, stdout: expect.stringContaining(`pending price increase no longer available for instance ${a}`) });
     });
 
+    it("create team, create/show/update/remove team-role(s), invite member, show members, remove member: what it printed, what the team became", async () => {
+      const owner = emu.account("vastai-owner@teams.test");
+      const as = { key: owner.key };
+      const permissions = path.join(os.tmpdir(), `gpu-rental-role-${process.pid}.json`);
+      fs.writeFileSync(permissions, JSON.stringify({ api: { instance_read: {}, instance_write: {} } }));
+      try {
+        expect(await cli.ok(["create", "team", "--team-name", "vastai-team"], as)).toContain("Team Successfully Created!");
+        expect(await cli.ok(["create", "team-role", "--name", "ci", "--permissions", permissions], as)).toContain("success");
+        const role = JSON.parse(await cli.ok(["show", "team-role", "ci"], as));
+        expect(role).toMatchObject({ name: "ci", permissions: { api: { instance_read: {}, instance_write: {} } } });
+        expect((await cli.raw(["show", "team-roles"], as)).map((r: any) => r.name)).toEqual(["manager", "member", "ci"]);
+        fs.writeFileSync(permissions, JSON.stringify({ api: { instance_read: {} } }));
+        expect(await cli.ok(["update", "team-role", String(role.id), "--name", "readers", "--permissions", permissions], as)).toBe('"Successfully Updated Team Role For readers"\n');
+        const invitee = emu.account("vastai-member@teams.test");
+        expect(await cli.ok(["invite", "member", "--email", "vastai-member@teams.test", "--role", "readers"], as)).toBe("successfully invited vastai-member@teams.test to your current team\n");
+        await api("POST", "/_emulator/team-invitations/accept", { team: "vastai-team", email: "vastai-member@teams.test" });
+        const members = await cli.raw(["show", "members"], as);
+        expect(members.map((m: any) => [m.id, m.roles])).toEqual([[owner.id, ["owner"]], [invitee.id, ["readers"]]]);
+        expect(await cli.ok(["remove", "member", String(invitee.id)], as)).toContain("success");
+        expect(await cli.ok(["remove", "team-role", "readers"], as)).toContain("Role removed from team");
+        expect(emu.marketplace.accounts.user(owner.id)!.team).toMatchObject({ name: "vastai-team", members: [] });
+        expect(emu.marketplace.accounts.user(owner.id)!.team!.roles.map((r) => r.name)).toEqual(["owner", "manager", "member"]);
+      } finally {
+        fs.rmSync(permissions, { force: true });
+      }
+    });
+
+    it("create subaccount, show subaccounts", async () => {
+      const parent = emu.account("vastai-parent@teams.test");
+      const made = await cli.ok(["create", "subaccount", "--email", "vastai-sub@teams.test", "--username", "vsub", "--password", "pw-123456", "--type", "host"], { key: parent.key });
+      expect(made).toMatch(/'username': 'vsub'/);
+      const sub = emu.marketplace.accounts.allUsers().find((u) => u.email === "vastai-sub@teams.test")!;
+      expect(sub).toMatchObject({ parentId: parent.id, hostOnly: true });
+      expect(await cli.raw(["show", "subaccounts"], { key: parent.key })).toEqual([expect.objectContaining({ id: sub.id, parent_id: parent.id, deleted_at: null })]);
+    });
+
     it("show instance ID --raw and (table), after the boot on the emulator's clock", async () => {
       const id = created(await cli.raw(["create", "instance", String(await offerId()), "--image", "ubuntu", "--ssh", "--direct", "--label", "shown"]));
       expect(await cli.raw(["show", "instance", String(id)])).toMatchObject({ id, actual_status: null, label: "shown" });

@@ -232,6 +232,26 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       update: () => client.envVars.update("JUDGED", "y"),
       delete: () => client.envVars.delete("JUDGED"),
     },
+    teams: {
+      create: () => client.teams.create("judged", { transferCredit: 0 }),
+      destroy: () => client.teams.destroy(),
+    },
+    teamRoles: {
+      create: () => client.teamRoles.create("judged", { api: { instance_read: {} } }),
+      list: () => client.teamRoles.list(),
+      get: () => client.teamRoles.get("4"), // by id (the judge reads a path segment of digits as the parameter)
+      update: () => client.teamRoles.update(4, { name: "judged2" }),
+      delete: () => client.teamRoles.delete("4"),
+    },
+    teamMembers: {
+      invite: () => client.teamMembers.invite("judged@example.com", "member"),
+      list: () => client.teamMembers.list(),
+      remove: () => client.teamMembers.remove(999),
+    },
+    subaccounts: {
+      create: () => client.subaccounts.create({ email: "judged-sub@example.com", username: "judged", password: "pw-judged" }),
+      list: () => client.subaccounts.list(),
+    },
     priceIncreases: {
       list: () => client.priceIncreases.list(),
       accept: () => client.priceIncreases.accept(1),

@@ -16,6 +16,10 @@ const SURFACE: Record<string, string[]> = {
   apiKeys: ["create", "delete", "get", "list"],
   envVars: ["create", "delete", "list", "update"],
   priceIncreases: ["accept", "list", "reject"],
+  teams: ["create", "destroy"],
+  teamRoles: ["create", "delete", "get", "list", "update"],
+  teamMembers: ["invite", "list", "remove"],
+  subaccounts: ["create", "list"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",
