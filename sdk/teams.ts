@@ -1,7 +1,7 @@
 import type { Caller } from "./call";
 import { foundOrNull } from "./errors";
 import {
-  CreateSubaccountResponse, Subaccount, SubaccountsResponse, TeamDeleteResponse, TeamMember, TeamMembersResponse, TeamMessageResponse, TeamPermissions,
+  CreateSubaccountResponse, Subaccount, SubaccountsResponse, TeamDeleteResponse, TeamMember, TeamMembersResponse, TeamMessageResponse, PermissionSet,
   TeamRole, TeamRoleCreateResponse, TeamRolesResponse, TeamRoleUpdateResponse, TeamStatusResponse,
 } from "./schemas";
 
@@ -29,13 +29,13 @@ export function teamsApi(client: Caller) {
 export function teamRolesApi(client: Caller) {
   const byName = (name: string) => `/api/v0/team/roles/${encodeURIComponent(name)}/`;
   return {
-    create: async (name: string, permissions: TeamPermissions): Promise<void> => {
+    create: async (name: string, permissions: PermissionSet): Promise<void> => {
       await client.call({ method: "POST", path: "/api/v0/team/roles/", body: { name, permissions }, schema: TeamRoleCreateResponse });
     },
     /** Every role but the owner's (the service leaves it out). */
     list: (): Promise<TeamRole[]> => client.call({ method: "GET", path: "/api/v0/team/roles-full/", schema: TeamRolesResponse }),
     get: (name: string): Promise<TeamRole | null> => foundOrNull(() => client.call({ method: "GET", path: byName(name), schema: TeamRole })),
-    update: async (id: number, change: { name?: string; permissions?: TeamPermissions }): Promise<void> => {
+    update: async (id: number, change: { name?: string; permissions?: PermissionSet }): Promise<void> => {
       await client.call({ method: "PUT", path: `/api/v0/team/roles/${id}/`, body: change, schema: TeamRoleUpdateResponse, idempotent: true });
     },
     delete: async (name: string): Promise<void> => {

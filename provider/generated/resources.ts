@@ -385,6 +385,104 @@ export class GpuFleet extends pulumi.CustomResource {
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}
 
+/** The inputs of a Team. */
+export interface TeamArgs extends CommonArgs {
+  /** The team's name, unique on the service. */
+  name: pulumi.Input<string>;
+}
+
+/** The outputs of a Team, besides its inputs. */
+export interface TeamOutputProperties {
+  /** The user id of the team's account (the one whose key made it). */
+  readonly accountId: pulumi.Output<number>;
+}
+
+/** The team the account is: the key the resource uses makes its account a team (one team an account), with the roles `owner`, `manager` and `member`; `TeamRole` and `TeamMember` then shape it. A team account's own SSH keys are refused by the service (attach keys to instances instead). Another name replaces the team (the old one is deleted first); destroy deletes it, which only the team's own key may, and ends its members' keys. */
+export class Team extends pulumi.CustomResource {
+  constructor(name: string, args: TeamArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "Team", outputs: ["accountId"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface Team extends TeamOutputProperties {}
+
+/** The inputs of a TeamRole. */
+export interface TeamRoleArgs extends CommonArgs {
+  /** The role's name in the team (not `owner`, the team's own). */
+  name: pulumi.Input<string>;
+  /** `{ api: { instance_read: {}, instance_write: {} } }`: the categories its members may use, each an object (its scopes, often empty). Categories: misc, user_read, user_write, instance_read, instance_write, billing, team_read, team_write. */
+  permissions: pulumi.Input<PermissionSet>;
+}
+
+/** The outputs of a TeamRole, besides its inputs. */
+export interface TeamRoleOutputProperties {
+  /** The role's id in the team (also the resource's id). */
+  readonly roleId: pulumi.Output<number>;
+}
+
+/** A role of the account's team (the account must be a team: a `Team`, in this stack or made by hand): the permission categories the keys of the members who hold it may use, read by the service at each call. Its name and permissions change in place, and its members keep it. Declaring a name the team has already takes that role over, its permissions set to the declared ones (preview says so). Destroy removes it; the service refuses while members hold it. */
+export class TeamRole extends pulumi.CustomResource {
+  constructor(name: string, args: TeamRoleArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "TeamRole", outputs: ["roleId"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface TeamRole extends TeamRoleOutputProperties {}
+
+/** The inputs of a TeamMember. */
+export interface TeamMemberArgs extends CommonArgs {
+  /** The invitee's email: the address of their account on the service. */
+  email: pulumi.Input<string>;
+  /** The role they get: a `TeamRole`'s name, or `manager` or `member`. */
+  role: pulumi.Input<string>;
+}
+
+/** The outputs of a TeamMember, besides its inputs. */
+export interface TeamMemberOutputProperties {
+  /** The member's user id, once they accepted (null while invited). */
+  readonly userId: pulumi.Output<number | null>;
+  /** `invited`, or `member` once they accepted. */
+  readonly status: pulumi.Output<string>;
+}
+
+/** A member of the account's team, by email, with a role: created as an invitation (the invitee needs an account of the service, and accepts by mail within 4 hours), a member once accepted (`userId` then set; refresh sees it). Another email or role replaces it (the service changes no member's role). Destroy removes the member and ends their keys in the team; an invitation not accepted cannot be withdrawn, and lapses. */
+export class TeamMember extends pulumi.CustomResource {
+  constructor(name: string, args: TeamMemberArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "TeamMember", outputs: ["userId", "status"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface TeamMember extends TeamMemberOutputProperties {}
+
+/** The inputs of a Subaccount. */
+export interface SubaccountArgs extends CommonArgs {
+  /** Its email: an address, not of the service's own domain. */
+  email: pulumi.Input<string>;
+  /** Its user name, at most 64 characters. */
+  username: pulumi.Input<string>;
+  /** Its password to log in to the console: kept secret, sent once. */
+  password: pulumi.Input<string>;
+  /** An account that hosts machines only. Default: `false`. */
+  hostOnly?: pulumi.Input<boolean>;
+}
+
+/** The outputs of a Subaccount, besides its inputs. */
+export interface SubaccountOutputProperties {
+  /** The account's user id (also the resource's id). */
+  readonly subaccountId: pulumi.Output<number>;
+  /** The id of its API key (the value goes to the account's owner, not to the stack). */
+  readonly keyId: pulumi.Output<number | null>;
+}
+
+/** An account of the service whose parent is this one (for a client team, or machines to host), with a key of its own. Every input replaces it. The service cannot delete an account: destroy drops it from the stack and leaves it on the service, as preview says. */
+export class Subaccount extends pulumi.CustomResource {
+  constructor(name: string, args: SubaccountArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "Subaccount", outputs: ["subaccountId", "keyId"], secretInputs: ["password"], secrets: ["password"] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface Subaccount extends SubaccountOutputProperties {}
+
 /** The arguments of getOffers. */
 export interface GetOffersArgs {
   /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
@@ -645,4 +743,23 @@ export function getInvoices(args: GetInvoicesArgs = {}, opts?: InvokeOptions): P
 /** getInvoices, of arguments that may be other resources' outputs: its result is an output. */
 export function getInvoicesOutput(args: FunctionInputs<GetInvoicesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetInvoicesResult> {
   return invokeOutput("getInvoices", args, opts);
+}
+
+/** The arguments of getTeamRoles. */
+export type GetTeamRolesArgs = Record<string, never>;
+
+/** What getTeamRoles answers. */
+export interface GetTeamRolesResult {
+  /** The roles, in the order the service lists them. */
+  readonly roles: { id: number; name: string; permissions: Record<string, unknown> }[];
+}
+
+/** The roles of the team the account is, the owner's left out (as the service lists them): each role's id, name and permission categories. The account must be a team. */
+export function getTeamRoles(args: GetTeamRolesArgs = {}, opts?: InvokeOptions): Promise<GetTeamRolesResult> {
+  return invokeFunction("getTeamRoles", args, opts);
+}
+
+/** getTeamRoles, of arguments that may be other resources' outputs: its result is an output. */
+export function getTeamRolesOutput(args: FunctionInputs<GetTeamRolesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetTeamRolesResult> {
+  return invokeOutput("getTeamRoles", args, opts);
 }

@@ -8,6 +8,7 @@ import { GET_LOCAL_VOLUME_OFFERS } from "./get-local-volume-offers";
 import { GET_NETWORK_VOLUME_OFFERS } from "./get-network-volume-offers";
 import { GET_OFFERS } from "./get-offers";
 import { GET_SSH_KEYS } from "./get-ssh-keys";
+import { GET_TEAM_ROLES } from "./get-team-roles";
 import { GET_TEMPLATES } from "./get-templates";
 import { GET_USER } from "./get-user";
 import { GPU_FLEET } from "./gpu-fleet";
@@ -17,6 +18,10 @@ import { NETWORK_VOLUME } from "./network-volume";
 import type { SpecOf } from "./spec";
 import { SSH_KEY } from "./ssh-key";
 import { ENV_VAR } from "./env-var";
+import { SUBACCOUNT } from "./subaccount";
+import { TEAM } from "./team";
+import { TEAM_MEMBER } from "./team-member";
+import { TEAM_ROLE } from "./team-role";
 import { TEMPLATE } from "./template";
 
 /**
@@ -24,10 +29,10 @@ import { TEMPLATE } from "./template";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

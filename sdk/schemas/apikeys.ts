@@ -1,7 +1,10 @@
 import { z } from "zod";
 
-/** A permission set: `{"api": {"<category>": {}}}` (an empty object means no constraints). */
-export const PermissionSet = z.object({ api: z.record(z.string(), z.record(z.string(), z.unknown())) }).strict();
+/** The permission categories of keys and team roles (emulator/PERMISSIONS.md says which endpoints each opens). */
+export const PERMISSION_CATEGORIES = ["misc", "user_read", "user_write", "instance_read", "instance_write", "billing", "team_read", "team_write"] as const;
+
+/** `{api: {<category>: {...}}}`: known categories, each an object (its scopes or constraints, often empty). */
+export const PermissionSet = z.object({ api: z.partialRecord(z.enum(PERMISSION_CATEGORIES), z.record(z.string(), z.unknown())) }).strict();
 export type PermissionSet = z.infer<typeof PermissionSet>;
 
 /** `POST /api/v0/auth/apikeys/`. Without `permissions` the key has full access, as the console's default. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PermissionSet } from "./apikeys";
 
 /**
  * Teams, their roles and members, and subaccounts (`/api/v0/team/...`, `/api/v0/users/`, `/api/v0/subaccounts`),
@@ -7,24 +8,15 @@ import { z } from "zod";
  * a list of texts in answers, so answers are read as either.
  */
 
-/** The permission categories of keys and roles (emulator/PERMISSIONS.md says which endpoints each opens). */
-export const PERMISSION_CATEGORIES = ["misc", "user_read", "user_write", "instance_read", "instance_write", "billing", "team_read", "team_write"] as const;
-
-/** A role's permissions as sent: known categories, each an object (its scopes or constraints, often empty). */
-export const TeamPermissions = z
-  .object({ api: z.partialRecord(z.enum(PERMISSION_CATEGORIES), z.record(z.string(), z.unknown())) })
-  .strict();
-export type TeamPermissions = z.infer<typeof TeamPermissions>;
-
 /** `POST /api/v0/team/`: the public client sends `transfer_credit` 0 unless told. */
 export const CreateTeamRequest = z.object({ team_name: z.string().min(1), transfer_credit: z.number().min(0).optional() });
 export const TeamMessageResponse = z.looseObject({ success: z.boolean().optional(), msg: z.string().optional() });
 /** `DELETE /api/v0/team/`: the id of the team's key, a personal key again. */
 export const TeamDeleteResponse = z.looseObject({ success: z.boolean().optional(), msg: z.string().optional(), pkey_id: z.number().int().optional() });
 
-export const TeamRoleRequest = z.object({ name: z.string().min(1), permissions: TeamPermissions });
+export const TeamRoleRequest = z.object({ name: z.string().min(1), permissions: PermissionSet });
 /** `PUT /api/v0/team/roles/{id}/`: the vendor asks for both; the public client sends what it was given. */
-export const UpdateTeamRoleRequest = z.object({ name: z.string().min(1).optional(), permissions: TeamPermissions.optional() });
+export const UpdateTeamRoleRequest = z.object({ name: z.string().min(1).optional(), permissions: PermissionSet.optional() });
 
 export const TeamRole = z.looseObject({
   id: z.number().int(),

@@ -17,9 +17,9 @@ describe("the resource descriptions", () => {
     expect([...REGISTRY.kinds.keys()]).toEqual(KINDS.map((kind) => kind.description.name));
     for (const { description, spec } of KINDS) {
       const described = Object.keys(description.inputs).sort();
-      // A fleet adopts its members by index (adoptIds, one of its own inputs), and a variable of the account by its
-      // name (declaring it takes it over), not by adoptId.
-      const adopts = ["GpuFleet", "EnvVar"].includes(description.name) ? [] : ["adoptId"];
+      // A fleet adopts its members by index (adoptIds, one of its own inputs); a variable of the account, a team and a
+      // member by their name or email (declaring it takes it over), not by adoptId.
+      const adopts = ["GpuFleet", "EnvVar", "Team", "TeamMember"].includes(description.name) ? [] : ["adoptId"];
       expect({ kind: description.name, inputs: described }).toEqual({ kind: description.name, inputs: [...spec.keys, ...adopts].sort() });
     }
   });
@@ -57,17 +57,20 @@ describe("the resource descriptions", () => {
     const schema = packageSchema("1.2.3") as any;
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
     expect(Object.keys(schema.resources).sort()).toEqual(
-      ["gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey", "gpu-rental:index:Template"],
+      [
+        "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
+        "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template",
+      ],
     );
     expect(Object.keys(schema.functions)).toEqual(
-      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices"].map((name) => `gpu-rental:index:${name}`),
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices", "getTeamRoles"].map((name) => `gpu-rental:index:${name}`),
     );
     expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );
     expect(secrets.sort()).toEqual(
-      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Template.dockerLoginPass"],
+      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Subaccount.password", "Template.dockerLoginPass"],
     );
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);

@@ -40,6 +40,10 @@ describe("one module per kind", () => {
       SshKey: ["provider/generated/resources.ts", "provider/lifecycle/ssh-key.ts"],
       EnvVar: ["provider/generated/resources.ts", "provider/lifecycle/env-var.ts"],
       GpuFleet: ["provider/generated/resources.ts", "provider/lifecycle/gpu-fleet.ts", "sdk/workflows/stack-holdings.ts"],
+      Team: ["provider/generated/resources.ts", "provider/lifecycle/team.ts"],
+      TeamRole: ["provider/generated/resources.ts", "provider/lifecycle/team-role.ts"],
+      TeamMember: ["provider/generated/resources.ts", "provider/lifecycle/team-member.ts"],
+      Subaccount: ["provider/generated/resources.ts", "provider/lifecycle/subaccount.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.
     for (const { description: { name } } of KINDS) {

@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { GpuRentalError } from "../../sdk";
+import { ADOPT_ID, ResourceDescription } from "./description";
+import type { Kind } from "./kind";
+import { specOf } from "./spec";
+
+/**
+ * The Subaccount kind: an account whose parent is the provider's (`POST /api/v0/users/`). The service has no call
+ * that deletes one, so destroy drops it from the stack and says so; preview says it at creation.
+ */
+
+const DESCRIPTION: ResourceDescription = {
+  name: "Subaccount",
+  description:
+    "An account of the service whose parent is this one (for a client team, or machines to host), with a key of its own. Every input " +
+    "replaces it. The service cannot delete an account: destroy drops it from the stack and leaves it on the service, as preview says.",
+  inputs: {
+    email: { type: "string", description: "Its email: an address, not of the service's own domain." },
+    username: { type: "string", description: "Its user name, at most 64 characters." },
+    password: { type: "string", secret: true, description: "Its password to log in to the console: kept secret, sent once." },
+    hostOnly: { type: "boolean", default: false, description: "An account that hosts machines only." },
+    adoptId: ADOPT_ID,
+  },
+  requiredInputs: ["email", "username", "password"],
+  outputs: {
+    subaccountId: { type: "integer", description: "The account's user id (also the resource's id)." },
+    keyId: { type: "integer", nullable: true, description: "The id of its API key (the value goes to the account's owner, not to the stack)." },
+  },
+  requiredOutputs: ["subaccountId"],
+};
+
+const SubaccountSpec = z.object({
+  email: z.email().max(64).refine((email) => !/@vast/i.test(email), "the service refuses an email of its own domain"),
+  username: z.string().min(1).max(64),
+  password: z.string().min(1),
+  hostOnly: z.boolean().optional(),
+});
+export type SubaccountSpec = z.infer<typeof SubaccountSpec>;
+
+export interface SubaccountOutputs {
+  subaccountId: number;
+  keyId: number | null;
+}
+
+const KEPT = "the service has no call that deletes an account: destroy leaves it on the service, dropped from the stack";
+
+export const SUBACCOUNT: Kind<SubaccountSpec, SubaccountOutputs> = {
+  description: DESCRIPTION,
+  spec: specOf("Subaccount", SubaccountSpec),
+  diff(olds, news, unknown) {
+    const replaces = (["email", "username", "password", "hostOnly"] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || (olds[key] ?? false) !== (news[key] ?? false));
+    return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
+  },
+  async create(spec, op) {
+    const made = await op.client.subaccounts.create({ email: spec.email, username: spec.username, password: spec.password, hostOnly: spec.hostOnly });
+    return { id: String(made.id), outs: { ...spec, subaccountId: made.id, keyId: made.keyId } };
+  },
+  async adopt(id, spec, op) {
+    const found = (await op.client.subaccounts.list()).find((sub) => sub.id === Number(id));
+    if (!found) throw new GpuRentalError(`Subaccount ${id} cannot be adopted: it is not a subaccount of this account.`);
+    return { id, outs: { ...spec, subaccountId: found.id, keyId: found.key_id ?? null } };
+  },
+  async read(id, props, op) {
+    const found = (await op.client.subaccounts.list()).find((sub) => sub.id === Number(id));
+    return found ? { ...props, subaccountId: found.id, keyId: found.key_id ?? null } : null;
+  },
+  /** Refused: the service shows neither the email nor the name of a subaccount, so an import could declare nothing. */
+  async import(id, op) {
+    if (!(await op.client.subaccounts.list()).some((sub) => sub.id === Number(id))) return null;
+    throw new GpuRentalError(`Subaccount ${id} cannot be imported: the service shows neither its email nor its name. Declare it with adoptId ${id} instead.`);
+  },
+  async delete(id, _props, op) {
+    op.log(`subaccount ${id}: ${KEPT}`);
+  },
+  async warnings() {
+    return [`${KEPT}.`];
+  },
+};
