@@ -87,6 +87,7 @@ function emulatorCommand(): Command {
         .argParser(controlToken),
     )
     .option("--legacy-instance-listing", "serve the retired GET /api/v0/instances/ as it answered before (old scripts; also GPU_RENTAL_LEGACY_INSTANCE_LISTING=1)")
+    .option("--no-local-webhooks", "take webhooks as the live service does: https:// URLs only, and no delivery to private or loopback targets (default: http:// and this computer's receivers too)")
     .addHelpText("after", example("npx gpu-rental emulator --port 8765 --api-key local-dev-key-1 --ssh-key ~/.ssh/id_ed25519 &"))
     .action(async (options) => {
       // An empty variable (a CI template's default) is no token.
@@ -105,6 +106,7 @@ function emulatorCommand(): Command {
         ssh: options.ssh !== false,
         sshKeyFile: options.sshKey,
         legacyInstanceListing: !!options.legacyInstanceListing || process.env.GPU_RENTAL_LEGACY_INSTANCE_LISTING === "1",
+        ...(options.localWebhooks === false && { localWebhooks: false }),
       });
     });
 }

@@ -1,6 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
+import { WebhookDeliverer } from "./webhooks/deliverer";
 import { Faults } from "./control/faults";
 import { FileStore } from "./storage/store";
 import { RunningSsh, SshOptions, startSsh } from "./ssh";
@@ -28,6 +29,10 @@ export type { MarkedProcess } from "./sandbox/processes";
 export type { MachinesStatus } from "./control/machines";
 export type { SshKeyRecord };
 
+function isLoopback(host: string): boolean {
+  return host === "localhost" || /^127\./.test(host) || host === "::1";
+}
+
 export interface EmulatorOptions extends MarketplaceOptions, ServerOptions {
   /** Keep state in this folder across restarts (see emulator/storage/store.ts); memory only without it. */
   dataDir?: string;
@@ -54,12 +59,15 @@ export interface RunningEmulator {
   ssh?: RunningSsh;
   /** Whether instances get emulated machines (onstart runs, SSH is served), and why not. */
   machines: MachinesStatus;
+  /** Sends the webhooks' deliveries (`settled()` waits for those under way). */
+  webhooks: WebhookDeliverer;
   close(): Promise<void>;
 }
 
 /** Starts the emulator over HTTP on loopback. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const marketplace = new Marketplace(options);
+  // Listening on loopback is local use: webhooks may then be http:// and reach this computer (emulator/WEBHOOKS.md).
+  const marketplace = new Marketplace({ localWebhooks: isLoopback(options.host ?? "127.0.0.1"), ...options });
   const store = options.dataDir ? await FileStore.open(options.dataDir) : undefined;
   if (store) {
     try {
@@ -74,6 +82,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     }
   }
   const faults = new Faults();
+  const webhooks = new WebhookDeliverer(marketplace.webhooks, marketplace.clock);
   const server = buildServer(marketplace, options, faults);
   const host = options.host ?? "127.0.0.1";
   let ssh: RunningSsh | undefined;
@@ -101,8 +110,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     server,
     ssh,
     machines,
+    webhooks,
     close: async () => {
       ssh?.close();
+      await webhooks.close();
       await server.close();
       await store?.release();
     },

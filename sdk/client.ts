@@ -14,6 +14,7 @@ import { sshKeysApi } from "./ssh-keys";
 import { envVarsApi } from "./env-vars";
 import { priceIncreasesApi } from "./price-increases";
 import { subaccountsApi, teamMembersApi, teamRolesApi, teamsApi } from "./teams";
+import { webhooksApi } from "./webhooks";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -117,6 +118,8 @@ export class GpuRentalClient {
   readonly teamRoles = teamRolesApi(this);
   readonly teamMembers = teamMembersApi(this);
   readonly subaccounts = subaccountsApi(this);
+  /** Where the service POSTs the account's events, signed (verifyWebhookDelivery checks a delivery). */
+  readonly webhooks = webhooksApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

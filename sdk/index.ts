@@ -6,6 +6,8 @@ export * from "./client";
 export type * from "./offer-filters";
 export * from "./filter-check";
 export { nearestName } from "./nearest-name";
+export { verifyWebhookDelivery, webhookSignature, WebhookSignatureError } from "./webhooks";
+export type { VerifyOptions as WebhookVerifyOptions } from "./webhooks";
 export * from "./workflows/rent";
 export * from "./workflows/wait";
 export * from "./workflows/create-once";

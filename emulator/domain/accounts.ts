@@ -4,6 +4,7 @@ import { Persistent } from "./persistence";
 import { badRequest, forbidden, unauthorized } from "./errors";
 import type { SshKeyRecord } from "./ssh-keys";
 import type { TeamRecord } from "./teams";
+import type { WebhookRecord } from "./webhooks";
 
 /**
  * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
@@ -48,6 +49,8 @@ export interface UserRecord {
   parentId?: number;
   /** A subaccount made to host machines only. */
   hostOnly?: boolean;
+  /** Where the service POSTs the account's events (emulator/domain/webhooks.ts). */
+  webhooks?: WebhookRecord[];
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */

@@ -190,6 +190,9 @@ export function accrue(instance: InstanceRecord, now: number): number {
   return hours * (storage + (computing ? instance.pricePerHour : 0));
 }
 
+/** What an owner is told of (emulator/domain/webhooks.ts). */
+export type InstanceEvent = "outbid" | "started" | "stopped" | "deleted";
+
 export interface InstanceDeps {
   now: () => number;
   lifecycle: () => Lifecycle;
@@ -205,6 +208,8 @@ export interface InstanceDeps {
   charge: (ownerId: number, instanceId: number, amount: number, period: { from: number; to: number }) => void;
   /** The instance is destroyed, charged for the last time. */
   ended: (instanceId: number) => void;
+  /** Something happened to it that its owner may be told of (a webhook event). */
+  notify?: (instance: InstanceRecord, event: InstanceEvent) => void;
   pick: (min: number, max: number) => number;
   /** The template a `template_hash_id` names (or `no_such_template`), and counting its use. */
   templates: { resolve(ownerId: number, hashId: string): TemplateRecord; recordUse(template: TemplateRecord): void };
@@ -333,12 +338,16 @@ export class Instances implements Persistent<InstancesSnapshot> {
   update(instance: InstanceRecord, change: { state?: "running" | "stopped"; label?: string }): void {
     this.settleOne(instance);
     if (change.label !== undefined) instance.label = change.label;
-    if (change.state === "stopped") instance.intended = "stopped";
+    if (change.state === "stopped" && instance.intended !== "stopped") {
+      instance.intended = "stopped";
+      this.deps.notify?.(instance, "stopped");
+    }
     if (change.state === "running" && instance.intended !== "running") {
       if (instance.failure) {
         throw badRequest("invalid_args", `Instance ${instance.id} is ${instance.failure}; it cannot be started. Destroy it and create another.`);
       }
       this.boot(instance);
+      this.deps.notify?.(instance, "started");
     }
     this.watcher?.observe(instance);
   }
@@ -357,7 +366,10 @@ export class Instances implements Persistent<InstancesSnapshot> {
     const raised = bid > instance.pricePerHour;
     instance.pricePerHour = bid;
     if (bid < minimum) {
-      if (instance.intended === "running") Object.assign(instance, { intended: "stopped", statusMsg: belowMinimum(bid, instance.offer), stoppedByBid: true });
+      if (instance.intended === "running") {
+        Object.assign(instance, { intended: "stopped", statusMsg: belowMinimum(bid, instance.offer), stoppedByBid: true });
+        this.deps.notify?.(instance, "outbid");
+      }
     } else if (instance.stoppedByBid && raised && !instance.failure) {
       this.boot(instance);
     }
@@ -396,6 +408,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     this.settleOne(instance);
     this.records.delete(instance.id);
     this.deps.ended(instance.id);
+    this.deps.notify?.(instance, "deleted");
     // A second acceptance never held the offer: the acceptance that does keeps it.
     if (!instance.neverBoots) this.deps.releaseOffer(instance.offer.id);
     this.deps.volumes.detach(instance.id);
@@ -429,6 +442,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
     instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
     instance.stoppedByBid = true;
     this.watcher?.observe(instance);
+    this.deps.notify?.(instance, "outbid");
     return instance;
   }
 

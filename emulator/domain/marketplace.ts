@@ -4,7 +4,7 @@ import { envVars } from "./env-vars";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
 import { notFound, ServiceError } from "./errors";
-import { DEFAULT_RESTART_MS, Instances, Lifecycle } from "./instances";
+import { DEFAULT_RESTART_MS, InstanceEvent, Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
 import { PartChanges, Persistent } from "./persistence";
@@ -14,6 +14,7 @@ import { Tfa } from "./tfa";
 import { Templates } from "./templates";
 import { Volumes } from "./volumes";
 import { sshKeys } from "./ssh-keys";
+import { Webhooks } from "./webhooks";
 
 export interface MarketplaceOptions {
   seed?: number;
@@ -25,6 +26,8 @@ export interface MarketplaceOptions {
   contention?: number;
   /** The seeded user's API key; random (from the seed) when not given. */
   apiKey?: string;
+  /** Started for local use: webhooks may be `http://` and go to private and loopback targets (emulator/WEBHOOKS.md). Default true. */
+  localWebhooks?: boolean;
 }
 
 export interface MarketStats {
@@ -84,6 +87,7 @@ export class Marketplace {
   /** The daily quota of offer search per key (off unless set). */
   readonly searchQuota: SearchQuota;
   readonly billing = new Billing();
+  readonly webhooks: Webhooks;
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -105,6 +109,7 @@ export class Marketplace {
     this.contention = options.contention ?? 0;
     const now = () => this.clock.now();
     this.accounts = new Accounts(now);
+    this.webhooks = new Webhooks({ now, users: () => this.accounts.allUsers(), local: options.localWebhooks ?? true });
     this.rateLimits = new RateLimits(now);
     this.searchQuota = new SearchQuota(now);
     // 2FA secrets and codes from node:crypto, never the seed: a seeded stream would replay them after a restart.
@@ -127,10 +132,17 @@ export class Marketplace {
       revokeKey: (keyId) => this.accounts.revokeKeyById(keyId),
       charge: (ownerId, instanceId, amount, period) => {
         const user = this.accounts.user(ownerId);
-        if (user) user.credit -= amount;
+        if (user) {
+          user.credit -= amount;
+          this.webhooks.creditChanged(user, user.credit + amount, user.credit);
+        }
         this.billing.record(ownerId, instanceId, amount, period);
       },
       ended: (instanceId) => this.billing.ended(instanceId),
+      notify: (instance, event) => {
+        const user = this.accounts.user(instance.ownerId);
+        if (user) this.webhooks.emit(user, event === "outbid" ? "client:outbid" : `client:instance_${event}`, ...eventText(instance.id, event));
+      },
       pick: (min, max) => this.random.int(min, max),
       templates: this.templates,
       accountEnv: (ownerId) => {
@@ -262,4 +274,15 @@ export class Marketplace {
       throw error;
     }
   }
+}
+
+/** The subject and message of an instance's event, as a webhook delivery carries them. */
+function eventText(id: number, event: InstanceEvent): [string, string] {
+  const text: Record<InstanceEvent, [string, string]> = {
+    outbid: ["Instance outbid", `Instance ${id} was outbid and stopped: raise its bid to run it again.`],
+    started: ["Instance started", `Instance ${id} is starting.`],
+    stopped: ["Instance stopped", `Instance ${id} was stopped.`],
+    deleted: ["Instance deleted", `Instance ${id} was destroyed.`],
+  };
+  return text[event];
 }

@@ -68,15 +68,18 @@ export const teams = {
     return role;
   },
 
-  /** A role by its id (digits) or its name: the vendor names the parameter `name` and types it as the id. */
-  role(team: TeamRecord, idOrName: string): TeamRoleRecord {
-    const role = team.roles.find((r) => (/^\d+$/.test(idOrName) ? r.id === Number(idOrName) : r.name === idOrName));
-    if (!role) throw notFound("not_found", "Specified role not found");
-    return role;
+  /** A role by its name, as the service reads and deletes one. */
+  role(team: TeamRecord, name: string): TeamRoleRecord {
+    return found(team.roles.find((r) => r.name === name));
+  },
+
+  /** A role by its id (digits) or its name, as a change names one: the vendor names the parameter `name` and types it as the id. */
+  roleToChange(team: TeamRecord, idOrName: string): TeamRoleRecord {
+    return found(team.roles.find((r) => (/^\d+$/.test(idOrName) ? r.id === Number(idOrName) : r.name === idOrName)));
   },
 
   updateRole(team: TeamRecord, idOrName: string, change: { name?: string; permissions?: unknown }): TeamRoleRecord {
-    const role = teams.role(team, idOrName);
+    const role = teams.roleToChange(team, idOrName);
     if (role.name === OWNER_ROLE) throw forbidden("forbidden", "You cannot change the owner role.");
     if (change.name !== undefined && change.name !== role.name) {
       if (team.roles.some((r) => r.name === change.name)) throw badRequest("invalid_args", `The team has a role ${change.name} already.`);
@@ -139,6 +142,11 @@ export const teams = {
     for (const key of accounts.keysOf(owner.id).filter((k) => k.memberId === userId)) accounts.revokeKey(key);
   },
 };
+
+function found(role: TeamRoleRecord | undefined): TeamRoleRecord {
+  if (!role) throw notFound("not_found", "Specified role not found");
+  return role;
+}
 
 /** A role's permissions: `{api: {category: {...}}}` of known categories only. */
 function checkedPermissions(permissions: unknown): NonNullable<Permissions> {

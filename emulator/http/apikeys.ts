@@ -1,7 +1,6 @@
 import { FastifyInstance } from "fastify";
-import { CreateApiKeyRequest, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyResponse, SuccessResponse } from "../../sdk/schemas";
-import { z } from "zod";
-import { ApiKeyRecord, PERMISSIONS, Permissions } from "../domain/accounts";
+import { CreateApiKeyRequest, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyResponse, PermissionSet, SuccessResponse } from "../../sdk/schemas";
+import { ApiKeyRecord, Permissions } from "../domain/accounts";
 import { accepting, optionalField } from "./accepting";
 import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
@@ -21,16 +20,9 @@ const view = (key: ApiKeyRecord) => ({
  */
 const AcceptedCreate = accepting(CreateApiKeyRequest, {
   fields: {
-    permissions: optionalField(
-      z.object({ api: z.strictObject(Object.fromEntries(PERMISSIONS.map((category) => [category, z.record(z.string(), z.unknown()).optional()])), { error: unknownCategories }) }).strict(),
-    ),
+    permissions: optionalField(PermissionSet),
   },
 });
-
-function unknownCategories(issue: z.core.$ZodRawIssue) {
-  if (issue.code !== "unrecognized_keys") return undefined;
-  return `Unknown permission categories: ${issue.keys.join(", ")}. Known: ${PERMISSIONS.join(", ")}.`;
-}
 
 /** API key management (the live paths of the service-facts note). */
 export function registerApiKeys(app: FastifyInstance, market: Marketplace): void {

@@ -78,9 +78,14 @@ export function openApiDocument(app: FastifyInstance): Record<string, unknown> {
   };
 }
 
-/** Path parameters are the ids of the API: whole numbers. */
+/** Path parameters are the ids of the API (whole numbers), or a name where the service names a thing (a team's role). */
 function pathParameters(spec: AnyRoute): Record<string, unknown>[] {
-  return [...spec.url.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "integer", minimum: 0 } }));
+  return [...spec.url.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: name === "name" ? { type: "string", minLength: 1 } : { type: "integer", minimum: 0 },
+  }));
 }
 
 /** The query schema's fields as OpenAPI parameters; a JSON-encoded one (`select_filters`) with the schema of its JSON. */

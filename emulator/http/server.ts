@@ -16,6 +16,7 @@ import { registerSshKeys } from "./ssh-keys";
 import { registerEnvVars } from "./env-vars";
 import { registerPriceIncreases } from "./price-increases";
 import { registerTeams } from "./teams";
+import { registerWebhooks } from "./webhooks";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -123,6 +124,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerEnvVars(app, market);
   registerPriceIncreases(app, market);
   registerTeams(app, market);
+  registerWebhooks(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

@@ -3,12 +3,13 @@ import { z } from "zod";
 import {
   CreateSubaccountRequest, CreateSubaccountResponse, CreateTeamRequest, SubaccountsResponse, TeamDeleteResponse, TeamInviteRequest,
   TeamMembersResponse, TeamMessageResponse, TeamRole, TeamRoleCreateResponse, TeamRoleRequest, TeamRolesResponse, TeamRoleUpdateResponse,
-  TeamStatusResponse, UpdateTeamRoleRequest,
+  PermissionSet, TeamStatusResponse, UpdateTeamRoleRequest,
 } from "../../sdk/schemas";
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { subaccounts } from "../domain/subaccounts";
 import { OWNER_ROLE, TeamRoleRecord, teams } from "../domain/teams";
+import { accepting, optionalField } from "./accepting";
 import { idParam, route } from "./routes";
 
 /** A role as the service shows it: its permissions as objects by category (the vendor's docs). */
@@ -54,7 +55,7 @@ export function registerTeams(app: FastifyInstance, market: Marketplace): void {
     url: "/api/v0/team/roles/",
     permission: "team_write",
     refusals: ["not_found"],
-    body: TeamRoleRequest,
+    body: accepting(TeamRoleRequest, { fields: { permissions: PermissionSet } }),
     response: TeamRoleCreateResponse,
     rules: "a role name the team has, or a permission category that does not exist",
     handler: ({ principal, body }) => {
@@ -86,7 +87,7 @@ export function registerTeams(app: FastifyInstance, market: Marketplace): void {
     url: "/api/v0/team/roles/:name/",
     permission: "team_write",
     refusals: ["not_found"],
-    body: UpdateTeamRoleRequest,
+    body: accepting(UpdateTeamRoleRequest, { fields: { permissions: optionalField(PermissionSet) } }),
     response: TeamRoleUpdateResponse,
     rules: "a new name another role has, or a permission category that does not exist",
     handler: ({ principal, params, body }) => `Successfully Updated Team Role For ${teams.updateRole(teams.of(principal.user), params.name, body).name}`,

@@ -483,6 +483,35 @@ export class Subaccount extends pulumi.CustomResource {
 }
 export interface Subaccount extends SubaccountOutputProperties {}
 
+/** The inputs of a Webhook. */
+export interface WebhookArgs extends CommonArgs {
+  /** Where deliveries go: an `https://` URL (the service refuses others, and private or loopback targets). */
+  url: pulumi.Input<string>;
+  /** The events it is sent, at least one. */
+  eventTypes: pulumi.Input<("client:low_credit" | "client:outbid" | "client:instance_started" | "client:instance_stopped" | "client:instance_deleted")[]>;
+  /** Its name, at most 120 characters. */
+  name?: pulumi.Input<string>;
+  /** Change it (1, 2, ...) to rotate the secret in place. */
+  secretVersion?: pulumi.Input<number>;
+}
+
+/** The outputs of a Webhook, besides its inputs. */
+export interface WebhookOutputProperties {
+  /** The webhook's id (also the resource's id). */
+  readonly webhookId: pulumi.Output<number>;
+  /** The secret deliveries are signed with: a secret output (null after an import or adoption, until a rotation). */
+  readonly secret: pulumi.Output<string | null>;
+}
+
+/** A notification webhook of the account: the service POSTs the events it subscribes to, signed with its secret (check a delivery with the SDK's `verifyWebhookDelivery`). At most 4 an account. Its URL, events and name change in place; a new `secretVersion` rotates its secret in place (the old one signs nothing more). The service shows the secret at creation and rotation only: an imported webhook's `secret` is null until a rotation. */
+export class Webhook extends pulumi.CustomResource {
+  constructor(name: string, args: WebhookArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "Webhook", outputs: ["webhookId", "secret"], secretInputs: [], secrets: ["secret"] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface Webhook extends WebhookOutputProperties {}
+
 /** The arguments of getOffers. */
 export interface GetOffersArgs {
   /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */

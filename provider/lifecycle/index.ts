@@ -30,6 +30,7 @@ export { SUBACCOUNT } from "./subaccount";
 export { TEAM } from "./team";
 export { TEAM_MEMBER } from "./team-member";
 export { TEAM_ROLE } from "./team-role";
+export { WEBHOOK } from "./webhook";
 export { GET_OFFERS, offerSearchOf } from "./get-offers";
 export { GET_TEMPLATES } from "./get-templates";
 export { GET_INSTANCE } from "./get-instance";

@@ -22,6 +22,7 @@ import { SUBACCOUNT } from "./subaccount";
 import { TEAM } from "./team";
 import { TEAM_MEMBER } from "./team-member";
 import { TEAM_ROLE } from "./team-role";
+import { WEBHOOK } from "./webhook";
 import { TEMPLATE } from "./template";
 
 /**
@@ -29,7 +30,7 @@ import { TEMPLATE } from "./template";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK];
 
 /** The functions (lookups the engine invokes, read-only). */
 export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES];

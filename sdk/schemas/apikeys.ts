@@ -4,7 +4,14 @@ import { z } from "zod";
 export const PERMISSION_CATEGORIES = ["misc", "user_read", "user_write", "instance_read", "instance_write", "billing", "team_read", "team_write"] as const;
 
 /** `{api: {<category>: {...}}}`: known categories, each an object (its scopes or constraints, often empty). */
-export const PermissionSet = z.object({ api: z.partialRecord(z.enum(PERMISSION_CATEGORIES), z.record(z.string(), z.unknown())) }).strict();
+export const PermissionSet = z
+  .object({
+    api: z.strictObject(Object.fromEntries(PERMISSION_CATEGORIES.map((category) => [category, z.record(z.string(), z.unknown()).optional()])) as CategoryShape, {
+      error: (issue) => (issue.code === "unrecognized_keys" ? `Unknown permission categories: ${issue.keys.join(", ")}. Known: ${PERMISSION_CATEGORIES.join(", ")}.` : undefined),
+    }),
+  })
+  .strict();
+type CategoryShape = Record<(typeof PERMISSION_CATEGORIES)[number], z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>>;
 export type PermissionSet = z.infer<typeof PermissionSet>;
 
 /** `POST /api/v0/auth/apikeys/`. Without `permissions` the key has full access, as the console's default. */

@@ -15,3 +15,4 @@ export * from "./env-vars";
 export * from "./required";
 export * from "./price-increases";
 export * from "./teams";
+export * from "./webhooks";

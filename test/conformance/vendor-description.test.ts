@@ -239,7 +239,7 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
     teamRoles: {
       create: () => client.teamRoles.create("judged", { api: { instance_read: {} } }),
       list: () => client.teamRoles.list(),
-      get: () => client.teamRoles.get("4"), // by id (the judge reads a path segment of digits as the parameter)
+      get: () => client.teamRoles.get("4"), // the judge reads a path segment of digits as the parameter
       update: () => client.teamRoles.update(4, { name: "judged2" }),
       delete: () => client.teamRoles.delete("4"),
     },
@@ -251,6 +251,15 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
     subaccounts: {
       create: () => client.subaccounts.create({ email: "judged-sub@example.com", username: "judged", password: "pw-judged" }),
       list: () => client.subaccounts.list(),
+    },
+    webhooks: {
+      list: () => client.webhooks.list(),
+      get: () => client.webhooks.get(1),
+      create: () => client.webhooks.create({ name: "judged", webhook_url: "http://127.0.0.1:9/hook", event_types: ["client:outbid"] }),
+      update: () => client.webhooks.update(1001, { name: "judged2" }),
+      rotateSecret: () => client.webhooks.rotateSecret(1001),
+      test: () => client.webhooks.test(1001),
+      delete: () => client.webhooks.delete(1001),
     },
     priceIncreases: {
       list: () => client.priceIncreases.list(),

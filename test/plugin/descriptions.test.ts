@@ -59,7 +59,7 @@ describe("the resource descriptions", () => {
     expect(Object.keys(schema.resources).sort()).toEqual(
       [
         "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
-        "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template",
+        "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template", "gpu-rental:index:Webhook",
       ],
     );
     expect(Object.keys(schema.functions)).toEqual(
@@ -70,7 +70,7 @@ describe("the resource descriptions", () => {
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );
     expect(secrets.sort()).toEqual(
-      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Subaccount.password", "Template.dockerLoginPass"],
+      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Subaccount.password", "Template.dockerLoginPass", "Webhook.secret"],
     );
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);

@@ -44,6 +44,7 @@ describe("one module per kind", () => {
       TeamRole: ["provider/generated/resources.ts", "provider/lifecycle/team-role.ts"],
       TeamMember: ["provider/generated/resources.ts", "provider/lifecycle/team-member.ts"],
       Subaccount: ["provider/generated/resources.ts", "provider/lifecycle/subaccount.ts"],
+      Webhook: ["provider/generated/resources.ts", "provider/lifecycle/webhook.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.
     for (const { description: { name } } of KINDS) {

@@ -99,8 +99,8 @@ describe("ApiKey through the real provider host", () => {
     await host.delete(id, outs);
   });
 
-  it("reports the service's refusal as a failed create", async () => {
+  it("refuses a permission category that does not exist as a failed create, naming it and the known ones", async () => {
     const host = await hostOf(PROVIDER_MODULE, "ApiKey");
-    await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport/);
+    await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport\. Known: misc, /);
   });
 });

@@ -55,7 +55,7 @@ describe("API key resource over HTTP", () => {
     await ApiKey.delete(id, options()); // already revoked: still fine
   });
 
-  it("refuses bad input before anything is sent, and reports the service's refusal", async () => {
+  it("refuses bad input before anything is sent: a permission set that is not one, a category that does not exist", async () => {
     await expect(ApiKey.create({ permissions: { api: 1 } }, options())).rejects.toThrow(/Invalid ApiKey: permissions/);
     await expect(ApiKey.create({ permissions: { api: { teleport: {} } } }, options())).rejects.toThrow(/Unknown permission categories: teleport/);
   });

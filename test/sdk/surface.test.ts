@@ -20,6 +20,7 @@ const SURFACE: Record<string, string[]> = {
   teamRoles: ["create", "delete", "get", "list", "update"],
   teamMembers: ["invite", "list", "remove"],
   subaccounts: ["create", "list"],
+  webhooks: ["create", "delete", "get", "list", "rotateSecret", "test", "update"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { deletedOrGone, GpuRentalError, Webhook, WEBHOOK_EVENT_TYPES } from "../../sdk";
+import { ADOPT_ID, ResourceDescription } from "./description";
+import type { Kind, Operation, Props } from "./kind";
+import { specOf } from "./spec";
+
+/**
+ * The Webhook kind: where the service POSTs the account's events, signed with the webhook's secret
+ * (`/api/v0/webhooks`). The secret is shown at creation and rotation only: it is kept in the state as a secret output,
+ * and a new `secretVersion` rotates it in place.
+ */
+
+const EVENT_TYPES = {
+  name: "WebhookEventType",
+  description: "An event a webhook is sent.",
+  values: [
+    { value: "client:low_credit", description: "The account's credit went low." },
+    { value: "client:outbid", description: "An interruptible instance was outbid and stopped." },
+    { value: "client:instance_started", description: "An instance was started." },
+    { value: "client:instance_stopped", description: "An instance was stopped." },
+    { value: "client:instance_deleted", description: "An instance was destroyed." },
+  ],
+} as const;
+
+const DESCRIPTION: ResourceDescription = {
+  name: "Webhook",
+  description:
+    "A notification webhook of the account: the service POSTs the events it subscribes to, signed with its secret (check a delivery with the SDK's " +
+    "`verifyWebhookDelivery`). At most 4 an account. Its URL, events and name change in place; a new `secretVersion` rotates its secret in " +
+    "place (the old one signs nothing more). The service shows the secret at creation and rotation only: an imported webhook's `secret` is " +
+    "null until a rotation.",
+  inputs: {
+    url: { type: "string", description: "Where deliveries go: an `https://` URL (the service refuses others, and private or loopback targets)." },
+    eventTypes: { type: "array", items: { type: "string", enum: EVENT_TYPES }, description: "The events it is sent, at least one." },
+    name: { type: "string", description: "Its name, at most 120 characters." },
+    secretVersion: { type: "integer", description: "Change it (1, 2, ...) to rotate the secret in place." },
+    adoptId: ADOPT_ID,
+  },
+  requiredInputs: ["url", "eventTypes"],
+  outputs: {
+    webhookId: { type: "integer", description: "The webhook's id (also the resource's id)." },
+    secret: { type: "string", nullable: true, secret: true, description: "The secret deliveries are signed with: a secret output (null after an import or adoption, until a rotation)." },
+  },
+  requiredOutputs: ["webhookId"],
+};
+
+const WebhookSpec = z.object({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  eventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1),
+  name: z.string().max(120).regex(/^[^\p{Cc}]*$/u, "no control characters").optional(),
+  secretVersion: z.number().int().optional(),
+});
+export type WebhookSpec = z.infer<typeof WebhookSpec>;
+
+export interface WebhookOutputs {
+  webhookId: number;
+  secret: string | null;
+}
+
+export const WEBHOOK: Kind<WebhookSpec, WebhookOutputs> = {
+  description: DESCRIPTION,
+  spec: specOf("Webhook", WebhookSpec),
+  diff(olds, news, unknown) {
+    const updates = (["url", "eventTypes", "name", "secretVersion"] as const).filter(
+      (key) => (unknown !== undefined && news[key] === unknown) || JSON.stringify(olds[key] ?? null) !== JSON.stringify(news[key] ?? null),
+    );
+    return { changes: updates.length > 0, replaces: [], updates, deleteBeforeReplace: false };
+  },
+  async create(spec, op) {
+    const made = await op.client.webhooks.create({ webhook_url: spec.url, event_types: spec.eventTypes, ...(spec.name !== undefined && { name: spec.name }) });
+    return { id: String(made.id), outs: { ...spec, webhookId: made.id, secret: made.webhook_secret ?? null } };
+  },
+  async adopt(id, spec, op) {
+    if (!(await op.client.webhooks.get(Number(id)))) throw new GpuRentalError(`Webhook ${id} cannot be adopted: the account has no webhook ${id}.`);
+    return { id, outs: await declared(Number(id), spec, null, op) };
+  },
+  async read(id: string, props: Props, op: Operation) {
+    const found = await op.client.webhooks.get(Number(id));
+    return found ? { ...props, ...inputsOf(found), webhookId: found.id, secret: props.secret ?? null } : null;
+  },
+  async import(id: string, op: Operation) {
+    const found = await op.client.webhooks.get(Number(id));
+    if (!found) return null;
+    return { inputs: inputsOf(found), outs: { ...inputsOf(found), webhookId: found.id, secret: null } };
+  },
+  async update(id, olds, spec, op) {
+    const secret = (olds.secretVersion ?? null) !== (spec.secretVersion ?? null) ? ((await op.client.webhooks.rotateSecret(Number(id))).webhook_secret ?? null) : ((olds.secret as string | null) ?? null);
+    return declared(Number(id), spec, secret, op);
+  },
+  async delete(id, _props, op) {
+    await deletedOrGone(() => op.client.webhooks.delete(Number(id)));
+  },
+};
+
+/** The webhook `id` set to the spec (`PUT`), its outputs with `secret`. */
+async function declared(id: number, spec: WebhookSpec, secret: string | null, op: Operation): Promise<WebhookSpec & WebhookOutputs> {
+  await op.client.webhooks.update(id, { webhook_url: spec.url, event_types: spec.eventTypes, name: spec.name ?? null });
+  return { ...spec, webhookId: id, secret };
+}
+
+function inputsOf(found: Webhook): Record<string, unknown> {
+  return { url: found.webhook_url, eventTypes: found.event_types, ...(found.name ? { name: found.name } : {}) };
+}
