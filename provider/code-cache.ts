@@ -33,6 +33,13 @@ const MAX_ENTRIES = 20_000;
  */
 const IMPORT_CALL = /\bimport\s*(?:\(|\/[*/])/;
 
+/**
+ * Modules cached all the same: TypeScript's compiler, which every TypeScript program loads (ts-node), and whose
+ * seven `import(` are all in its messages and display text (5.x, checked): it never calls import(). Should a later
+ * one, the call fails at once (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), never quietly. Saves 0.1 to 0.2 CPU-s a run.
+ */
+const MENTIONS_ONLY = [`${path.sep}node_modules${path.sep}typescript${path.sep}lib${path.sep}typescript.js`];
+
 type Compile = (this: Module, content: string, filename: string, format?: string) => unknown;
 interface Internals {
   prototype: { _compile: Compile };
@@ -99,7 +106,7 @@ function install(): void {
   const compile = internals.prototype._compile;
   internals.prototype._compile = function (this: Module, content: string, filename: string, format?: string) {
     // ES modules, a program's own files and code that may import() are Node's to compile.
-    if (format === "module" || !filename.includes(`${path.sep}node_modules${path.sep}`) || IMPORT_CALL.test(content)) {
+    if (format === "module" || !filename.includes(`${path.sep}node_modules${path.sep}`) || (IMPORT_CALL.test(content) && !MENTIONS_ONLY.some((end) => filename.endsWith(end)))) {
       return compile.apply(this, [content, filename, format]);
     }
     const entry = `${zlib.crc32(content).toString(16)}-${content.length.toString(16)}`;

@@ -138,10 +138,11 @@ export class ListingError extends GpuRentalError {
 }
 
 /**
- * 429s that a quick retry cannot clear: a locked 2FA method, an hourly SMS quota, a capped phone number. The
+ * 429s that a quick retry cannot clear: a locked 2FA method, an hourly SMS quota, a capped phone number, a team
+ * invitation sent again within 5 minutes. The
  * caller has to wait or change something, so they are reported at once.
  */
-const LASTING_LIMITS: readonly string[] = ["tfa_locked", "sms_rate_limited", "preauth_phone_cap", "twilio_rate_limited"];
+const LASTING_LIMITS: readonly string[] = ["tfa_locked", "sms_rate_limited", "preauth_phone_cap", "twilio_rate_limited", "invitation_already_sent"];
 
 /** Errors worth another try of the same request: they say nothing about the request itself. */
 export function isTransient(error: unknown): boolean {

@@ -107,7 +107,7 @@ export const teams = {
     if (!team.roles.some((r) => r.name === roleName) || roleName === OWNER_ROLE) throw badRequest("invalid_args", `The team has no role ${roleName} to invite with.`);
     const sent = team.invitations.find((i) => i.email.toLowerCase() === email.toLowerCase() && now - i.sentAt < INVITATION_MS);
     if (sent && now - sent.sentAt < REINVITE_MS) {
-      throw new ServiceError("rate_limited", "rate_limited", `Error: invitation already sent to ${email} only ${Math.round((now - sent.sentAt) / 1000)} seconds ago.`);
+      throw new ServiceError("rate_limited", "invitation_already_sent", `Error: invitation already sent to ${email} only ${Math.round((now - sent.sentAt) / 1000)} seconds ago.`);
     }
     team.invitations = [...team.invitations.filter((i) => i !== sent), { email, role: roleName, sentAt: now }];
   },

@@ -12,7 +12,7 @@ import { TestStack } from "../helpers/pulumi-stack";
  */
 const PROGRAM = `
 import * as pulumi from "@pulumi/pulumi";
-import { ApiKey, EnvVar, Instance, NetworkVolume, Template } from "gpu-rental/provider";
+import { ApiKey, EnvVar, Instance, NetworkVolume, Template, Webhook } from "gpu-rental/provider";
 
 const config = new pulumi.Config();
 const template = new Template("base", {
@@ -31,6 +31,7 @@ const volume = new NetworkVolume("data", { q: { verified: { eq: true } }, size: 
 const reader = new ApiKey("reader", { name: "e2e-reader", permissions: { api: { instance_read: {} } } });
 const worker = new Instance("worker", { gpuModel: "RTX 4090", templateHashId: template.hashId, label: "e2e-worker" });
 const token = new EnvVar("hf", { name: "hf_token", value: config.requireSecret("registryToken") });
+const hook = new Webhook("ops", { url: "https://hooks.example.com/e2e", eventTypes: ["client:outbid"], name: "ops" });
 
 export const templateId = template.templateId;
 export const hashId = template.hashId;
@@ -40,6 +41,7 @@ export const keyId = reader.keyId;
 export const readerKey = reader.key;
 export const instanceId = worker.instanceId;
 export const envVarKey = token.key;
+export const webhookSecret = hook.secret;
 `;
 
 const PROJECT = `name: gpu-rental-e2e-resources
@@ -63,7 +65,7 @@ function writeProject(): string {
   return dir;
 }
 
-describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance through the real engine", () => {
+describe("Template, NetworkVolume, ApiKey, EnvVar, Webhook and a templated Instance through the real engine", () => {
   let emu: TestEmulator;
   let stack: TestStack;
   let projectDir: string;
@@ -86,9 +88,9 @@ describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance throu
 
   let first: Record<string, any>;
 
-  it("up creates the template, the volume, the key, the account's variable and an instance from the template", async () => {
+  it("up creates the template, the volume, the key, the account's variable, a webhook and an instance from the template", async () => {
     const out = await stack.ok("up", "--yes");
-    expect(out).toMatch(/\+ 6 created/);
+    expect(out).toMatch(/\+ 7 created/);
     first = await stack.outputs();
     const [template] = await ownTemplates();
     expect(template).toMatchObject({ id: first.templateId, hash_id: first.hashId, desc: "first", docker_login_pass: REGISTRY_TOKEN });
@@ -102,7 +104,7 @@ describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance throu
 
   it("a second up reports no changes", async () => {
     const out = await stack.ok("up", "--yes", "--expect-no-changes");
-    expect(out).toMatch(/6 unchanged/);
+    expect(out).toMatch(/7 unchanged/);
   });
 
   it("the key is a secret output that works, within its scope", async () => {
@@ -121,6 +123,12 @@ describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance throu
     expect(ofType("Template").outputs.dockerLoginPass).toEqual(ciphertext);
     expect(ofType("EnvVar").inputs.value).toEqual(ciphertext);
     expect(ofType("EnvVar").outputs.value).toEqual(ciphertext);
+    // The webhook's secret, which the service shows once: a secret output, never in plaintext.
+    expect(first.webhookSecret).toBe("[secret]");
+    const secret = emu.marketplace.seededUser.webhooks![0].secret;
+    expect(JSON.parse(await stack.ok("stack", "output", "webhookSecret", "--show-secrets", "--json"))).toBe(secret);
+    expect(ofType("Webhook").outputs.secret).toEqual(ciphertext);
+    expect(stack.stateText()).not.toContain(secret);
   });
 
   it("a template change is an update in place: same id, new hash; the instance made from it is replaced", async () => {
@@ -139,7 +147,8 @@ describe("Template, NetworkVolume, ApiKey, EnvVar and a templated Instance throu
 
   it("destroy leaves no template of the user, no volume, no variable and no instance", async () => {
     const out = await stack.ok("destroy", "--yes");
-    expect(out).toMatch(/- 6 deleted/);
+    expect(out).toMatch(/- 7 deleted/);
+    expect(emu.marketplace.seededUser.webhooks).toEqual([]);
     expect(await emu.client().envVars.list()).toEqual({});
     expect(await ownTemplates()).toEqual([]);
     expect(await emu.client().volumes.list()).toEqual([]);
