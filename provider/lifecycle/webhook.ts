@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deletedOrGone, GpuRentalError, Webhook, WEBHOOK_EVENT_TYPES } from "../../sdk";
+import { deletedOrGone, GpuRentalError, Webhook, WEBHOOK_EVENT_TYPES, WebhookEventType, WebhookEventTypes, WebhookName, WebhookUrl } from "../../sdk";
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
@@ -10,17 +10,19 @@ import { specOf } from "./spec";
  * and a new `secretVersion` rotates it in place.
  */
 
+/** What each event the SDK knows is (the schema's enum, in every language). */
+const EVENT_TEXT: Record<WebhookEventType, string> = {
+  "client:low_credit": "The account's credit went low.",
+  "client:outbid": "An interruptible instance was outbid and stopped.",
+  "client:instance_started": "An instance was started.",
+  "client:instance_stopped": "An instance was stopped.",
+  "client:instance_deleted": "An instance was destroyed.",
+};
 const EVENT_TYPES = {
   name: "WebhookEventType",
   description: "An event a webhook is sent.",
-  values: [
-    { value: "client:low_credit", description: "The account's credit went low." },
-    { value: "client:outbid", description: "An interruptible instance was outbid and stopped." },
-    { value: "client:instance_started", description: "An instance was started." },
-    { value: "client:instance_stopped", description: "An instance was stopped." },
-    { value: "client:instance_deleted", description: "An instance was destroyed." },
-  ],
-} as const;
+  values: WEBHOOK_EVENT_TYPES.map((value) => ({ value, description: EVENT_TEXT[value] })),
+};
 
 const DESCRIPTION: ResourceDescription = {
   name: "Webhook",
@@ -44,10 +46,11 @@ const DESCRIPTION: ResourceDescription = {
   requiredOutputs: ["webhookId"],
 };
 
+/** The service's rules of a webhook, as the SDK sends one (a name is never null here). */
 const WebhookSpec = z.object({
-  url: z.url({ protocol: /^https?$/ }).max(2048),
-  eventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1),
-  name: z.string().max(120).regex(/^[^\p{Cc}]*$/u, "no control characters").optional(),
+  url: WebhookUrl,
+  eventTypes: WebhookEventTypes,
+  name: WebhookName.unwrap().optional(),
   secretVersion: z.number().int().optional(),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
