@@ -7,14 +7,15 @@ import type { PendingDelivery, WebhookRecord, Webhooks } from "../domain/webhook
 
 /** A receiver has this long to answer (the vendor's docs). */
 const TIMEOUT_MS = 10_000;
-/** How often, in real time, a running clock is looked at for deliveries that came due. */
+/** The shortest and the longest wait, in real time, before a running clock is looked at for deliveries due. */
 const TICK_MS = 200;
+const MAX_WAIT_MS = 60_000;
 
 /**
  * Sends the deliveries the domain has due (emulator/domain/webhooks.ts): a signed POST each, as the service sends
  * them (emulator/WEBHOOKS.md). 2xx is done; 408, 429, 5xx, a timeout or no connection are tried again on the
  * schedule; 3xx and the other 4xx are given up at once. Looks when a delivery is queued, when the emulator's clock
- * is moved, and while deliveries wait on a running clock.
+ * is moved, and when the next attempt is due on a running clock.
  */
 export class WebhookDeliverer {
   private timer: NodeJS.Timeout | undefined;
@@ -54,12 +55,14 @@ export class WebhookDeliverer {
     await this.settled();
   }
 
+  /** On a running clock, a look when the next attempt is due (a moved clock looks by itself). */
   private schedule(): void {
-    if (this.timer || this.webhooks.nextDue() === undefined || this.clock.reading().frozen) return;
+    const due = this.webhooks.nextDue();
+    if (this.timer || due === undefined || this.clock.reading().frozen) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.look();
-    }, TICK_MS);
+    }, Math.min(Math.max(due - this.clock.now(), TICK_MS), MAX_WAIT_MS));
     this.timer.unref();
   }
 
