@@ -19,7 +19,7 @@ const DESCRIPTION: ResourceDescription = {
     username: { type: "string", description: "Its user name, at most 64 characters." },
     password: { type: "string", secret: true, description: "Its password to log in to the console: kept secret, sent once." },
     hostOnly: { type: "boolean", default: false, description: "An account that hosts machines only." },
-    adoptId: ADOPT_ID,
+    adoptId: { ...ADOPT_ID, description: "Adopt a subaccount that exists (its user id) instead of creating one: destroy then drops it from the stack, and the service keeps it." },
   },
   requiredInputs: ["email", "username", "password"],
   outputs: {
