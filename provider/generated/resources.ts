@@ -752,19 +752,24 @@ export function getSshKeysOutput(args: FunctionInputs<GetSshKeysArgs> = {}, opts
 }
 
 /** The arguments of getInvoices. */
-export type GetInvoicesArgs = Record<string, never>;
+export interface GetInvoicesArgs {
+  /** The period's start, seconds since 1970: rows (a charge's end, a payment's moment) from then on. Default: all. */
+  from?: number;
+  /** The period's end, seconds since 1970. Default: now. */
+  to?: number;
+}
 
 /** What getInvoices answers. */
 export interface GetInvoicesResult {
-  /** The credit left, $. */
+  /** The credit left, $ (now, whatever the period). */
   readonly credit: number;
-  /** The sum of the charges, $. */
+  /** The sum of the period's charges, $. */
   readonly charged: number;
   /** Each charge and payment, oldest first. */
   readonly items: ({ type: string; instanceId: number | null; amount: number; start: number; end: number; description: string | null })[];
 }
 
-/** The account's billing at the time of the call: its credit, what its instances have cost so far, and each charge and payment, oldest first. */
+/** The account's billing at the time of the call: its credit, what its instances have cost so far, and each charge and payment, oldest first; within a period when `from` or `to` says (a charge counts by its end). */
 export function getInvoices(args: GetInvoicesArgs = {}, opts?: InvokeOptions): Promise<GetInvoicesResult> {
   return invokeFunction("getInvoices", args, opts);
 }

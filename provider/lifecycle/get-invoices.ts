@@ -20,7 +20,9 @@ const INVOICE_ITEM: ObjectDescription = {
   required: ["type", "instanceId", "amount", "start", "end", "description"],
 };
 
-const GetInvoicesArgs = z.object({});
+const GetInvoicesArgs = z
+  .object({ from: z.number().min(0).optional(), to: z.number().min(0).optional() })
+  .refine((period) => period.from === undefined || period.to === undefined || period.from <= period.to, { path: ["to"], message: "to is before from: the period ends before it begins" });
 type GetInvoicesArgs = z.infer<typeof GetInvoicesArgs>;
 
 export interface InvoiceSummary {
@@ -37,19 +39,22 @@ export const GET_INVOICES: LookupFunction<GetInvoicesArgs, { credit: number; cha
     name: "getInvoices",
     description:
       "The account's billing at the time of the call: its credit, what its instances have cost so far, and each charge and payment, " +
-      "oldest first.",
-    inputs: {},
+      "oldest first; within a period when `from` or `to` says (a charge counts by its end).",
+    inputs: {
+      from: { type: "number", description: "The period's start, seconds since 1970: rows (a charge's end, a payment's moment) from then on. Default: all." },
+      to: { type: "number", description: "The period's end, seconds since 1970. Default: now." },
+    },
     outputs: {
-      credit: { type: "number", description: "The credit left, $." },
-      charged: { type: "number", description: "The sum of the charges, $." },
+      credit: { type: "number", description: "The credit left, $ (now, whatever the period)." },
+      charged: { type: "number", description: "The sum of the period's charges, $." },
       items: { type: "array", items: { type: "object", object: INVOICE_ITEM }, description: "Each charge and payment, oldest first." },
     },
     requiredOutputs: ["credit", "charged", "items"],
     example: { args: {}, exports: "charged" },
   },
   args: specOf("getInvoices", GetInvoicesArgs),
-  async invoke(_args, op) {
-    const { credit, invoices } = await op.client.billing.invoices();
+  async invoke(args, op) {
+    const { credit, invoices } = await op.client.billing.invoices({ from: args.from, to: args.to });
     const items = invoices.map(summaryOf).sort((a, b) => a.start - b.start);
     const charged = items.filter((item) => item.type === "charge").reduce((sum, item) => sum + item.amount, 0);
     return { credit, charged, items };

@@ -129,7 +129,7 @@ describe("the functions, through the plugin's shell", () => {
     expect(offers.map((o: any) => o.id)).toEqual(searched.map((o) => o.ask_contract_id));
   });
 
-  it("getInvoices answers the credit and each instance's charges as billing leaves them, and what they sum to", async () => {
+  it("getInvoices answers the credit and each instance's charges as billing leaves them, and what they sum to, within a period", async () => {
     const client = emu.client();
     const [offer] = await client.offers.search({ limit: 1 });
     const { new_contract: id } = await client.instances.create(offer.id, { image: "ubuntu" });
@@ -143,6 +143,11 @@ describe("the functions, through the plugin's shell", () => {
     const charges = billed.invoices.filter((row) => row.instance_id !== undefined);
     expect(answered.charged).toBeCloseTo(charges.reduce((sum, row) => sum + row.amount, 0), 9);
     expect(answered.items.map((item: any) => item.start)).toEqual([...answered.items.map((item: any) => item.start)].sort((a, b) => a - b));
+    // A period: the charge ends now, the opening payment long before.
+    const now = emu.marketplace.clock.now() / 1000;
+    expect((await invoke("getInvoices", { from: now - 60 })).items.map((item: any) => item.type)).toEqual(["charge"]);
+    expect((await invoke("getInvoices", { to: now - 60 })).items.map((item: any) => item.type)).toEqual(["payment"]);
+    await expect(invoke("getInvoices", { from: now, to: now - 1 })).rejects.toThrow(/to: .*ends before it begins/);
     await client.instances.destroy(id);
   });
 });
