@@ -143,10 +143,13 @@ describe("the functions, through the plugin's shell", () => {
     const charges = billed.invoices.filter((row) => row.instance_id !== undefined);
     expect(answered.charged).toBeCloseTo(charges.reduce((sum, row) => sum + row.amount, 0), 9);
     expect(answered.items.map((item: any) => item.start)).toEqual([...answered.items.map((item: any) => item.start)].sort((a, b) => a - b));
-    // A period: the charge ends now, the opening payment long before.
+    // A period: this instance's charge ends now, the opening payment long before (other tests' charges in between).
     const now = emu.marketplace.clock.now() / 1000;
-    expect((await invoke("getInvoices", { from: now - 60 })).items.map((item: any) => item.type)).toEqual(["charge"]);
-    expect((await invoke("getInvoices", { to: now - 60 })).items.map((item: any) => item.type)).toEqual(["payment"]);
+    const within = async (period: object) => (await invoke("getInvoices", period)).items.map((item: any) => item.instanceId ?? item.type);
+    expect(await within({ from: now - 60 })).toContain(id);
+    expect(await within({ from: now - 60 })).not.toContain("payment");
+    expect(await within({ to: now - 60 })).toContain("payment");
+    expect(await within({ to: now - 60 })).not.toContain(id);
     await expect(invoke("getInvoices", { from: now, to: now - 1 })).rejects.toThrow(/to: .*ends before it begins/);
     await client.instances.destroy(id);
   });
