@@ -145,7 +145,7 @@ describe("the functions, through the plugin's shell", () => {
     expect(answered.items.map((item: any) => item.start)).toEqual([...answered.items.map((item: any) => item.start)].sort((a, b) => a - b));
     // A period: this instance's charge ends now, the opening payment long before (other tests' charges in between).
     const now = emu.marketplace.clock.now() / 1000;
-    const within = async (period: object) => (await invoke("getInvoices", period)).items.map((item: any) => item.instanceId ?? item.type);
+    const within = async (period: Record<string, unknown>) => (await invoke("getInvoices", period)).items.map((item: any) => item.instanceId ?? item.type);
     expect(await within({ from: now - 60 })).toContain(id);
     expect(await within({ from: now - 60 })).not.toContain("payment");
     expect(await within({ to: now - 60 })).toContain("payment");
