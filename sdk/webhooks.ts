@@ -61,7 +61,7 @@ export function verifyWebhookDelivery(options: VerifyOptions): WebhookDelivery {
   const signature = header(WEBHOOK_HEADERS.signature);
   if (!timestamp || !/^\d+$/.test(timestamp) || !signature) throw new WebhookSignatureError(`The delivery lacks ${WEBHOOK_HEADERS.timestamp} or ${WEBHOOK_HEADERS.signature}: not from the service.`);
   const body = typeof options.body === "string" ? Buffer.from(options.body) : options.body;
-  const expected = Buffer.from(`sha256=${createHmac("sha256", options.secret).update(`${timestamp}.`).update(body).digest("hex")}`);
+  const expected = Buffer.from(webhookSignature(options.secret, Number(timestamp), body));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new WebhookSignatureError("The delivery's signature does not match the webhook's secret (rotated? another webhook's?).");
   const age = (options.now ?? Date.now()) / 1000 - Number(timestamp);
@@ -70,6 +70,6 @@ export function verifyWebhookDelivery(options: VerifyOptions): WebhookDelivery {
 }
 
 /** The signature the service sends for `body` at `timestamp` (epoch seconds): what `verifyWebhookDelivery` checks. */
-export function webhookSignature(secret: string, timestamp: number, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+export function webhookSignature(secret: string, timestamp: number, body: string | Buffer): string {
+  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex")}`;
 }

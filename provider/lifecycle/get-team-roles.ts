@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { PermissionSet } from "../../sdk";
 import type { LookupFunction } from "./registry";
 import { specOf } from "./spec";
+import { permissionsOf } from "./team-role";
 
 /** The getTeamRoles function: the roles of the team the account is (the owner's left out, as the service lists them). Read-only. */
 
@@ -46,6 +46,6 @@ export const GET_TEAM_ROLES: LookupFunction<GetTeamRolesArgs, { roles: RoleRow[]
   args: specOf("getTeamRoles", GetTeamRolesArgs),
   async invoke(_args, op) {
     const roles = await op.client.teamRoles.list();
-    return { roles: roles.map((role) => ({ id: role.id, name: role.name, permissions: PermissionSet.safeParse(role.permissions).data ?? { api: {} } })) };
+    return { roles: roles.map((role) => ({ id: role.id, name: role.name, permissions: permissionsOf(role) ?? { api: {} } })) };
   },
 };

@@ -125,7 +125,7 @@ async function roleById(id: string, op: Operation): Promise<TeamRole | undefined
 }
 
 /** The service's permissions as a permission set, or undefined when it shows them otherwise (the vendor's list of texts). */
-function permissionsOf(role: TeamRole): PermissionSet | undefined {
+export function permissionsOf(role: TeamRole): PermissionSet | undefined {
   const parsed = PermissionSet.safeParse(role.permissions);
   return parsed.success ? parsed.data : undefined;
 }
