@@ -24,28 +24,35 @@ async function searchLocalVolumeOffers(client: Caller, q: VolumeQuery = {}): Pro
   return res.offers;
 }
 
+/** Where each kind of volume is rented, and what it is called in messages. */
+const CREATION = {
+  network_volume: { path: "/api/v0/network_volumes/", what: "network volume" },
+  local_volume: { path: "/api/v0/volumes/", what: "local volume" },
+} as const;
+
+export type VolumeKind = keyof typeof CREATION;
+
 /**
- * Creates a network volume of `size` GB from a network volume offer (`PUT /api/v0/network_volumes/`). The
- * service answers the new volume's name, not its id (`{success, volume_name, volume_size}`): the volume is then
- * found among the account's network volumes by that name. A name other volumes of the account share cannot tell
- * them apart: the newest of that name is taken (createNetworkVolumeOnce, and the NetworkVolume resource, make
- * every name unique with a creation token). Not retried after an unclear failure: a second try could create a
- * second volume.
+ * Creates a volume of `size` GB from a volume offer: a network volume offer (`PUT /api/v0/network_volumes/`), or a
+ * machine's local volume offer (`PUT /api/v0/volumes/`). The service may answer the new volume's name, not its
+ * id (`{success, volume_name, volume_size}`): the volume is then found among the account's volumes of that kind
+ * by that name. A name other volumes of the account share cannot tell them apart: the newest of that name is
+ * taken (createVolumeOnce, and the volume resources, make every name unique with a creation token). Not retried
+ * after an unclear failure: a second try could create a second volume.
  */
-async function createNetworkVolume(client: Caller, request: { offerId: number; size: number; name?: string }): Promise<Volume> {
+async function createVolume(client: Caller, kind: VolumeKind, request: { offerId: number; size: number; name?: string }): Promise<Volume> {
   const body = { id: request.offerId, size: request.size, ...(request.name !== undefined ? { name: request.name } : {}) };
-  const res = await networkVolumeCall(
-    client.call({ method: "PUT", path: "/api/v0/network_volumes/", body, schema: CreateNetworkVolumeResponse, idempotent: false }),
-  );
+  const sent = client.call({ method: "PUT", path: CREATION[kind].path, body, schema: CreateNetworkVolumeResponse, idempotent: false });
+  const res = await (kind === "network_volume" ? networkVolumeCall(sent) : sent);
   if (res.volume) return res.volume;
   const id = res.volume_id ?? res.id;
   if (id !== undefined) return { id, ...(res.volume_name !== undefined && { name: res.volume_name }) };
-  const named = (await listVolumes(client, "network_volume")).filter((v) => volumeNameOf(v) === res.volume_name);
+  const named = (await listVolumes(client, kind)).filter((v) => volumeNameOf(v) === res.volume_name);
   const newest = named.reduce<Volume | undefined>((best, v) => (best && best.id > v.id ? best : v), undefined);
   if (!newest) {
     throw new GpuRentalError(
-      `The service created network volume ${JSON.stringify(res.volume_name)} (${res.volume_size ?? request.size} GB) but does not list it among the ` +
-        "account's network volumes yet: list them (client.volumes.list(\"network_volume\")) to find it, and delete it if it is not wanted: it bills.",
+      `The service created ${CREATION[kind].what} ${JSON.stringify(res.volume_name)} (${res.volume_size ?? request.size} GB) but does not list it among the ` +
+        `account's volumes yet: list them (client.volumes.list(${JSON.stringify(kind)})) to find it, and delete it if it is not wanted: it bills.`,
     );
   }
   return newest;
@@ -90,7 +97,9 @@ export function volumesApi(client: Caller) {
   return {
     searchNetworkOffers: (q?: VolumeQuery) => searchNetworkVolumeOffers(client, q),
     searchLocalOffers: (q?: VolumeQuery) => searchLocalVolumeOffers(client, q),
-    createNetwork: (request: { offerId: number; size: number; name?: string }) => createNetworkVolume(client, request),
+    createNetwork: (request: { offerId: number; size: number; name?: string }) => createVolume(client, "network_volume", request),
+    /** A local volume on the machine of a local volume offer (an instance offer's id): only that machine's instances mount it. */
+    createLocal: (request: { offerId: number; size: number; name?: string }) => createVolume(client, "local_volume", request),
     list: (type?: VolumeListType) => listVolumes(client, type),
     get: (id: number) => getVolume(client, id),
     delete: (id: number) => deleteVolume(client, id),

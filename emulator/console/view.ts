@@ -88,7 +88,7 @@ const WATCHDOG_LIFETIME = /^# gpu-rental watchdog \(maxLifetime (\S+), then/;
 
 /** What the console shows; `sinceSeconds`: the emulated time of the page's last reading (only charges made since). */
 export function consoleView(market: Marketplace, faults: Faults, tokenRequired: boolean, cache: MarketCache, sinceSeconds = 0): ConsoleView {
-  market.instances.settle();
+  market.settle();
   const now = market.clock.now();
   const byOwner = new Map<number, InstanceRecord[]>();
   for (const instance of market.instances.all()) {

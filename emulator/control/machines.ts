@@ -38,7 +38,7 @@ function registerInstanceMachines(app: FastifyInstance, market: Marketplace, mac
 
   app.get("/_emulator/instances/:id/machine", async (request) => {
     const instance = instanceOf(request.params);
-    market.instances.settle();
+    market.settle();
     const id = instance.id;
     return {
       instance_id: id, up: machines.isUp(instance), sandbox: machines.sandboxOf(id) ?? null, onstart: machines.onstartOf(id) ?? null,

@@ -56,7 +56,7 @@ const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z
 
 export function registerControl(app: FastifyInstance, market: Marketplace, faults: Faults): void {
   app.get("/_emulator/state", async () => {
-    market.instances.settle();
+    market.settle();
     const now = market.clock.now();
     return {
       now,

@@ -1,9 +1,13 @@
 import { PartChanges, Persistent } from "./persistence";
 
-/** What one instance has cost its owner so far. */
+/**
+ * What one instance (or volume) has cost its owner so far. A volume's storage has an item of its own, under its id
+ * in `instanceId` with `volume` set: instance and volume ids never meet (4,000,001 up, and 800,001 up).
+ */
 export interface InvoiceItem {
   userId: number;
   instanceId: number;
+  volume?: true;
   amount: number;
   /** The period charged so far, ms since the epoch. */
   from: number;
@@ -50,14 +54,14 @@ export class Billing implements Persistent<BillingSnapshot> {
   private folded = new Set<number>();
   private changedEarlier = new Set<number>();
 
-  record(userId: number, instanceId: number, amount: number, period: { from: number; to: number }): void {
+  record(userId: number, instanceId: number, amount: number, period: { from: number; to: number }, volume?: true): void {
     const item = this.items.get(instanceId);
     if (item) {
       item.amount += amount;
       item.to = period.to;
       this.changed.add(item);
     } else {
-      const added = { userId, instanceId, amount, ...period };
+      const added = { userId, instanceId, amount, ...period, ...(volume && { volume }) };
       this.items.set(instanceId, added);
       this.changed.add(added);
     }

@@ -36,7 +36,8 @@ function words(flags: string): string[] {
 
 /**
  * The template's `env` flag string as the env object of instance creation: `-e K=V` gives `K: "V"`,
- * `-p H:C` gives `"-p H:C": "1"` (a port mapping). Other docker flags are ignored, as the service ignores them.
+ * `-p H:C` gives `"-p H:C": "1"` (a port mapping), `-v V.<id>:<path>` gives `"-v V.<id>:<path>": "1"` (a volume
+ * mount). Other docker flags are ignored, as the service ignores them.
  */
 export function envFromFlags(flags: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -45,6 +46,12 @@ export function envFromFlags(flags: string): Record<string, string> {
     const word = list[i];
     const inline = /^(-e|--env|-p|--publish)=(.*)$/.exec(word);
     const flag = inline ? inline[1] : word;
+    if (flag === "-v" || flag === "--volume") {
+      // Only a volume of the account's mounts: a bind of the host's own folders is ignored, as other flags are.
+      const mount = list[++i];
+      if (mount !== undefined && volumeFlag(`-v ${mount}`)) env[`-v ${mount}`] = "1";
+      continue;
+    }
     if (!["-e", "--env", "-p", "--publish"].includes(flag)) continue;
     const value = inline ? inline[2] : list[++i];
     if (value === undefined) throw badRequest("invalid_args", `env: ${flag} needs a value, e.g. "-e NAME=value -p 8080:8080".`);
@@ -67,6 +74,12 @@ export function envFromFlags(flags: string): Record<string, string> {
 export function portFlag(key: string): string | undefined {
   const mapped = /^-p\s+(?:\d+:)?(\d+)(?:\/(tcp|udp))?$/.exec(key.trim());
   return mapped ? `${mapped[1]}/${mapped[2] ?? "tcp"}` : undefined;
+}
+
+/** `"-v V.800001:/data"` → the volume's id and where it is mounted; undefined for a key that is not a volume mount. */
+export function volumeFlag(key: string): { volumeId: number; path: string } | undefined {
+  const mount = /^-v\s+V\.(\d+):(\/[A-Za-z0-9._/-]*)$/.exec(key.trim());
+  return mount ? { volumeId: Number(mount[1]), path: mount[2] } : undefined;
 }
 
 /** `-u <user> -p <token> <registry>` → the user and registry; the token is never kept nor shown back. */

@@ -1,5 +1,5 @@
 import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
-import { portFlag, registryLogin } from "./docker-flags";
+import { portFlag, registryLogin, volumeFlag } from "./docker-flags";
 import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
@@ -58,6 +58,8 @@ export interface InstanceRecord {
   /** The boot (`bootStartedAt`) that starts from a fresh container, its files gone: a recycle's. */
   freshBoot?: number;
   volume?: { id: number; mount_path: string };
+  /** Every volume its container mounts, by path: `volume_info`'s and the `-v V.<id>:<path>` keys of `env`. */
+  mounts?: VolumeMount[];
   label: string;
   ports: Record<string, { HostIp: string; HostPort: string }[]>;
   publicIp: string;
@@ -147,6 +149,16 @@ function withoutRegistryToken(config: CreateInstanceRequest): CreateInstanceRequ
   const { image_login: _token, ...rest } = config;
   const login = [user && `-u ${user}`, repo].filter(Boolean).join(" ");
   return login ? { ...rest, image_login: login } : rest;
+}
+
+export interface VolumeMount {
+  volumeId: number;
+  path: string;
+}
+
+/** The volumes of `-v V.<id>:<path>` keys of an instance's `env`. */
+export function volumeMounts(env: Record<string, unknown> | undefined): VolumeMount[] {
+  return Object.keys(env ?? {}).flatMap((key) => volumeFlag(key) ?? []);
 }
 
 /** Port mappings: the runtype's ports plus `-p host:container` keys of `env`. */
@@ -262,10 +274,21 @@ export class Instances implements Persistent<InstancesSnapshot> {
     const offer = options.secondAcceptance ? this.offerAccepted(offerId) : this.deps.takeOffer(offerId, id);
     let price: ReturnType<typeof contractPrice>;
     let volume: VolumeRecord | undefined;
+    const mounts: VolumeMount[] = [];
     try {
       price = contractPrice(offer, config.price);
-      if (config.volume_info) volume = this.deps.volumes.attach(ownerId, config.volume_info, offer, id);
+      for (const mount of volumeMounts(config.env)) {
+        this.deps.volumes.attach(ownerId, { create_new: false, volume_id: mount.volumeId, mount_path: mount.path }, offer, id);
+        mounts.push(mount);
+      }
+      // Last, as it may create a volume: nothing after it can refuse the instance.
+      if (config.volume_info) {
+        volume = this.deps.volumes.attach(ownerId, config.volume_info, offer, id);
+        mounts.push({ volumeId: volume.id, path: config.volume_info.mount_path });
+      }
     } catch (error) {
+      // Nothing half-made: the volumes linked before the refusal are free again, and so is the offer.
+      this.deps.volumes.detach(id);
       if (!options.secondAcceptance) this.deps.releaseOffer(offerId);
       throw error;
     }
@@ -296,6 +319,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
       directPortEnd: directPortStart + Math.max(0, (offer.direct_port_count ?? 1) - 1),
       billedUntil: now,
       volume: volume && config.volume_info ? { id: volume.id, mount_path: config.volume_info.mount_path } : undefined,
+      ...(mounts.length && { mounts }),
     };
     const key = this.deps.issueInstanceKey(ownerId, id);
     instance.instanceKeyId = key.id;

@@ -118,7 +118,21 @@ export class Marketplace {
     this.templates = new Templates(now);
     // Volume offers from their own random stream, so they do not shift what the seed gives the rest.
     const volumeOffers = seedNetworkVolumeOffers(new Random((options.seed ?? 1) ^ 0x701), 40, this.clock.nowSeconds());
-    this.volumes = new Volumes(volumeOffers, { now, localOffers: () => this.market.onMarket() });
+    // Every charge (an instance's compute and disk, a volume's storage) comes off the owner's credit, into the ledger.
+    const charge = (ownerId: number, id: number, amount: number, period: { from: number; to: number }, volume?: true) => {
+      const user = this.accounts.user(ownerId);
+      if (user) {
+        user.credit -= amount;
+        this.webhooks.creditChanged(user, user.credit + amount, user.credit);
+      }
+      this.billing.record(ownerId, id, amount, period, volume);
+    };
+    this.volumes = new Volumes(volumeOffers, {
+      now,
+      localOffers: () => this.market.onMarket(),
+      charge: (ownerId, volumeId, amount, period) => charge(ownerId, volumeId, amount, period, true),
+      ended: (volumeId) => this.billing.ended(volumeId),
+    });
     this.instances = new Instances({
       now,
       lifecycle: () => this.lifecycle,
@@ -130,14 +144,7 @@ export class Marketplace {
         return { id: key.id, key: key.key };
       },
       revokeKey: (keyId) => this.accounts.revokeKeyById(keyId),
-      charge: (ownerId, instanceId, amount, period) => {
-        const user = this.accounts.user(ownerId);
-        if (user) {
-          user.credit -= amount;
-          this.webhooks.creditChanged(user, user.credit + amount, user.credit);
-        }
-        this.billing.record(ownerId, instanceId, amount, period);
-      },
+      charge: (ownerId, instanceId, amount, period) => charge(ownerId, instanceId, amount, period),
       ended: (instanceId) => this.billing.ended(instanceId),
       notify: (instance, event) => {
         const user = this.accounts.user(instance.ownerId);
@@ -157,6 +164,12 @@ export class Marketplace {
 
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
   durability?: { save(source: SnapshotSource): Promise<void> };
+
+  /** Charges everything that bills (instances, volumes) up to now, and lets the machines catch up with the clock. */
+  settle(): void {
+    this.instances.settle();
+    this.volumes.settle();
+  }
 
   /** Called after every change a client is about to be told of: with a data dir, it is on disk first. */
   commit(): Promise<void> {
@@ -201,7 +214,7 @@ export class Marketplace {
       if (!(name in data.parts)) throw new Error(`the saved state has no ${name}: it was written by another version of the emulator`);
       part.restore(data.parts[name]);
     }
-    this.billing.reconcile(new Set(this.instances.all().map((instance) => instance.id)));
+    this.billing.reconcile(new Set([...this.instances.all().map((instance) => instance.id), ...this.volumes.ids()]));
     Object.assign(this.stats, data.stats);
     // Settings given on this start win over the saved ones.
     this.contention = this.options.contention ?? data.contention;

@@ -39,12 +39,18 @@ export interface VolumeRecord {
   createdAt: number;
   /** Instances it is attached to (a local volume: at most one). */
   instances: number[];
+  /** Its storage has been charged up to this time (ms); absent in state saved before volumes billed: `createdAt`. */
+  billedUntil?: number;
 }
 
 export interface VolumeDeps {
   now: () => number;
   /** The instance offers on the market: each machine's disk is a local volume offer. */
   localOffers: () => Offer[];
+  /** Charges a volume's owner for its storage over `period` (the billing ledger keeps it under the volume's id). */
+  charge: (ownerId: number, volumeId: number, amount: number, period: { from: number; to: number }) => void;
+  /** The volume is deleted: it will be charged no more. */
+  ended: (volumeId: number) => void;
 }
 
 export interface VolumesSnapshot {
@@ -104,18 +110,39 @@ export class Volumes implements Persistent<VolumesSnapshot> {
   }
 
   list(ownerId: number, type: VolumeListType = "all_volume"): VolumeRecord[] {
+    this.settle();
     return [...this.volumes.values()].filter((v) => v.ownerId === ownerId && (type === "all_volume" || v.type === type));
   }
 
-  /** `DELETE /api/v0/volumes/?id=`: a volume still attached to an instance stays. */
+  /** `DELETE /api/v0/volumes/?id=`: a volume still attached to an instance (running or stopped) stays. */
   remove(ownerId: number, id: number): void {
     const volume = this.owned(ownerId, id, notFound);
     if (volume.instances.length) {
       throw badRequest("volume_in_use", `Volume ${id} is attached to instance ${volume.instances.join(", ")}: destroy the instance first.`);
     }
+    this.settleOne(volume);
     const offer = this.offers.get(volume.askId);
     if (volume.type === "network_volume" && offer) offer.disk_space += volume.size;
     this.volumes.delete(id);
+    this.deps.ended(id);
+    this.removed?.(id);
+  }
+
+  /** Told of each deleted volume (the emulated machines drop its files). */
+  removed?: (volumeId: number) => void;
+
+  /** Charges every volume's storage up to now: `storage_cost` $/GB/month over its size, whether attached or not. */
+  settle(): void {
+    for (const volume of this.volumes.values()) this.settleOne(volume);
+  }
+
+  private settleOne(volume: VolumeRecord): void {
+    const from = volume.billedUntil ?? volume.createdAt;
+    const to = this.deps.now();
+    if (to <= from) return;
+    volume.billedUntil = to;
+    const amount = (volume.storageCost * volume.size * (to - from)) / (HOURS_PER_MONTH * 3_600_000);
+    if (amount > 0) this.deps.charge(volume.ownerId, volume.id, amount, { from, to });
   }
 
   /**
@@ -127,6 +154,10 @@ export class Volumes implements Persistent<VolumesSnapshot> {
     const volume = info.create_new ? this.createFor(ownerId, info, offer) : this.linkable(ownerId, info.volume_id, offer);
     volume.instances.push(instanceId);
     return volume;
+  }
+
+  ids(): number[] {
+    return [...this.volumes.keys()];
   }
 
   /** The instance is gone: its volumes stay, free to link again. */

@@ -41,15 +41,20 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
    * beyond the latest the ledger itemizes, `instanceId` absent) and payments (the opening credit).
    */
   const ledger = (user: UserRecord) => {
-    market.instances.settle();
-    const row = (instanceId: number | undefined, description: string, item: { amount: number; from: number; to: number }) => {
+    market.settle();
+    type Source = { instanceId?: number; volumeId?: number };
+    const row = (source: Source, description: string, item: { amount: number; from: number; to: number }) => {
       const [start, end] = [item.from / 1000, item.to / 1000];
-      return { instanceId, description, amount: round6(item.amount), start, end, hours: Math.max(end - start, 0) / HOUR_S };
+      return { ...source, description, amount: round6(item.amount), start, end, hours: Math.max(end - start, 0) / HOUR_S };
     };
     const earlier = market.billing.earlierOf(user.id);
     const charges = [
-      ...(earlier ? [row(undefined, `${earlier.instances} earlier destroyed instances: compute and disk`, earlier)] : []),
-      ...market.billing.itemsOf(user.id).map((item) => row(item.instanceId, `Instance ${item.instanceId}: compute and disk`, item)),
+      ...(earlier ? [row({}, `${earlier.instances} earlier destroyed instances: compute and disk`, earlier)] : []),
+      ...market.billing.itemsOf(user.id).map((item) =>
+        item.volume
+          ? row({ volumeId: item.instanceId }, `Volume ${item.instanceId}: storage`, item)
+          : row({ instanceId: item.instanceId }, `Instance ${item.instanceId}: compute and disk`, item),
+      ),
     ];
     const opened = (user.createdAt ?? 0) / 1000;
     const payment = { amount: round6(market.billing.openingCredit(user.id, user.credit)), at: opened };
@@ -70,7 +75,7 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
           timestamp: payment.at, description: "Credit at account opening", quantity: 1, rate: payment.amount,
         },
         ...(query.inc_charges === false ? [] : charges).map((c) => ({
-          id: c.instanceId, type: "charge" as const, instance_id: c.instanceId, amount: c.amount, start: c.start, end: c.end,
+          id: c.instanceId ?? c.volumeId, type: "charge" as const, instance_id: c.instanceId, amount: c.amount, start: c.start, end: c.end,
           timestamp: c.end, description: c.description, quantity: round6(c.hours),
           rate: c.hours > 0 ? round6(c.amount / c.hours) : 0,
         })),
@@ -88,8 +93,9 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
     response: BillingPage,
     handler: ({ principal, query }) => {
       const rows = ledger(principal.user).charges.map((c) => ({
-        type: "instance", source: c.instanceId === undefined ? "earlier instances" : String(c.instanceId), description: c.description,
-        amount: c.amount, start: c.start, end: c.end, items: [], metadata: c.instanceId === undefined ? {} : { instance_id: c.instanceId }, day: c.end,
+        type: c.volumeId === undefined ? "instance" : "volume", source: String(c.instanceId ?? c.volumeId ?? "earlier instances"),
+        description: c.description, amount: c.amount, start: c.start, end: c.end, items: [], day: c.end,
+        metadata: c.volumeId !== undefined ? { volume_id: c.volumeId } : c.instanceId === undefined ? {} : { instance_id: c.instanceId },
       }));
       return paged(rows, query, CHARGE_FIELDS, "day");
     },

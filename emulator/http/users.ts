@@ -23,7 +23,7 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     permission: "user_read",
     response: User,
     handler: ({ principal }) => {
-      market.instances.settle();
+      market.settle();
       return { ...userView(principal.user), api_key: principal.apiKey };
     },
   });

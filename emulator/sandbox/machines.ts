@@ -267,6 +267,32 @@ export class Machines implements InstanceWatcher {
     for (const machine of this.machines.values()) this.shutdown(machine);
   }
 
+  /** A volume was deleted: its files go with it. */
+  volumeRemoved(volumeId: number): void {
+    fs.rmSync(this.volumeDir(volumeId), { recursive: true, force: true });
+  }
+
+  /**
+   * Mounts the instance's volumes: a volume's files live in a folder of their own beside the sandboxes, which
+   * outlives instances, and the container's path (`/data`) is that path inside the sandbox (`$HOME/data`), a link
+   * to the volume's folder. A sandbox is a folder, not a container, so `/data` itself is not touched.
+   */
+  private mountVolumes(machine: Machine): void {
+    for (const mount of machine.instance.mounts ?? []) {
+      const target = this.volumeDir(mount.volumeId);
+      const link = path.join(machine.dir, mount.path);
+      fs.mkdirSync(target, { recursive: true });
+      fs.mkdirSync(path.dirname(link), { recursive: true });
+      if (linkTarget(link) === target) continue;
+      fs.rmSync(link, { recursive: true, force: true });
+      fs.symlinkSync(target, link);
+    }
+  }
+
+  private volumeDir(volumeId: number): string {
+    return path.join(this.root, ".volumes", String(volumeId));
+  }
+
   /** The machine's tools, beside its sandbox rather than in it: what runs there cannot delete them by accident. */
   private binOf(instanceId: number): string {
     return path.join(this.root, ".tools", String(instanceId));
@@ -297,6 +323,7 @@ export class Machines implements InstanceWatcher {
       // A recycled container starts from its image again: nothing written before is left.
       if (instance.freshBoot === boot) fs.rmSync(machine.dir, { recursive: true, force: true });
       fs.mkdirSync(machine.dir, { recursive: true });
+      this.mountVolumes(machine);
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
       installClockTools(this.binOf(instance.id), this.clockFile);
       machine.apiKey ??= this.hooks.reissueKey(instance);
@@ -368,5 +395,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid, signal);
   } catch {
     // already gone
+  }
+}
+
+/** Where a symbolic link points, or undefined when `file` is not one. */
+function linkTarget(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined;
   }
 }

@@ -81,6 +81,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
   });
   market.instances.watch(machines);
+  market.volumes.removed = (volumeId) => machines.volumeRemoved(volumeId);
   const unfollowClock = market.clock.onMove(() => machines.clockMoved());
 
   const knownHostsFile = path.join(path.dirname(hostKeyFile), "known_hosts");
@@ -94,6 +95,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     hostKeyFile,
     close: () => {
       market.instances.watch(undefined);
+      market.volumes.removed = undefined;
       unfollowClock();
       machines.close();
       endpoints.close();

@@ -34,6 +34,8 @@ export interface InstanceArgs extends CommonArgs {
   onstart?: pulumi.Input<string>;
   /** A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer (`offerId`). Changing it replaces the instance. */
   volume?: pulumi.Input<{ volumeId?: pulumi.Input<number>; offerId?: pulumi.Input<number>; size?: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
+  /** Volumes of the account mounted by path, e.g. `{ "/data": dataset.volumeId }`: local volumes (a LocalVolume on this instance's machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance. */
+  volumes?: pulumi.Input<Record<string, pulumi.Input<number>>>;
   /** Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs. */
   runtype?: pulumi.Input<Runtype>;
   /** `running` or `stopped`; changed in place. Default: `"running"`. */
@@ -182,7 +184,7 @@ export interface Template extends TemplateOutputProperties {}
 export interface NetworkVolumeArgs extends CommonArgs {
   /** Take the space from exactly this network volume offer (`ask_contract_id`). */
   offerId?: pulumi.Input<number>;
-  /** Otherwise the cheapest offer (by `storage_cost`) with room for `size` matching this network volume offer search, e.g. `{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. */
+  /** Otherwise the cheapest offer (by `storage_cost`) with room for `size` matching this network volume offer search, e.g. `{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again. */
   q?: pulumi.Input<VolumeQuery>;
   /** GB. */
   size: pulumi.Input<number>;
@@ -192,7 +194,7 @@ export interface NetworkVolumeArgs extends CommonArgs {
 
 /** The outputs of a NetworkVolume, besides its inputs. */
 export interface NetworkVolumeOutputProperties {
-  /** The volume's id (also the resource's id). */
+  /** The volume's id (also the resource's id): an Instance mounts it by it (`volumes`). */
   readonly volumeId: pulumi.Output<number>;
   /** The network volume offer the space was taken from. */
   readonly askContractId: pulumi.Output<number | null>;
@@ -200,6 +202,8 @@ export interface NetworkVolumeOutputProperties {
   readonly diskSpace: pulumi.Output<number | null>;
   /** The name the service gave the volume. */
   readonly volumeName: pulumi.Output<string | null>;
+  /** The machine it is on (a local volume): only that machine's instances mount it. */
+  readonly machineId: pulumi.Output<number | null>;
   /** Where it is. */
   readonly geolocation: pulumi.Output<string | null>;
   /** Its status as the service reports it. */
@@ -212,14 +216,59 @@ export interface NetworkVolumeOutputProperties {
   readonly instances: pulumi.Output<number[]>;
 }
 
-/** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance is not deleted: destroy the instance first. */
+/** A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first. */
 export class NetworkVolume extends pulumi.CustomResource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
-    const { type, props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
+    const { type, props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
     super(type, name, props, options);
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
+
+/** The inputs of a LocalVolume. */
+export interface LocalVolumeArgs extends CommonArgs {
+  /** Take the space from exactly this local volume offer (`ask_contract_id`). */
+  offerId?: pulumi.Input<number>;
+  /** Otherwise the cheapest offer (by `storage_cost`) with room for `size` matching this local volume offer search, e.g. `{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again. */
+  q?: pulumi.Input<VolumeQuery>;
+  /** GB. */
+  size: pulumi.Input<number>;
+  /** The volume's name. */
+  name?: pulumi.Input<string>;
+}
+
+/** The outputs of a LocalVolume, besides its inputs. */
+export interface LocalVolumeOutputProperties {
+  /** The volume's id (also the resource's id): an Instance mounts it by it (`volumes`). */
+  readonly volumeId: pulumi.Output<number>;
+  /** The local volume offer the space was taken from. */
+  readonly askContractId: pulumi.Output<number | null>;
+  /** Its size in GB. */
+  readonly diskSpace: pulumi.Output<number | null>;
+  /** The name the service gave the volume. */
+  readonly volumeName: pulumi.Output<string | null>;
+  /** The machine it is on (a local volume): only that machine's instances mount it. */
+  readonly machineId: pulumi.Output<number | null>;
+  /** Where it is. */
+  readonly geolocation: pulumi.Output<string | null>;
+  /** Its status as the service reports it. */
+  readonly status: pulumi.Output<string | null>;
+  /** $/GB/month. */
+  readonly storageCost: pulumi.Output<number | null>;
+  /** $/hour for the whole volume. */
+  readonly storageCostTotal: pulumi.Output<number | null>;
+  /** The instances it is attached to. */
+  readonly instances: pulumi.Output<number[]>;
+}
+
+/** A local volume: space on one machine's disk, kept when the instances that mount it are destroyed (its storage bills until the volume is deleted). Only instances of that machine mount it: rent them with `offerId` of an offer of that machine (`machineId` is an output), and mount it with the Instance's `volumes`. The API shows no way to resize or rename one, so every change makes a new volume (before the old one is deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first. */
+export class LocalVolume extends pulumi.CustomResource {
+  constructor(name: string, args: LocalVolumeArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "LocalVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface LocalVolume extends LocalVolumeOutputProperties {}
 
 /** The inputs of an ApiKey. */
 export interface ApiKeyArgs extends CommonArgs {
@@ -324,6 +373,8 @@ export interface GpuFleetArgs extends CommonArgs {
   onstart?: pulumi.Input<string>;
   /** A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer (`offerId`). Changing it replaces the instance. */
   volume?: pulumi.Input<{ volumeId?: pulumi.Input<number>; offerId?: pulumi.Input<number>; size?: pulumi.Input<number>; mountPath: pulumi.Input<string> }>;
+  /** Volumes of the account mounted by path, e.g. `{ "/data": dataset.volumeId }`: local volumes (a LocalVolume on this instance's machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance. */
+  volumes?: pulumi.Input<Record<string, pulumi.Input<number>>>;
   /** Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs. */
   runtype?: pulumi.Input<Runtype>;
   /** `running` or `stopped`; changed in place. Default: `"running"`. */

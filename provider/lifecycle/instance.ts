@@ -104,6 +104,14 @@ const DESCRIPTION: ResourceDescription = {
         "A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer " +
         "(`offerId`). Changing it replaces the instance.",
     },
+    volumes: {
+      type: "map",
+      values: { type: "integer" },
+      description:
+        "Volumes of the account mounted by path, e.g. `{ \"/data\": dataset.volumeId }`: local volumes (a LocalVolume on this instance's " +
+        "machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. " +
+        "Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance.",
+    },
     runtype: { type: "string", enum: RUNTYPE, tsType: "Runtype", description: "Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs." },
     targetState: { type: "string", enum: TARGET_STATE, tsType: "TargetState", default: "running", description: "`running` or `stopped`; changed in place." },
     price: {
@@ -176,6 +184,9 @@ const DESCRIPTION: ResourceDescription = {
  * compare. The search criteria are placement rules, not identity: the offer rented is an output, and new criteria
  * that the rented machine still satisfies change nothing on the service.
  */
+/** Where a volume may be mounted: the service's client passes only these characters in a `-v` flag. */
+const MOUNT_PATH = /^\/[A-Za-z0-9._/-]*$/;
+
 const InstanceSpec = z
   .object({
     offerId: z.number().int().optional(),
@@ -215,6 +226,10 @@ const InstanceSpec = z
       .strict()
       .refine((v) => (v.volumeId === undefined) !== (v.offerId === undefined), { message: "give volumeId or offerId, not both" })
       .refine((v) => v.offerId === undefined || v.size !== undefined, { message: "a new volume (offerId) needs its size" })
+      .optional(),
+    /** Volumes mounted by path (`-v V.<id>:<path>`): an absolute path of letters, digits, `.`, `_`, `-` and `/`. */
+    volumes: z
+      .record(z.string().regex(MOUNT_PATH, "a mount path is absolute, of letters, digits, . _ - and /, e.g. /data"), z.number().int().positive())
       .optional(),
     /** When the instance fails to boot (exited, unknown, offline): `fail` (default), or `replace` it with another rental. */
     onBootFailure: z.enum(["fail", "replace"]).optional(),
@@ -379,7 +394,7 @@ export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
     runtype: spec.runtype ?? fallback.runtype,
     target_state: spec.targetState ?? DEFAULTS.targetState,
     price: spec.price,
-    env: spec.env,
+    env: envWithMounts(spec.env, spec.volumes),
     onstart: spec.onstart,
     args_str: spec.argsStr,
     use_jupyter_lab: spec.useJupyterLab,
@@ -391,6 +406,12 @@ export function creationRequestOf(spec: InstanceSpec): CreateInstanceRequest {
     vm: spec.vm,
     volume_info: volumeInfoOf(spec.volume),
   };
+}
+
+/** The container's env with a `-v V.<id>:<path>` key for each mounted volume, as the service's client sends them. */
+function envWithMounts(env: Record<string, string> | undefined, volumes: Record<string, number> | undefined): Record<string, string> | undefined {
+  if (!volumes || !Object.keys(volumes).length) return env;
+  return { ...env, ...Object.fromEntries(Object.entries(volumes).map(([mountPath, id]) => [`-v V.${id}:${mountPath}`, "1"])) };
 }
 
 /** The `volume_info` of a creation request: link an existing volume, or create one from a volume offer. */

@@ -14,6 +14,7 @@ import { GET_USER } from "./get-user";
 import { GPU_FLEET } from "./gpu-fleet";
 import { INSTANCE } from "./instance";
 import type { Kind, Operation } from "./kind";
+import { LOCAL_VOLUME } from "./local-volume";
 import { NETWORK_VOLUME } from "./network-volume";
 import type { SpecOf } from "./spec";
 import { SSH_KEY } from "./ssh-key";
@@ -30,7 +31,7 @@ import { TEMPLATE } from "./template";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK];
 
 /** The functions (lookups the engine invokes, read-only). */
 export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES];

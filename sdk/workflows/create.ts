@@ -1,6 +1,7 @@
 import type { GpuRentalClient } from "../client";
 import { REAL_TIME } from "../clock";
 import { CreateApiKeyRequest, Volume } from "../schemas";
+import type { VolumeKind } from "../volumes";
 import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
@@ -12,27 +13,36 @@ export interface CreateOptions extends CreationOptions {
 }
 
 /**
- * Creates a network volume that carries a token in its name (`<name>-<token>`): a creation whose answer was
- * lost is found by it, one that certainly failed is sent again with a new token, so no volume is ever made
- * twice or left unknown.
+ * Creates a volume (network, or local on an offer's machine) that carries a token in its name (`<name>-<token>`):
+ * a creation whose answer was lost is found by it, one that certainly failed is sent again with a new token, so
+ * no volume is ever made twice or left unknown.
  */
-export async function createNetworkVolumeOnce(
+export async function createVolumeOnce(
   client: GpuRentalClient,
+  kind: VolumeKind,
   request: { offerId: number; size: number; name?: string },
   options: CreateOptions = {},
 ): Promise<{ volume: Volume; token: string }> {
-  return untilMade(options, "network volume creation (PUT /api/v0/network_volumes/)", async () => {
+  const [path, create, what] =
+    kind === "network_volume"
+      ? ["/api/v0/network_volumes/", client.volumes.createNetwork, "network"]
+      : ["/api/v0/volumes/", client.volumes.createLocal, "local"];
+  return untilMade(options, `${what} volume creation (PUT ${path})`, async () => {
     const created = await createOnce(
       {
-        what: `A ${request.size} GB network volume on offer ${request.offerId}`,
-        send: (token) => client.volumes.createNetwork({ ...request, name: nameWithToken(request.name, token) }),
-        find: async (token) => (await client.volumes.list("network_volume")).find((v) => tokenOfVolume(v) === token) ?? null,
+        what: `A ${request.size} GB ${what} volume on offer ${request.offerId}`,
+        send: (token) => create({ ...request, name: nameWithToken(request.name, token) }),
+        find: async (token) => (await client.volumes.list(kind)).find((v) => tokenOfVolume(v) === token) ?? null,
       },
       options,
     );
     return { volume: created.recovered ? created.found : created.answer, token: created.token };
   });
 }
+
+/** createVolumeOnce of a network volume. */
+export const createNetworkVolumeOnce = (client: GpuRentalClient, request: { offerId: number; size: number; name?: string }, options: CreateOptions = {}) =>
+  createVolumeOnce(client, "network_volume", request, options);
 
 /**
  * Creates an API key that carries a token in its name. The key's value is in the creation's answer only: a key

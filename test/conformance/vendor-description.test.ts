@@ -212,6 +212,7 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
     volumes: {
       searchNetworkOffers: () => client.volumes.searchNetworkOffers({ limit: 1 }),
       searchLocalOffers: () => client.volumes.searchLocalOffers({ limit: 1 }),
+      createLocal: async () => client.volumes.createLocal({ offerId: (await client.volumes.searchLocalOffers({ limit: 1 }))[0].ask_contract_id, size: 1, name: "judged_local" }),
       createNetwork: async () => client.volumes.createNetwork({ offerId: (await client.volumes.searchNetworkOffers({ limit: 1 }))[0].ask_contract_id, size: 1, name: "judged" }),
       list: () => client.volumes.list(),
       get: () => client.volumes.get(1),

@@ -1,4 +1,5 @@
 import { emulator, http, TestEmulator } from "../helpers/emulator";
+import { HOURS_PER_MONTH } from "../../emulator/domain/catalogue";
 
 const OFFER_FIELDS: Record<string, string> = {
   ask_contract_id: "number", disk_space: "number", inet_up: "number", inet_down: "number", reliability2: "number",
@@ -200,6 +201,41 @@ describe("volumes", () => {
       expect((await call("PUT", `/api/v0/asks/${elsewhere.id}/`, link)).body.error).toBe("volume_wrong_machine");
       await call("DELETE", `/api/v0/instances/${res.body.new_contract}/`, {});
       expect((await call("PUT", `/api/v0/asks/${offer.id}/`, link)).status).toBe(200);
+    });
+
+    it("mounts volumes by -v V.<id>:<path> in env: a local one only on its machine, none of another's; a refusal rents nothing", async () => {
+      const offer = await instanceOffer();
+      const local = (await call("PUT", "/api/v0/volumes/", { id: offer.id, size: 4 })).body.id;
+      const [volumeOffer] = await searchNetwork({ limit: 1 });
+      const network = await rentNetwork(volumeOffer.ask_contract_id, 3);
+      const env = { [`-v V.${local}:/data`]: "1", [`-v V.${network}:/shared`]: "1", HF_HOME: "/data/hf" };
+      const res = await call("PUT", `/api/v0/asks/${offer.id}/`, { image: "ubuntu", env });
+      expect(res.status).toBe(200);
+      expect(emu.marketplace.instances.all().find((i) => i.id === res.body.new_contract)?.mounts).toEqual([{ volumeId: local, path: "/data" }, { volumeId: network, path: "/shared" }]);
+      const listed = (await call("GET", "/api/v0/volumes")).body.volumes;
+      expect(listed.map((v: { id: number; instances: number[] }) => [v.id, v.instances])).toEqual(expect.arrayContaining([[local, [res.body.new_contract]], [network, [res.body.new_contract]]]));
+      const elsewhere = await instanceOffer();
+      for (const [mount, error] of [[`-v V.${local}:/data`, "volume_wrong_machine"], ["-v V.123:/data", "no_such_volume"]]) {
+        const refused = await call("PUT", `/api/v0/asks/${elsewhere.id}/`, { image: "ubuntu", env: { [`-v V.${network}:/shared`]: "1", [mount]: "1" } });
+        expect(refused).toMatchObject({ status: 400, body: { error } });
+      }
+      expect((await instanceOffer()).id).toBe(elsewhere.id);
+      expect((await call("GET", "/api/v0/volumes")).body.volumes.find((v: { id: number }) => v.id === network).instances).toEqual([res.body.new_contract]);
+    });
+
+    it("bills a volume's storage by the hour, attached or not, as a charge of its own, until it is deleted", async () => {
+      const offer = await instanceOffer();
+      const volume = (await call("PUT", "/api/v0/volumes/", { id: offer.id, size: 10 })).body.id;
+      const before = (await call("GET", "/api/v0/users/current/")).body.credit;
+      emu.marketplace.clock.advance(3_600_000);
+      const charges = (await call("GET", "/api/v0/charges/")).body.results;
+      const hourly = (offer.storage_cost * 10) / HOURS_PER_MONTH;
+      expect(charges).toEqual([expect.objectContaining({ type: "volume", source: String(volume), metadata: { volume_id: volume } })]);
+      expect(charges[0].amount).toBeCloseTo(hourly, 6);
+      expect((await call("GET", "/api/v0/users/current/")).body.credit).toBeCloseTo(before - hourly, 6);
+      await call("DELETE", `/api/v0/volumes/?id=${volume}`, {});
+      emu.marketplace.clock.advance(3_600_000);
+      expect((await call("GET", "/api/v0/charges/")).body.results[0].amount).toBeCloseTo(hourly, 6);
     });
 
     it("create_new needs size and a volume offer id", async () => {

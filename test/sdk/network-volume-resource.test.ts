@@ -1,13 +1,16 @@
 import { NETWORK_VOLUME, VolumeInUseError, direct } from "../../provider/lifecycle";
-import { diffNetworkVolumeSpec } from "../../provider/lifecycle/network-volume";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const NetworkVolume = direct(NETWORK_VOLUME);
 
+/** The kind's diff, which is synchronous. */
+const diffNetworkVolumeSpec = (olds: Record<string, unknown>, news: Record<string, unknown>, unknown?: unknown) =>
+  NETWORK_VOLUME.diff(olds, news, unknown) as { changes: boolean; replaces: string[]; deleteBeforeReplace: boolean };
+
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const base = { q: { geolocation: { in: ["US"] } }, size: 50, name: "datasets" };
 
-describe("diffNetworkVolumeSpec", () => {
+describe("the NetworkVolume diff", () => {
   it("replaces for a new size, name or pin, creating the new volume first", () => {
     for (const change of [{ size: 60 }, { name: "other" }, { offerId: 1 }]) {
       expect(diffNetworkVolumeSpec(base, { ...base, ...change })).toEqual({

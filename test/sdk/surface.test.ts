@@ -11,7 +11,7 @@ const SURFACE: Record<string, string[]> = {
   offers: ["search"],
   instances: ["changeBid", "create", "destroy", "get", "list", "reboot", "recycle", "start", "stop", "update"],
   templates: ["create", "delete", "edit", "get", "search"],
-  volumes: ["createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
+  volumes: ["createLocal", "createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
   sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],
   apiKeys: ["create", "delete", "get", "list"],
   envVars: ["create", "delete", "list", "update"],

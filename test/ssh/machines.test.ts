@@ -135,6 +135,32 @@ describe("emulated machines", () => {
     }
   });
 
+  it("mounts a local volume by -v V.<id>:<path>: what is written there outlives a stop, a recycle and the instance, for the next instance of that machine", async () => {
+    await start();
+    const call = async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
+    const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1, order: [["dph_total", "asc"]] })).offers;
+    const volume = await call("PUT", "/api/v0/volumes/", { id: offer.id, size: 5, name: "cache" });
+    // The container's /data is data/ in the sandbox (a sandbox is a folder, not a container).
+    const mounted = { onstart: "echo boot-$CONTAINER_ID >> data/log", env: { [`-v V.${volume.id}:/data`]: "1" } };
+    const first = await createInstance(emu, mounted);
+    await bootToRunning(emu, first);
+    const log = () => fs.readFileSync(path.join(work.dir, "machines", ".volumes", String(volume.id), "log"), "utf8");
+    for (const body of [{ state: "stopped" }, { state: "running" }]) await call("PUT", `/api/v0/instances/${first}/`, body);
+    await bootToRunning(emu, first);
+    await call("PUT", `/api/v0/instances/recycle/${first}/`, {});
+    emu.marketplace.clock.advance(DEFAULT_RESTART_MS);
+    await bootToRunning(emu, first);
+    expect(log()).toBe(`boot-${first}\n`.repeat(3));
+    expect(await call("DELETE", `/api/v0/volumes/?id=${volume.id}`, {})).toMatchObject({ error: "volume_in_use" });
+    await call("DELETE", `/api/v0/instances/${first}/`, {});
+    const second = await createInstance(emu, mounted);
+    await bootToRunning(emu, second);
+    expect(log()).toBe(`boot-${first}\n`.repeat(3) + `boot-${second}\n`);
+    await call("DELETE", `/api/v0/instances/${second}/`, {});
+    expect(await call("DELETE", `/api/v0/volumes/?id=${volume.id}`, {})).toMatchObject({ success: true });
+    expect(fs.existsSync(path.join(work.dir, "machines", ".volumes", String(volume.id)))).toBe(false);
+  });
+
   it("bounds run time and kept output: a command past the limit is killed, onstart's output keeps its tail", async () => {
     await start({ maxRunMs: 1_500, maxOutputBytes: 1_000 });
     const id = await createInstance(emu, { onstart: "for i in $(seq 1 500); do echo line-$i; done" });

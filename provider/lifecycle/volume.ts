@@ -1,0 +1,291 @@
+import { z } from "zod";
+import {
+  attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, VolumeKind,
+  nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
+} from "../../sdk";
+import { interruptedCreation } from "./creation";
+import { ADOPT_ID, ResourceDescription } from "./description";
+import type { Kind, Operation, Props } from "./kind";
+import { changedKeys, definedOnly, specOf } from "./spec";
+
+/**
+ * The volume kinds, one mechanism for both: a network volume taken from a network volume offer, and a local
+ * volume on one machine's disk, taken from that machine's local volume offer. The offer (or the search for one) is
+ * its identity; which offer was used is an output (`askContractId`).
+ */
+
+/** What differs between the kinds of volume: their words, where they are searched and rented. */
+export interface VolumeKindSettings {
+  kind: VolumeKind;
+  /** The resource kind's name, e.g. `NetworkVolume`. */
+  name: string;
+  /** The kind in a sentence, e.g. `network volume`. */
+  what: string;
+  /** What the description says first. */
+  summary: string;
+  search: (client: GpuRentalClient, q: VolumeQuery) => Promise<VolumeOffer[]>;
+}
+
+function descriptionOf(settings: VolumeKindSettings): ResourceDescription {
+  return {
+    name: settings.name,
+    description:
+      `${settings.summary} The API shows no way to resize or rename one, so every change makes a new volume (before the old one is ` +
+      "deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first.",
+    inputs: {
+      offerId: { type: "integer", description: `Take the space from exactly this ${settings.what} offer (\`ask_contract_id\`).` },
+      q: {
+        type: "map",
+        values: { type: "any" },
+        tsType: "VolumeQuery",
+        description:
+          `Otherwise the cheapest offer (by \`storage_cost\`) with room for \`size\` matching this ${settings.what} offer search, e.g. ` +
+          '`{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again.',
+      },
+      size: { type: "number", description: "GB." },
+      name: { type: "string", description: "The volume's name." },
+      adoptId: ADOPT_ID,
+    },
+    requiredInputs: ["size"],
+    outputs: {
+      volumeId: { type: "integer", description: "The volume's id (also the resource's id): an Instance mounts it by it (`volumes`)." },
+      askContractId: { type: "integer", nullable: true, description: `The ${settings.what} offer the space was taken from.` },
+      diskSpace: { type: "number", nullable: true, description: "Its size in GB." },
+      volumeName: { type: "string", nullable: true, description: "The name the service gave the volume." },
+      machineId: { type: "integer", nullable: true, description: "The machine it is on (a local volume): only that machine's instances mount it." },
+      geolocation: { type: "string", nullable: true, description: "Where it is." },
+      status: { type: "string", nullable: true, description: "Its status as the service reports it." },
+      storageCost: { type: "number", nullable: true, description: "$/GB/month." },
+      storageCostTotal: { type: "number", nullable: true, description: "$/hour for the whole volume." },
+      instances: { type: "array", items: { type: "integer" }, description: "The instances it is attached to." },
+    },
+    requiredOutputs: ["volumeId", "instances"],
+  };
+}
+
+const VolumeSpec = z
+  .object({
+    /** Take space from exactly this volume offer (`ask_contract_id` of the offer search). */
+    offerId: z.number().int().nonnegative().optional(),
+    /** Otherwise the cheapest offer (by `storage_cost`) matching this `q` of the volume offer search. */
+    q: VolumeQuery.optional(),
+    /** GB. */
+    size: z.number().positive(),
+    name: z.string().optional(),
+  })
+  .refine((s) => s.offerId === undefined || s.q === undefined, {
+    message: "give either offerId or q (a volume offer search), not both",
+    path: ["offerId"],
+  });
+export type VolumeSpec = z.infer<typeof VolumeSpec>;
+
+/** What the volume record reports. Nulls, never undefined. */
+export interface VolumeOutputs {
+  volumeId: number;
+  /** The network volume offer the space was taken from. */
+  askContractId: number | null;
+  diskSpace: number | null;
+  /** The name the service gave the volume (its own when `name` is not set). */
+  volumeName: string | null;
+  machineId: number | null;
+  geolocation: string | null;
+  status: string | null;
+  storageCost: number | null;
+  storageCostTotal: number | null;
+  /** Instances the volume is attached to. */
+  instances: number[];
+}
+
+/** The search when no offer is pinned: cheapest storage first. */
+const DEFAULT_ORDER: [string, "asc" | "desc"][] = [["storage_cost", "asc"]];
+
+/** How many times an offer taken by someone else between the search and the creation is searched for again. */
+const OFFER_TRIES = 3;
+
+export interface VolumeDiff {
+  changes: boolean;
+  /** The API shows no way to resize, rename or move a volume: a new size or name, or another offer, is a new volume. */
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+/** A volume kind: its description, spec and lifecycle, for the kind of volume `settings` says. */
+export function volumeKind(settings: VolumeKindSettings): Kind<VolumeSpec, VolumeOutputs> {
+  const spec = specOf(settings.name, VolumeSpec);
+  const volumes = new VolumeCalls(settings);
+  return {
+    description: descriptionOf(settings),
+    spec,
+    diff: (olds, news, unknown) => diffVolumeSpec(spec.keys, olds, news, unknown),
+    create: (given, op) => volumes.create(given, op),
+    adopt: (id, given, op) => volumes.adopt(id, given, op),
+    read: async (id, props, op) => {
+      const volume = await volumes.find(op.client, Number(id));
+      return volume ? { ...props, ...outputsOf(volume) } : null;
+    },
+    import: (id, op) => volumes.import(id, op),
+    update: (id, _olds, given, op) => volumes.update(id, given, op),
+    delete: (id, _props, op) => volumes.delete(op.client, Number(id)),
+  };
+}
+
+/**
+ * The search (`q`) only said where to take the space: a new one changes nothing for the volume that exists, and is
+ * recorded in place. So is pinning the offer the volume was taken from. Any other change makes a new volume,
+ * before the old one goes, so its data can be copied over.
+ */
+function diffVolumeSpec(keys: readonly string[], olds: Props, news: Props, unknown?: unknown): VolumeDiff {
+  const changed = changedKeys(keys, olds, news, (_key, value) => value ?? null, unknown);
+  // Unpinning keeps the volume; pinning keeps it when the pin is the offer it came from.
+  const offerKept = news.offerId === undefined || news.offerId === null || news.offerId === olds.askContractId;
+  const replaces = changed.filter((key) => key !== "q" && !(key === "offerId" && offerKept));
+  return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
+}
+
+/** The calls of one kind of volume. */
+class VolumeCalls {
+  constructor(private readonly settings: VolumeKindSettings) {}
+
+  private get What(): string {
+    return this.settings.what[0].toUpperCase() + this.settings.what.slice(1);
+  }
+
+  /** Records a new `q` (or the pinned offer it came from): nothing about the volume itself changes. */
+  async update(id: string, spec: VolumeSpec, op: Operation): Promise<VolumeSpec & VolumeOutputs> {
+    const volume = await this.find(op.client, Number(id));
+    if (!volume) throw new GpuRentalError(`${this.What} ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+    return { ...spec, ...outputsOf(volume) };
+  }
+
+  /**
+   * Creates the volume, on the pinned offer or on the cheapest one with room for `size`, named `<name>-<token>`: a
+   * creation whose answer was lost is found by its token, never made twice. An offer taken by someone else in
+   * between (`no_such_ask`) is searched for again, unless it was pinned. With `identity` (a Pulumi resource) the
+   * token is the resource's: a volume an earlier, cut-off run made for it is taken over when it has the declared
+   * size, name and offer, and deleted when not.
+   */
+  async create(spec: VolumeSpec, op: Operation): Promise<{ id: string; outs: VolumeSpec & VolumeOutputs }> {
+    const client = op.client;
+    const token = op.identity && resourceToken(op.identity);
+    const left = token ? await this.takeLeftBehind(client, spec, token) : null;
+    if (left) return { id: String(left.id), outs: { ...spec, ...outputsOf(left) } };
+    let created: Volume | undefined;
+    for (let tries = 1; !created; tries++) {
+      const offerId = spec.offerId ?? (await this.cheapestOffer(client, spec.q ?? {}, spec.size)).ask_contract_id;
+      try {
+        const request = definedOnly({ offerId, size: spec.size, name: spec.name });
+        ({ volume: created } = await createVolumeOnce(client, this.settings.kind, request, { clock: op.clock, token, signal: op.signal }));
+      } catch (error) {
+        if (error instanceof InterruptedError) throw interruptedCreation(error, `The ${this.settings.what}'s creation`);
+        const vanished = error instanceof NotFoundError && error.code === "no_such_ask";
+        if (!vanished || spec.offerId !== undefined || tries >= OFFER_TRIES) throw error;
+      }
+    }
+    // The creation answer may name the volume only: the listing has the rest.
+    const volume = (await this.find(client, created.id)) ?? created;
+    return { id: String(volume.id), outs: { ...spec, ...outputsOf(volume) } };
+  }
+
+  /** The volume a cut-off run made for this resource (carrying its token), if it is as declared; any other is deleted. */
+  private async takeLeftBehind(client: GpuRentalClient, spec: VolumeSpec, token: string): Promise<Volume | null> {
+    let taken: Volume | null = null;
+    for (const volume of (await client.volumes.list(this.settings.kind)).filter((v) => tokenOfVolume(v) === token)) {
+      const fits = volume.disk_space === spec.size && volume.name === nameWithToken(spec.name, token) && (spec.offerId === undefined || volume.ask_contract_id === spec.offerId);
+      if (fits && !taken) taken = volume;
+      else await this.delete(client, volume.id);
+    }
+    return taken;
+  }
+
+  /**
+   * Takes an existing volume of the account under management (`adoptId`): it must have the declared size (and
+   * name, when one is declared), since neither can be changed.
+   */
+  async adopt(id: string, spec: VolumeSpec, op: Operation): Promise<{ id: string; outs: VolumeSpec & VolumeOutputs }> {
+    const volume = await this.find(op.client, Number(id));
+    if (!volume) {
+      throw new NotFoundError(`${this.What} ${id} cannot be adopted: the account has no ${this.settings.what} ${id}. Check adoptId, and the account the resource uses.`);
+    }
+    const differs = [
+      volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
+      spec.name !== undefined && baseName(volumeNameOf(volume)) !== spec.name && `its name is ${JSON.stringify(volumeNameOf(volume))}, the program declares ${JSON.stringify(spec.name)}`,
+    ].filter(Boolean);
+    if (differs.length) {
+      throw new GpuRentalError(`${this.What} ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
+    }
+    return { id, outs: { ...spec, ...outputsOf(volume) } };
+  }
+
+  /**
+   * An existing volume as `pulumi import` takes it: the inputs that declare it as it is (its size, and its name
+   * without a creation token), and its outputs. Null when the account has no such volume.
+   */
+  async import(id: string, op: Operation): Promise<{ inputs: Record<string, unknown>; outs: Record<string, unknown> } | null> {
+    const volume = await this.find(op.client, Number(id));
+    if (!volume) return null;
+    const inputs = definedOnly({ size: volume.disk_space ?? undefined, name: baseName(volumeNameOf(volume)) || undefined });
+    return { inputs, outs: { ...inputs, ...outputsOf(volume) } };
+  }
+
+  /** Deletes the volume (`DELETE /api/v0/volumes/?id=`); one already gone counts as deleted. */
+  async delete(client: GpuRentalClient, id: number): Promise<void> {
+    const volume = await this.find(client, id);
+    if (!volume) return;
+    if (attachedInstances(volume).length) throw new VolumeInUseError(volume.id, attachedInstances(volume));
+    await deletedOrGone(() => client.volumes.delete(volume.id).catch((error) => this.refusedInUse(client, volume.id, error)));
+  }
+
+  /** Attached between the listing and the deletion: says by which instance, as above. */
+  private async refusedInUse(client: GpuRentalClient, id: number, error: unknown): Promise<never> {
+    if (error instanceof BadRequestError && error.code === "volume_in_use") {
+      const volume = await this.find(client, id);
+      throw new VolumeInUseError(id, volume ? attachedInstances(volume) : []);
+    }
+    throw error;
+  }
+
+  private async cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: number): Promise<VolumeOffer> {
+    // Offers without room for the volume are left out by the search itself.
+    const given = q.disk_space as FieldFilter | undefined;
+    const disk = { ...given, gte: Math.max(size, Number(given?.gte ?? 0)) };
+    const [offer] = await this.settings.search(client, { ...q, disk_space: disk, order: q.order ?? DEFAULT_ORDER, limit: 1 });
+    if (!offer) {
+      throw new GpuRentalError(`No ${this.settings.what} offer has ${size} GB free and matches q ${JSON.stringify(q)}: ask for less space, or widen the search.`);
+    }
+    return offer;
+  }
+
+  async find(client: GpuRentalClient, id: number): Promise<Volume | null> {
+    return (await client.volumes.list(this.settings.kind)).find((v) => v.id === id) ?? null;
+  }
+}
+
+/** A volume still attached to an instance cannot be deleted; `instances` says which. */
+export class VolumeInUseError extends GpuRentalError {
+  override name = "VolumeInUseError";
+  constructor(
+    readonly volumeId: number,
+    readonly instances: number[],
+  ) {
+    super(
+      `Volume ${volumeId} is attached to instance ${instances.join(", ")}: destroy ${instances.length > 1 ? "those instances" : "that instance"} first, then delete the volume again. ` +
+        "(In a Pulumi program, make the instances depend on the volume, so they are destroyed before it.)",
+      { status: 400, code: "volume_in_use" },
+    );
+  }
+}
+
+function outputsOf(volume: Volume): VolumeOutputs {
+  return {
+    volumeId: volume.id,
+    askContractId: volume.ask_contract_id ?? null,
+    diskSpace: volume.disk_space ?? null,
+    volumeName: volumeNameOf(volume),
+    machineId: volume.machine_id ?? null,
+    geolocation: volume.geolocation ?? null,
+    status: volume.status ?? null,
+    storageCost: volume.storage_cost ?? null,
+    storageCostTotal: volume.storage_cost_total ?? null,
+    instances: attachedInstances(volume),
+  };
+}
