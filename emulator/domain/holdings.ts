@@ -1,4 +1,5 @@
 import type { Marketplace } from "./marketplace";
+import { envVars } from "./env-vars";
 import { sshKeys } from "./ssh-keys";
 
 /** What a user holds in the market: the things that cost money or grant access, by id. */
@@ -9,6 +10,10 @@ export interface Holdings {
   apiKeys: number[];
   /** The SSH keys registered on the account (they let whoever holds the private half into its new instances). */
   sshKeys: number[];
+  /** The account's environment variables, by key (every new instance gets them: secrets, often). */
+  envVars: string[];
+  /** Its notification webhooks (each one posts the account's events to a URL). */
+  webhooks: number[];
 }
 
 export function holdingsOf(market: Marketplace, userId: number): Holdings {
@@ -19,11 +24,14 @@ export function holdingsOf(market: Marketplace, userId: number): Holdings {
     templates: market.templates.search(userId, { creator_id: { eq: userId } }).map((t) => t.id),
     apiKeys: market.accounts.keysOf(userId).map((k) => k.id),
     sshKeys: user ? sshKeys.of(user).map((k) => k.id) : [],
+    envVars: user ? Object.keys(envVars.of(user)) : [],
+    webhooks: user ? market.webhooks.list(user).map((w) => w.id) : [],
   };
 }
 
 /** What `now` holds that `before` did not: what a run left behind. */
 export function heldSince(before: Holdings, now: Holdings): Holdings {
-  const added = (kind: keyof Holdings) => now[kind].filter((id) => !before[kind].includes(id));
-  return { instances: added("instances"), volumes: added("volumes"), templates: added("templates"), apiKeys: added("apiKeys"), sshKeys: added("sshKeys") };
+  const added = <T>(was: T[], is: T[]) => is.filter((id) => !was.includes(id));
+  const kinds = Object.keys(now) as (keyof Holdings)[];
+  return Object.fromEntries(kinds.map((kind) => [kind, added<string | number>(before[kind], now[kind])])) as unknown as Holdings;
 }

@@ -39,7 +39,7 @@ export function stackHoldings(exported: string | object, fallback?: StackRef): S
     const kind = KIND.exec(resource.type ?? "")?.[1];
     const id = Number(resource.id);
     if (kind === "Instance" && id) holdings.instances.push(id);
-    if (kind === "NetworkVolume" && id) holdings.volumes.push(id);
+    if ((kind === "NetworkVolume" || kind === "LocalVolume") && id) holdings.volumes.push(id);
     if (kind === "ApiKey" && id) holdings.apiKeys.push(id);
     const members = resource.outputs?.instanceIds;
     if (kind === "GpuFleet" && Array.isArray(members)) holdings.instances.push(...members.filter((m): m is number => typeof m === "number"));
