@@ -26,8 +26,10 @@ export function configured(provider: object, req: pulumi.dynamic.ConfigureReques
     async check(olds, news) {
       const fns = functions(news);
       // Sent without the URN (the host's warnings have none): the warning names the resource itself.
-      await warnEngine(await fns.warnings(olds, news, UNKNOWN, news.__urn));
-      return fns.check(news, UNKNOWN, olds, news.__urn);
+      const ahead = await fns.lookAhead(olds, news, UNKNOWN, news.__urn);
+      await warnEngine(ahead.warnings);
+      const checked = fns.check(news, UNKNOWN, olds, news.__urn);
+      return { ...checked, failures: [...checked.failures, ...ahead.failures] };
     },
     async diff(id, olds, news) {
       return functions(news).diff(id, olds, news, UNKNOWN);

@@ -16,6 +16,7 @@ export function direct<S, O extends object>(kind: Kind<S, O>) {
     },
     diff: (olds: Props, news: Props, unknown?: unknown, look?: DiffLook) => kind.diff(olds, news, unknown, look),
     warnings: async (news: Props, options: DirectOptions, unknown?: unknown): Promise<string[]> => (kind.warnings ? kind.warnings(news, unknown, operation(options)) : []),
+    refusals: async (news: Props, options: DirectOptions, unknown?: unknown): Promise<CheckFailure[]> => (kind.refusals ? kind.refusals(news, unknown, operation(options)) : []),
     create: async (input: unknown, options: DirectOptions) => kind.create(kind.spec.parse(input), operation(options)),
     adopt: async (id: string, input: unknown, options: DirectOptions) => kind.adopt(id, kind.spec.parse(input), operation(options)),
     read: (id: string, props: Props, options: DirectOptions) => kind.read(id, props, operation(options)),

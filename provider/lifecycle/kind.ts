@@ -86,4 +86,6 @@ export interface Kind<S = any, O extends object = any> {
   delete(id: string, props: Props, op: Operation): Promise<void>;
   /** What `pulumi preview` can tell of the creation of inputs whose check passed (a kind that rents: a spend cap that will refuse it). */
   warnings?(news: Readonly<Record<string, unknown>>, unknown: unknown, op: Operation): Promise<string[]>;
+  /** Inputs of a creation that the service would refuse, as only the service can tell (a volume larger than its offer): said at preview. */
+  refusals?(news: Readonly<Record<string, unknown>>, unknown: unknown, op: Operation): Promise<CheckFailure[]>;
 }

@@ -26,11 +26,18 @@ export interface ResourceFunctions {
   /** `pulumi import` by id (of the provider's account): null when there is no such object. */
   import(id: string): Promise<Imported | null>;
   /**
-   * Warnings for the engine (the shells send them from `check`): what can be known now of a resource about to be
-   * created (`olds` empty). None when that cannot be known (inputs not known yet, a service that does not answer):
-   * never an error, `create` checks again.
+   * What the service tells now of a resource about to be created (`olds` empty), which the shells add to `check`:
+   * warnings for the engine (a spend cap that will refuse it) and refusals of inputs (a volume larger than its
+   * offer). Nothing when that cannot be known (inputs not known yet, a service that does not answer): `create`
+   * checks again.
    */
-  warnings(olds: Props, news: Props, unknown?: unknown, urn?: string): Promise<string[]>;
+  lookAhead(olds: Props, news: Props, unknown?: unknown, urn?: string): Promise<LookAhead>;
+}
+
+/** What `lookAhead` found: warnings for the engine, and inputs the service would refuse. */
+export interface LookAhead {
+  warnings: string[];
+  failures: CheckFailure[];
 }
 
 /** The inputs every kind takes. */
@@ -106,16 +113,18 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
     }),
     delete: (id, props) => context.stop.tracked(() => kind.delete(id, props, operation(props))),
     import: (id) => kind.import(id, operation({})),
-    async warnings(olds, news, unknown, urn) {
+    async lookAhead(olds, news, unknown, urn) {
       // Only a creation: changes of an existing resource are its diff's, and an adoption rents nothing.
-      if (!kind.warnings || Object.keys(olds).length || (news.adoptId !== undefined && news.adoptId !== null)) return [];
+      const nothing: LookAhead = { warnings: [], failures: [] };
+      if ((!kind.warnings && !kind.refusals) || Object.keys(olds).length || (news.adoptId !== undefined && news.adoptId !== null)) return nothing;
       try {
         const { inputs, failures } = check(news, unknown, {}, urn);
-        if (failures.length) return [];
-        const lines = await kind.warnings(inputs, unknown, operation(inputs, undefined, PREVIEW_CALLS));
-        return lines.map((line) => `${nameOf(name, inputs, unknown)}: ${line}`);
+        if (failures.length) return nothing;
+        const op = operation(inputs, undefined, PREVIEW_CALLS);
+        const [lines, refused] = await Promise.all([kind.warnings?.(inputs, unknown, op) ?? [], kind.refusals?.(inputs, unknown, op).catch(() => []) ?? []]);
+        return { warnings: lines.map((line) => `${nameOf(name, inputs, unknown)}: ${line}`), failures: refused };
       } catch {
-        return [];
+        return nothing;
       }
     },
   };

@@ -3,6 +3,7 @@ import { TeamMember } from "../../sdk";
 import { ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
+import { ofTheTeam } from "./team";
 
 /**
  * The TeamMember kind: an invitation to the team by email, with a role (`POST /api/v0/team/invite/`), and the member
@@ -80,5 +81,6 @@ export const TEAM_MEMBER: Kind<TeamMemberSpec, TeamMemberOutputs> = {
 
 async function memberOf(email: string, op: Operation): Promise<TeamMember | undefined> {
   const wanted = email.toLowerCase();
-  return (await op.client.teamMembers.list()).find((member) => member.email.toLowerCase() === wanted && !member.roles?.includes("owner"));
+  // None when the account is no team (any more): deleting the team removed its members.
+  return (await ofTheTeam(op.client.teamMembers.list())).find((member) => member.email.toLowerCase() === wanted && !member.roles?.includes("owner"));
 }

@@ -3,6 +3,7 @@ import { canonicalJson, deletedOrGone, GpuRentalError, NotFoundError, Permission
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
+import { ofTheTeam } from "./team";
 
 /**
  * The TeamRole kind: a role of the team the account is (`/api/v0/team/roles/`): the permission categories its
@@ -120,8 +121,9 @@ async function declared(id: number, spec: TeamRoleSpec, op: Operation): Promise<
   return { ...spec, roleId: id };
 }
 
+/** The team's role `id`; none when the account is no team (any more: deleting a team removes its roles). */
 async function roleById(id: string, op: Operation): Promise<TeamRole | undefined> {
-  return (await op.client.teamRoles.list()).find((role) => role.id === Number(id));
+  return (await ofTheTeam(op.client.teamRoles.list())).find((role) => role.id === Number(id));
 }
 
 /** The service's permissions as a permission set, or undefined when it shows them otherwise (the vendor's list of texts). */

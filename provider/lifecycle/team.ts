@@ -68,3 +68,8 @@ async function isTeam(op: Operation): Promise<boolean> {
     throw error;
   }
 }
+
+/** A listing of the team's (roles, members): none when the account is no team (any more: deleting a team removes them). */
+export function ofTheTeam<T>(listing: Promise<T[]>): Promise<T[]> {
+  return listing.catch((error) => (error instanceof NotFoundError ? [] : Promise.reject(error)));
+}

@@ -6,7 +6,7 @@ import {
 import { interruptedCreation } from "./creation";
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
-import { changedKeys, definedOnly, specOf } from "./spec";
+import { CheckFailure, changedKeys, definedOnly, specOf } from "./spec";
 
 /**
  * The volume kinds, one mechanism for both: a network volume taken from a network volume offer, and a local
@@ -124,6 +124,7 @@ export function volumeKind(settings: VolumeKindSettings): Kind<VolumeSpec, Volum
       return volume ? { ...props, ...outputsOf(volume) } : null;
     },
     import: (id, op) => volumes.import(id, op),
+    refusals: (news, unknown, op) => volumes.refusals(news, unknown, op),
     update: (id, _olds, given, op) => volumes.update(id, given, op),
     delete: (id, _props, op) => volumes.delete(op.client, Number(id)),
   };
@@ -184,6 +185,26 @@ class VolumeCalls {
     // The creation answer may name the volume only: the listing has the rest.
     const volume = (await this.find(client, created.id)) ?? created;
     return { id: String(volume.id), outs: { ...spec, ...outputsOf(volume) } };
+  }
+
+  /**
+   * What the service would refuse of a creation, said at preview: a pinned offer that is gone or has less room
+   * than `size`, or no offer of the search with room for it. Nothing while the inputs are not known yet.
+   */
+  async refusals(news: Props, unknown: unknown, op: Operation): Promise<CheckFailure[]> {
+    const known = (value: unknown) => value !== undefined && value !== unknown && !JSON.stringify(value ?? null).includes(String(unknown));
+    if (!known(news.size) || (news.offerId !== undefined && !known(news.offerId)) || (news.q !== undefined && !known(news.q))) return [];
+    const spec = news as VolumeSpec;
+    if (spec.offerId === undefined) {
+      const found = await this.cheapestOffer(op.client, spec.q ?? {}, spec.size).then(() => null, (error: Error) => error.message);
+      return found ? [{ property: "size", reason: found }] : [];
+    }
+    const [offer] = await this.settings.search(op.client, { ask_contract_id: { eq: spec.offerId }, limit: 1 });
+    if (!offer) return [{ property: "offerId", reason: `${this.What} offer ${spec.offerId} is not on the market (it does not exist, or its machine is rented): search the offers again.` }];
+    if (offer.disk_space < spec.size) {
+      return [{ property: "size", reason: `${this.What} offer ${spec.offerId} has ${offer.disk_space} GB free: ask for at most that, or pick another offer.` }];
+    }
+    return [];
   }
 
   /** The volume a cut-off run made for this resource (carrying its token), if it is as declared; any other is deleted. */

@@ -41,11 +41,12 @@ export class GpuRentalProvider implements pulumi.provider.Provider {
     const fns = this.resource(urn);
     const result = fns.check(revealed(news), UNKNOWN, revealed(olds), urn);
     // What preview can tell of a creation (a spend cap that will refuse it), as the engine's own warning.
-    await warnEngine((await fns.warnings(revealed(olds), revealed(news), UNKNOWN, urn)).map(this.words.text), urn);
+    const ahead = await fns.lookAhead(revealed(olds), revealed(news), UNKNOWN, urn);
+    await warnEngine(ahead.warnings.map(this.words.text), urn);
     // The inputs as given (secrets the program marked stay secret), with what the check added (the kind's defaults,
     // the creation's generation) and the kind's own secrets marked too.
     const added = Object.fromEntries(Object.entries(result.inputs).filter(([key]) => !(key in news) || key === GENERATION_INPUT));
-    return { inputs: this.secret(kind, { ...news, ...added }), failures: result.failures.map(this.words.failure) };
+    return { inputs: this.secret(kind, { ...news, ...added }), failures: [...result.failures, ...ahead.failures].map(this.words.failure) };
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<pulumi.provider.DiffResult> {

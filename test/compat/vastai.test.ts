@@ -527,7 +527,7 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       const charges = rows.filter((r: any) => r.type === "charge");
       expect(charges.length).toBeGreaterThan(0);
       const ledger = emu.marketplace.billing.itemsOf(emu.marketplace.seededUser.id);
-      for (const charge of charges) expect(charge.amount).toBeCloseTo(ledger.find((i) => i.instanceId === charge.instance_id)!.amount, 5);
+      for (const charge of charges) expect(charge.amount).toBeCloseTo(ledger.find((i) => i.instanceId === charge.id)!.amount, 5);
       expect(rows.filter((r: any) => r.type === "payment")).toEqual([expect.objectContaining({ amount: 1000 })]);
       expect(await cli.raw(["show", "invoices", ...window, "--only_credits"])).toHaveLength(1);
       expect(await cli.ok(["show", "invoices", ...window])).toMatch(/Total: \$\d/);

@@ -58,7 +58,7 @@ describe("the resource descriptions", () => {
     expect(schema.language.python.packageName).toBe("pulumi_gpu_rental");
     expect(Object.keys(schema.resources).sort()).toEqual(
       [
-        "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
+        "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:LocalVolume", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
         "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template", "gpu-rental:index:Webhook",
       ],
     );

@@ -36,6 +36,7 @@ describe("one module per kind", () => {
       Instance: ["provider/generated/resources.ts", "provider/lifecycle/instance.ts", "sdk/workflows/stack-holdings.ts"],
       Template: ["provider/generated/resources.ts", "provider/lifecycle/template.ts"],
       NetworkVolume: ["provider/generated/resources.ts", "provider/lifecycle/network-volume.ts", "sdk/workflows/stack-holdings.ts"],
+      LocalVolume: ["provider/generated/resources.ts", "provider/lifecycle/local-volume.ts", "sdk/workflows/stack-holdings.ts"],
       ApiKey: ["provider/generated/resources.ts", "provider/lifecycle/api-key.ts", "sdk/workflows/stack-holdings.ts"],
       SshKey: ["provider/generated/resources.ts", "provider/lifecycle/ssh-key.ts"],
       EnvVar: ["provider/generated/resources.ts", "provider/lifecycle/env-var.ts"],

@@ -104,15 +104,15 @@ describe("preview's warning when no offer matches", () => {
   afterAll(() => emu.close());
 
   it("warns of a GPU model no offer has, in the words of up's refusal; not of one the market has", async () => {
-    const warnings = await Instance.warnings({}, { ...IMAGE, gpuModel: "RTX 4909", label: "trainer" }, UNKNOWN);
+    const warnings = (await Instance.lookAhead({}, { ...IMAGE, gpuModel: "RTX 4909", label: "trainer" }, UNKNOWN)).warnings;
     expect(warnings).toEqual([
       'gpu-rental Instance trainer: No offer matches {"rentable":{"eq":true},"gpu_name":{"eq":"RTX 4909"},"direct_port_count":{"gte":1}} on the market now: ' +
         "`pulumi up` will find nothing to rent. Search the market with other criteria, or a higher price limit.",
     ]);
     const refusal = await Instance.create({ ...IMAGE, gpuModel: "RTX 4909" }).catch((error: Error) => error.message);
     expect(refusal).toContain('No offer matches {"rentable":{"eq":true},"gpu_name":{"eq":"RTX 4909"}');
-    expect(await Instance.warnings({}, { ...IMAGE, gpuModel: "RTX 4090" }, UNKNOWN)).toEqual([]);
-    expect(await Instance.warnings({}, { ...IMAGE, offerId: 99 }, UNKNOWN)).toEqual([expect.stringContaining("Offer 99 is not available (it does not exist, or it is rented) on the market now")]);
+    expect((await Instance.lookAhead({}, { ...IMAGE, gpuModel: "RTX 4090" }, UNKNOWN)).warnings).toEqual([]);
+    expect((await Instance.lookAhead({}, { ...IMAGE, offerId: 99 }, UNKNOWN)).warnings).toEqual([expect.stringContaining("Offer 99 is not available (it does not exist, or it is rented) on the market now")]);
     expect(emu.marketplace.instances.all()).toEqual([]);
   });
 
@@ -120,12 +120,12 @@ describe("preview's warning when no offer matches", () => {
     const h100 = (await emu.client().offers.search({ filters: { gpu_name: { eq: "H100 SXM" }, rentable: { eq: true }, direct_port_count: { gte: 1 } }, limit: 1000 })).length;
     expect(h100).toBeGreaterThan(0);
     const fleet = { ...IMAGE, gpuModel: "H100 SXM", labelPrefix: "big" };
-    expect(await GpuFleet.warnings({}, { ...fleet, size: h100 }, UNKNOWN)).toEqual([]);
-    expect(await GpuFleet.warnings({}, { ...fleet, size: h100 + 1 }, UNKNOWN)).toEqual([
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: h100 }, UNKNOWN)).warnings).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: h100 + 1 }, UNKNOWN)).warnings).toEqual([
       expect.stringMatching(new RegExp(`^gpu-rental GpuFleet big: Only ${h100} offer\\(s\\) match .* on the market now, for ${h100 + 1} instances: \`pulumi up\` will fail`)),
     ]);
-    expect(await Instance.warnings({}, { ...IMAGE, gpuModel: UNKNOWN }, UNKNOWN)).toEqual([]);
-    expect(await Instance.warnings({}, { ...IMAGE, filters: { gpu_name: { eq: "RTX 4909" }, gpu_ram: { gte: UNKNOWN } } }, UNKNOWN)).toEqual([]);
-    expect(await Instance.warnings({ ...IMAGE, gpuModel: "RTX 4090" }, { ...IMAGE, gpuModel: "RTX 4909" }, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead({}, { ...IMAGE, gpuModel: UNKNOWN }, UNKNOWN)).warnings).toEqual([]);
+    expect((await Instance.lookAhead({}, { ...IMAGE, filters: { gpu_name: { eq: "RTX 4909" }, gpu_ram: { gte: UNKNOWN } } }, UNKNOWN)).warnings).toEqual([]);
+    expect((await Instance.lookAhead({ ...IMAGE, gpuModel: "RTX 4090" }, { ...IMAGE, gpuModel: "RTX 4909" }, UNKNOWN)).warnings).toEqual([]);
   });
 });

@@ -170,7 +170,7 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     const cap = Number((paying + next / 2).toFixed(4));
     stack["gpu-rental:maxHourlySpend"] = String(cap);
 
-    const warnings = await Instance.warnings({}, SPEC, UNKNOWN);
+    const warnings = (await Instance.lookAhead({}, SPEC, UNKNOWN)).warnings;
     const refused = await Instance.create(SPEC).catch((e) => e);
     expect(refused).toBeInstanceOf(SpendCapError);
     expect(warnings).toEqual([`gpu-rental Instance: ${asWarning(refused.message)}`]);
@@ -178,32 +178,32 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     expect(warnings[0]).toContain(`${other.instanceId} "other-stack" running $${paying}/h`);
     expect(warnings[0]).toContain(`the cheapest matching offer is $${next}/h`);
     // The dynamic provider's warning has no URN: a label names the resource.
-    expect(await Instance.warnings({}, { ...SPEC, label: "trainer" }, UNKNOWN)).toEqual([expect.stringMatching(/^gpu-rental Instance trainer: Renting this instance/)]);
+    expect((await Instance.lookAhead({}, { ...SPEC, label: "trainer" }, UNKNOWN)).warnings).toEqual([expect.stringMatching(/^gpu-rental Instance trainer: Renting this instance/)]);
     // An unknown input that does not decide the search changes nothing.
-    expect(await Instance.warnings({}, { ...SPEC, env: UNKNOWN }, UNKNOWN)).toEqual(warnings);
+    expect((await Instance.lookAhead({}, { ...SPEC, env: UNKNOWN }, UNKNOWN)).warnings).toEqual(warnings);
 
     stack["gpu-rental:maxHourlySpend"] = String(paying + next * 2);
-    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead({}, SPEC, UNKNOWN)).warnings).toEqual([]);
     expect((await client.instances.list()).map((i) => i.id)).toEqual([other.instanceId]);
   });
 
   it("nothing when it cannot be known or rents nothing: a search input unknown, an existing resource, an adoption, a bad cap, no service", async () => {
     stack["gpu-rental:maxHourlySpend"] = "0.0001";
-    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toHaveLength(1);
+    expect((await Instance.lookAhead({}, SPEC, UNKNOWN)).warnings).toHaveLength(1);
     const unknowns = [{ gpuModel: UNKNOWN }, { filters: { gpu_ram: { gte: UNKNOWN } } }, { offerType: UNKNOWN }, { account: UNKNOWN }, { adoptId: UNKNOWN }];
-    for (const unknown of unknowns) expect(await Instance.warnings({}, { ...SPEC, ...unknown }, UNKNOWN)).toEqual([]);
+    for (const unknown of unknowns) expect((await Instance.lookAhead({}, { ...SPEC, ...unknown }, UNKNOWN)).warnings).toEqual([]);
     // Its old inputs: the resource exists, and its diff decides what changes.
-    expect(await Instance.warnings(SPEC, SPEC, UNKNOWN)).toEqual([]);
-    expect(await Instance.warnings({}, { ...SPEC, adoptId: 4000001 }, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead(SPEC, SPEC, UNKNOWN)).warnings).toEqual([]);
+    expect((await Instance.lookAhead({}, { ...SPEC, adoptId: 4000001 }, UNKNOWN)).warnings).toEqual([]);
     // Inputs that fail their check: the preview fails on them anyway.
-    expect(await Instance.warnings({}, { ...SPEC, disk: -5 }, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead({}, { ...SPEC, disk: -5 }, UNKNOWN)).warnings).toEqual([]);
     // A cap that is not a number of $/hour, and a service that does not answer: create says why, not preview.
     stack["gpu-rental:maxHourlySpend"] = "lots";
-    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead({}, SPEC, UNKNOWN)).warnings).toEqual([]);
     stack["gpu-rental:maxHourlySpend"] = "0.0001";
     stack["gpu-rental:apiUrl"] = `http://127.0.0.1:${await closedPort()}`;
     const started = Date.now();
-    expect(await Instance.warnings({}, SPEC, UNKNOWN)).toEqual([]);
+    expect((await Instance.lookAhead({}, SPEC, UNKNOWN)).warnings).toEqual([]);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -211,20 +211,20 @@ describe("spend guard: preview's warning of the stack's cap", () => {
     const [a, b, c] = await cheapest(3);
     const fleet = { ...SPEC, size: 3, labelPrefix: "capped" };
     stack["gpu-rental:maxHourlySpend"] = String((a + b + c) * 2);
-    expect(await GpuFleet.warnings({}, fleet, UNKNOWN)).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, fleet, UNKNOWN)).warnings).toEqual([]);
 
     stack["gpu-rental:maxHourlySpend"] = String(a + b + c * 0.5);
-    const warnings = await GpuFleet.warnings({}, fleet, UNKNOWN);
+    const warnings = (await GpuFleet.lookAhead({}, fleet, UNKNOWN)).warnings;
     expect(warnings).toEqual([expect.stringMatching(/^gpu-rental GpuFleet capped: Renting 3 instances would take the account over maxHourlySpend/)]);
     const refused = await GpuFleet.create(fleet).catch((e) => e);
     expect(asWarning(refused.message)).toContain(warnings[0].replace("gpu-rental GpuFleet capped: ", ""));
-    expect(await GpuFleet.warnings({}, { ...fleet, size: UNKNOWN }, UNKNOWN)).toEqual([]);
-    expect(await GpuFleet.warnings({}, { ...fleet, adoptIds: UNKNOWN }, UNKNOWN)).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: UNKNOWN }, UNKNOWN)).warnings).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, adoptIds: UNKNOWN }, UNKNOWN)).warnings).toEqual([]);
     const own = await rentInstance(client, {}, REQUEST);
     stack["gpu-rental:maxHourlySpend"] = "0.0001";
-    expect(await GpuFleet.warnings({}, { ...fleet, size: 2, adoptIds: [own.instanceId] }, UNKNOWN)).toEqual([expect.stringContaining("Renting this instance")]);
-    expect(await GpuFleet.warnings({}, { ...fleet, size: 1, adoptIds: [own.instanceId] }, UNKNOWN)).toEqual([]);
-    expect(await GpuFleet.warnings({}, { ...fleet, size: 0 }, UNKNOWN)).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: 2, adoptIds: [own.instanceId] }, UNKNOWN)).warnings).toEqual([expect.stringContaining("Renting this instance")]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: 1, adoptIds: [own.instanceId] }, UNKNOWN)).warnings).toEqual([]);
+    expect((await GpuFleet.lookAhead({}, { ...fleet, size: 0 }, UNKNOWN)).warnings).toEqual([]);
   });
 });
 
