@@ -332,7 +332,7 @@ export interface EnvVarOutputProperties {
   readonly key: pulumi.Output<string>;
 }
 
-/** An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new value is set in place; another name makes another variable. Declaring a name the account has already takes that variable over, its value set to the declared one (the way to adopt one: an import is refused, as the service shows no value), and destroy deletes it. */
+/** An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new value is set in place; another name makes another variable. Declaring a name the account has already takes that variable over, its value set to the declared one; `pulumi import` declares the value the service shows (masked as `*****`: put the real value's source in its place, and the next up sets it), and destroy deletes it. */
 export class EnvVar extends pulumi.CustomResource {
   constructor(name: string, args: EnvVarArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);

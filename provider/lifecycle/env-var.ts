@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { deletedOrGone, envVarKey, envVarProblem, GpuRentalError, NotFoundError } from "../../sdk";
 import { ResourceDescription } from "./description";
-import type { Kind, Operation, Props } from "./kind";
+import type { Imported, Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
 /**
@@ -17,7 +17,8 @@ const DESCRIPTION: ResourceDescription = {
     "An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its " +
     "processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new " +
     "value is set in place; another name makes another variable. Declaring a name the account has already takes that variable " +
-    "over, its value set to the declared one (the way to adopt one: an import is refused, as the service shows no value), and " +
+    "over, its value set to the declared one; `pulumi import` declares the value the service shows (masked as `*****`: put the real value's source " +
+    "in its place, and the next up sets it), and " +
     "destroy deletes it.",
   inputs: {
     name: {
@@ -101,16 +102,17 @@ async function readEnvVar(id: string, props: Props, op: Operation): Promise<(Rec
 }
 
 /**
- * `pulumi import` of a variable: refused, saying what to do instead. The service never shows a value, so an import
- * would declare none, and the code it prints would not run; an EnvVar of that name takes the variable over.
+ * `pulumi import` of a variable: its name, and its value as the service shows it, which is the mask `*****` where
+ * it masks values (the emulator does; the public client's `show env-vars -s` suggests the live service may not).
+ * The printed code then declares the mask: put the real value's source in its place, and the next up sets it.
  */
-async function importEnvVar(id: string, op: Operation): Promise<null> {
+async function importEnvVar(id: string, op: Operation): Promise<Imported | null> {
   const key = envVarKey(id);
-  if (!(await exists(key, op))) return null;
-  throw new GpuRentalError(
-    `Environment variable ${key} cannot be imported: the service never shows a variable's value, so an import would declare none. ` +
-      `Declare it in the program instead (an EnvVar named ${key} with its value): the next up takes the variable over and sets its value, as preview says.`,
-  );
+  const shown = (await op.client.envVars.list())[key];
+  if (shown === undefined) return null;
+  op.log(`${key}: the service shows its value as ${JSON.stringify(shown)}; declare the real value's source in its place, and the next up sets it`);
+  const inputs = { name: key, value: shown };
+  return { inputs, outs: { ...inputs, key } };
 }
 
 /** Sets a new value (a name of another case only changes the state); the outputs are the declared variable's, as a creation's. */

@@ -2,7 +2,37 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ed25519KeyPair } from "../../emulator";
 import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
+import { AccountProgram, checkAccountAsCode } from "./account-as-code";
 import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf } from "./doc-program";
+
+/** The account as code in Python (./account-as-code.ts says what it declares and what is checked). */
+const ACCOUNT_PROGRAM = `import pulumi
+import pulumi_gpu_rental as gpu_rental
+
+config = pulumi.Config()
+team = gpu_rental.Team("team", name="research")
+ci = gpu_rental.TeamRole("ci", name="ci", permissions={"api": {"misc": {}, "instance_read": {}, "instance_write": {}}},
+                         opts=pulumi.ResourceOptions(depends_on=[team]))
+bot = gpu_rental.TeamMember("bot", email="python-bot@gpu-rental.test", role="ci", opts=pulumi.ResourceOptions(depends_on=[ci]))
+child = gpu_rental.Subaccount("child", email="python-child@example.com", username="python_child",
+                              password=config.require_secret("child_password"))
+hf = gpu_rental.EnvVar("hf", name="HF_TOKEN", value=config.require_secret("hf_token"))
+project = gpu_rental.EnvVar("project", name="wandb_project", value="research")
+ops = gpu_rental.Webhook("ops", url=config.require("receiver_url"), event_types=["client:outbid"], name="ops")
+cache = gpu_rental.LocalVolume("cache", size=5, name="cache")
+worker = gpu_rental.Instance(
+    "worker",
+    offer_id=cache.ask_contract_id,
+    offer_type="bid",
+    price=config.require_float("bid"),
+    image="pytorch/pytorch",
+    volumes={"/data": cache.volume_id},
+    onstart='echo "$WANDB_PROJECT $HF_TOKEN" >> data/seen',
+    opts=pulumi.ResourceOptions(depends_on=[hf, project]),
+)
+pulumi.export("worker_id", worker.instance_id)
+pulumi.export("webhook_secret", ops.secret)
+`;
 
 /** The page's emulator, as it starts it, and its accounts' keys as the page gives them. */
 const URL = "http://127.0.0.1:8766";
@@ -160,5 +190,17 @@ describe("a Python program, as docs/python.md sets it up", () => {
       const left = await holdings(key);
       expect([left.instances, left.volumes, left.templates, left.apiKeys.length, left.sshKeys]).toEqual([[], [], [], 1, []]);
     }
+  }, 600_000);
+
+  it("manages the account in Python: env vars the worker's onstart sees, a local volume kept across a stop, a team, a webhook whose receiver gets a signed outbid, a bid raised in place, imports, no secret in plaintext, destroy", async () => {
+    const program: AccountProgram = {
+      // The page's virtual environment: it has Pulumi and the SDK `pulumi package add` generated.
+      files: { "Pulumi.yaml": "name: python-account\nruntime:\n  name: python\n  options:\n    virtualenv: ../gpu-python/venv\n", "__main__.py": ACCOUNT_PROGRAM },
+      names: { receiverUrl: "receiver_url", hfToken: "hf_token", childPassword: "child_password", bid: "bid", workerId: "worker_id", webhookSecret: "webhook_secret" },
+      importedFile: "imported.py",
+      // The printed code (its own imports included) after the program's.
+      spliceImported: "cat imported.py >> __main__.py",
+    };
+    await checkAccountAsCode(machine, URL, "python", program);
   }, 600_000);
 });

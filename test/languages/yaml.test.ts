@@ -1,15 +1,11 @@
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as path from "node:path";
 import { ed25519KeyPair } from "../../emulator";
-import { DEFAULT_ORDER, GpuRentalClient, offerQuery, verifyWebhookDelivery } from "../../sdk";
+import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
+import { AccountProgram, checkAccountAsCode } from "./account-as-code";
 import { DocMachine, loginWith, pageScript, portIsFree, scriptOf, terminalsOf } from "./doc-program";
 
-/**
- * The account as code (issue 35's acceptance), in a folder of its own on the page's machine: a team with a role and
- * an invitation, a subaccount, two env vars, a webhook to the test's receiver, a local volume and an interruptible
- * worker on its machine that mounts it (a sandbox is a folder: the container's /data is data/ there).
- */
+/** The account as code in YAML (./account-as-code.ts says what it declares and what is checked). */
 const ACCOUNT_PROGRAM = `name: yaml-account
 runtime: yaml
 config:
@@ -25,7 +21,7 @@ resources:
   team:
     type: gpu-rental:index:Team
     properties:
-      name: yaml-research
+      name: research
   ci:
     type: gpu-rental:index:TeamRole
     properties:
@@ -61,7 +57,7 @@ resources:
     type: gpu-rental:index:EnvVar
     properties:
       name: wandb_project
-      value: yaml-research
+      value: research
   ops:
     type: gpu-rental:index:Webhook
     properties:
@@ -92,35 +88,6 @@ outputs:
   volumeId: \${cache.volumeId}
   webhookSecret: \${ops.secret}
 `;
-
-/** A notification receiver on loopback (the page's emulator delivers there: it runs for local use): every delivery, raw. */
-async function webhookReceiver() {
-  const deliveries: { body: string; headers: http.IncomingHttpHeaders; type: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      deliveries.push({ body, headers: req.headers, type: String(JSON.parse(body || "{}").notif_type ?? "") });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/hooks/gpu-rental`,
-    /** The first delivery matching `wanted`, waited for (the emulator delivers at once, then retries). */
-    async next(wanted: (d: { type: string }) => boolean, timeoutMs = 20_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const found = deliveries.find(wanted);
-        if (found) return found;
-        if (Date.now() > until) throw new Error(`no such delivery in ${timeoutMs} ms; got ${deliveries.map((d) => d.type).join(", ") || "none"}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** The page's emulator, as it starts it, and its key as the page gives it. */
 const URL = "http://127.0.0.1:8769";
@@ -282,8 +249,9 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
       Object.entries(MISTAKES).map(async ([name, { program }]) => {
         const folder = `mistake-${name}`;
         await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\nname: yaml-${name}\nruntime: yaml\n${program}END`);
-        await machine.ok(`pulumi stack init dev && pulumi config set gpu-rental:apiUrl ${URL} && pulumi config set --secret gpu-rental:apiKey ${KEY}`, folder);
-        return [name, await machine.run("pulumi preview", folder)] as const;
+        // The account from the environment, as a CI job gives it: no stack config to set.
+        await machine.ok("pulumi stack init dev", folder);
+        return [name, await machine.run(`GPU_RENTAL_API_URL=${URL} GPU_RENTAL_API_KEY=${KEY} pulumi preview`, folder)] as const;
       }),
     );
     for (const [name, run] of previews) expect({ name, ...run }).toEqual({ name, code: 1, output: expect.stringMatching(MISTAKES[name].fails) });
@@ -291,85 +259,13 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
   }, 300_000);
 
   it("manages the account in YAML: env vars the worker's onstart sees, a local volume kept across a stop, a team, a webhook whose receiver gets a signed outbid, a bid raised in place, imports, no secret in plaintext, destroy", async () => {
-    // An account of its own: a team account refuses SSH-key calls, which the page's program makes.
-    const control = async (url: string, body: unknown) => (await fetch(`${URL}${url}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } })).json();
-    const owner = (await control("/_emulator/users", { email: "yaml-account@gpu-rental.test" })).api_key as string;
-    await control("/_emulator/users", { email: "yaml-bot@gpu-rental.test" });
-    const api = new GpuRentalClient({ apiUrl: URL, apiKey: owner, minRetryDelayMs: 5 });
-    const receiver = await webhookReceiver();
-    const secrets = { hfToken: "hf_yaml_do_not_store", password: "child-password-do-not-store" };
-    const folder = "account";
-    try {
-      await machine.ok(`mkdir -p ${folder} && cat > ${folder}/Pulumi.yaml <<'END'\n${ACCOUNT_PROGRAM}END`);
-      await machine.ok(
-        `pulumi stack init dev && pulumi config set-all --plaintext gpu-rental:apiUrl=${URL} --secret gpu-rental:apiKey=${owner} ` +
-          `--plaintext receiverUrl=${receiver.url} --secret hfToken=${secrets.hfToken} --secret childPassword=${secrets.password}`,
-        folder,
-      );
-      const up = await machine.ok("pulumi up --yes", folder);
-      expect(up).toMatch(/\+ 10 created/);
-      // Said when the subaccount is made: destroy leaves it on the service.
-      expect(up).toMatch(/Subaccount child .*destroy leaves it on the service/);
-      const workerId = Number((await machine.ok("pulumi stack output workerId", folder)).trim());
-      const sandbox = (await (await fetch(`${URL}/_emulator/instances/${workerId}/machine`)).json()).sandbox as string;
-      const seen = () => fs.readFileSync(path.join(sandbox, "data", "seen"), "utf8");
-      expect(seen()).toBe(`yaml-research ${secrets.hfToken}\n`);
-
-      // The team, its role and the invitation, as the service answers them.
-      expect((await api.teamRoles.list()).find((role) => role.name === "ci")?.permissions).toEqual({ api: { misc: {}, instance_read: {}, instance_write: {} } });
-      // The invitee accepts (the service mails them): a member of the team, with the role.
-      await control("/_emulator/team-invitations/accept", { team: "yaml-research", email: "yaml-bot@gpu-rental.test" });
-      expect((await api.teamMembers.list()).find((m) => m.email === "yaml-bot@gpu-rental.test")).toMatchObject({ roles: ["ci"] });
-
-      // Outbid by another client: the receiver gets client:outbid, signed with the webhook's secret.
-      await control(`/_emulator/instances/${workerId}/outbid`, {});
-      const webhookSecret = await machine.secretOutput("webhookSecret", folder);
-      const delivery = await receiver.next((event) => event.type === "outbid");
-      expect(verifyWebhookDelivery({ secret: webhookSecret, body: delivery.body, headers: delivery.headers })).toMatchObject({ notif_type: "outbid" });
-      expect((await api.instances.get(workerId))?.actual_status).not.toBe("running");
-      // A bid under the offer's minimum is refused at preview, naming the input; a higher one brings the worker back in place.
-      const low = await machine.run("pulumi config set bid 0.0001 && pulumi preview", folder);
-      expect(low).toMatchObject({ code: 1, output: expect.stringMatching(/below the minimum bid of its offer/) });
-      const raised = await machine.ok("pulumi config set bid 10 && pulumi up --yes", folder);
-      expect(raised).toMatch(/~ 1 updated/);
-      expect(raised).not.toMatch(/replaced/);
-      expect((await api.instances.get(workerId))?.actual_status).toBe("running");
-      // The volume kept what the first boot wrote; onstart ran again on the new boot.
-      expect(seen()).toBe(`yaml-research ${secrets.hfToken}\n`.repeat(2));
-
-      // Made by hand, then imported: a local volume, a role and a webhook; then an up changes nothing.
-      const [offer] = await api.volumes.searchLocalOffers({ limit: 1 });
-      const volume = await api.volumes.createLocal({ offerId: offer.ask_contract_id, size: 2, name: "by_hand" });
-      await api.teamRoles.create("auditor", { api: { billing: {} } });
-      const role = (await api.teamRoles.list()).find((r) => r.name === "auditor")!;
-      const hook = await api.webhooks.create({ webhook_url: "https://hooks.example.com/by-hand", event_types: ["client:low_credit"], name: "by-hand" });
-      const imports = { resources: [
-        { type: "gpu-rental:index:LocalVolume", name: "byHand", id: String(volume.id) },
-        { type: "gpu-rental:index:TeamRole", name: "auditor", id: String(role.id) },
-        { type: "gpu-rental:index:Webhook", name: "byHandHook", id: String(hook.id) },
-      ] };
-      fs.writeFileSync(path.join(machine.home, folder, "imports.json"), JSON.stringify(imports));
-      const imported = await machine.ok("pulumi import -f imports.json --yes --protect=false --out imported.yaml && sed 1d imported.yaml | sed -i '/^resources:/r /dev/stdin' Pulumi.yaml", folder);
-      expect(imported).toMatch(/= 3 imported/);
-      expect(await machine.ok("pulumi up --yes --expect-no-changes", folder)).toMatch(/13 unchanged/);
-
-      // No secret in plaintext: not in state, not in anything the commands printed.
-      const state = await machine.ok("pulumi stack export", folder);
-      for (const secret of [secrets.hfToken, secrets.password, owner, webhookSecret]) {
-        expect(state).not.toContain(secret);
-        expect(machine.transcript.join("\n")).not.toContain(secret);
-      }
-
-      const destroyed = await machine.ok("pulumi destroy --yes", folder);
-      expect(destroyed).toMatch(/- 13 deleted/);
-      expect(await api.instances.list()).toEqual([]);
-      expect(await api.volumes.list()).toEqual([]);
-      expect(await api.envVars.list()).toEqual({});
-      expect(await api.webhooks.list()).toEqual([]);
-      // What the service keeps: the subaccount (an account cannot be deleted).
-      expect(await api.subaccounts.list()).toHaveLength(1);
-    } finally {
-      await receiver.close();
-    }
+    const program: AccountProgram = {
+      files: { "Pulumi.yaml": ACCOUNT_PROGRAM },
+      names: { receiverUrl: "receiverUrl", hfToken: "hfToken", childPassword: "childPassword", bid: "bid", workerId: "workerId", webhookSecret: "webhookSecret" },
+      importedFile: "imported.yaml",
+      // The printed resources, without their own `resources:` line, under the program's (as the page's adoption does).
+      spliceImported: "sed 1d imported.yaml | sed -i '/^resources:/r /dev/stdin' Pulumi.yaml",
+    };
+    await checkAccountAsCode(machine, URL, "yaml", program);
   }, 600_000);
 });

@@ -32,7 +32,7 @@ describe("EnvVar over HTTP", () => {
     emu = await emulator();
   });
   afterAll(() => emu.close());
-  const options = () => ({ client: emu.client() });
+  const options = (extra: { log?: (line: string) => void } = {}) => ({ client: emu.client(), ...extra });
   const kept = () => emu.marketplace.accounts.user(emu.marketplace.seededUser.id)?.envVars ?? {};
 
   it("creates a variable upper-cased, sets a new value in place, sees it gone, and deletes it", async () => {
@@ -65,9 +65,14 @@ describe("EnvVar over HTTP", () => {
     await EnvVar.delete(id, options());
   });
 
-  it("refuses an import, saying to declare the variable instead (its value is never shown), and finds none the account lacks", async () => {
+  it("imports a variable with the value the service shows (masked), says to declare the real one, and finds none the account lacks", async () => {
     await emu.client().envVars.create("IMPORTED", "v");
-    await expect(EnvVar.import("imported", options())).rejects.toThrow(/IMPORTED cannot be imported: the service never shows a variable's value.*Declare it in the program instead/);
+    const said: string[] = [];
+    expect(await EnvVar.import("imported", options({ log: (line: string) => said.push(line) }))).toEqual({
+      inputs: { name: "IMPORTED", value: "*****" },
+      outs: { name: "IMPORTED", value: "*****", key: "IMPORTED" },
+    });
+    expect(said).toEqual([expect.stringMatching(/IMPORTED: the service shows its value as "\*\*\*\*\*"; declare the real value's source in its place/)]);
     expect(await EnvVar.import("ABSENT", options())).toBeNull();
     await expect(EnvVar.adopt("ABSENT", { name: "ABSENT", value: "x" }, options())).rejects.toThrow(/the account has none of that name/);
     await emu.client().envVars.delete("IMPORTED");
