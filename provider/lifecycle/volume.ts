@@ -1,12 +1,12 @@
 import { z } from "zod";
 import {
-  attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, VolumeKind,
+  attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, OfferUnavailableError, VolumeKind,
   nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
 } from "../../sdk";
 import { interruptedCreation } from "./creation";
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
-import { CheckFailure, changedKeys, definedOnly, specOf } from "./spec";
+import { CheckFailure, changedKeys, definedOnly, knownValues, specOf } from "./spec";
 
 /**
  * The volume kinds, one mechanism for both: a network volume taken from a network volume offer, and a local
@@ -178,7 +178,7 @@ class VolumeCalls {
         ({ volume: created } = await createVolumeOnce(client, this.settings.kind, request, { clock: op.clock, token, signal: op.signal }));
       } catch (error) {
         if (error instanceof InterruptedError) throw interruptedCreation(error, `The ${this.settings.what}'s creation`);
-        const vanished = error instanceof NotFoundError && error.code === "no_such_ask";
+        const vanished = error instanceof OfferUnavailableError;
         if (!vanished || spec.offerId !== undefined || tries >= OFFER_TRIES) throw error;
       }
     }
@@ -192,9 +192,8 @@ class VolumeCalls {
    * than `size`, or no offer of the search with room for it. Nothing while the inputs are not known yet.
    */
   async refusals(news: Props, unknown: unknown, op: Operation): Promise<CheckFailure[]> {
-    const known = (value: unknown) => value !== undefined && value !== unknown && !JSON.stringify(value ?? null).includes(String(unknown));
-    if (!known(news.size) || (news.offerId !== undefined && !known(news.offerId)) || (news.q !== undefined && !known(news.q))) return [];
-    const spec = news as VolumeSpec;
+    const spec = knownValues(news, ["size", "offerId", "q"], unknown) as VolumeSpec | undefined;
+    if (!spec || spec.size === undefined) return [];
     if (spec.offerId === undefined) {
       const found = await this.cheapestOffer(op.client, spec.q ?? {}, spec.size).then(() => null, (error: Error) => error.message);
       return found ? [{ property: "size", reason: found }] : [];

@@ -1,5 +1,5 @@
-import { NETWORK_VOLUME, VolumeInUseError, direct } from "../../provider/lifecycle";
-import { emulator, TestEmulator } from "../helpers/emulator";
+import { LOCAL_VOLUME, NETWORK_VOLUME, VolumeInUseError, direct } from "../../provider/lifecycle";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 const NetworkVolume = direct(NETWORK_VOLUME);
 
@@ -101,5 +101,37 @@ describe("network volume resource over HTTP", () => {
     await expect(NetworkVolume.create({ size: 10_000_000 }, options())).rejects.toThrow(/No network volume offer has 10000000 GB free/);
     await expect(NetworkVolume.create({ size: 0 }, options())).rejects.toThrow(/Invalid NetworkVolume: size/);
     expect(await volumes()).toEqual([]);
+  });
+});
+
+describe("local volume resource over HTTP", () => {
+  const LocalVolume = direct(LOCAL_VOLUME);
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await emulator();
+  });
+  afterAll(() => emu.close());
+  const options = () => ({ client: emu.client() });
+  const refuseOnce = (error: string) =>
+    http(emu.url, "POST", "/_emulator/faults", { body: { method: "PUT", path: "/api/v0/volumes/", kind: "status", status: 404, error, msg: "The offer is gone." } });
+
+  it("creates on a machine's offer (machineId out), searches again when the offer vanishes, unless it was pinned", async () => {
+    await refuseOnce("no_such_ask");
+    const { id, outs } = await LocalVolume.create({ size: 5, name: "cache" }, options());
+    expect(outs).toMatchObject({ diskSpace: 5, machineId: expect.any(Number), instances: [] });
+    await refuseOnce("no_such_ask");
+    await expect(LocalVolume.create({ size: 5, offerId: outs.askContractId! }, options())).rejects.toThrow(/no_such_ask|The offer is gone/);
+    await LocalVolume.delete(id, options());
+    expect(await emu.client().volumes.list("local_volume")).toEqual([]);
+  });
+
+  it("says at preview what the service would refuse: an offer gone, a size larger than its offer, no offer with room", async () => {
+    const [offer] = await emu.client().volumes.searchLocalOffers({ limit: 1 });
+    const refusals = (news: Record<string, unknown>) => LocalVolume.refusals(news, options(), "unknown-marker");
+    expect(await refusals({ size: 1, offerId: offer.ask_contract_id })).toEqual([]);
+    expect(await refusals({ size: offer.disk_space + 1, offerId: offer.ask_contract_id })).toEqual([{ property: "size", reason: expect.stringMatching(/has [\d.]+ GB free: ask for at most that/) }]);
+    expect(await refusals({ size: 1, offerId: 424242 })).toEqual([{ property: "offerId", reason: expect.stringMatching(/not on the market/) }]);
+    expect(await refusals({ size: 1e9 })).toEqual([{ property: "size", reason: expect.stringMatching(/No local volume offer has 1000000000 GB free/) }]);
+    expect(await refusals({ size: "unknown-marker" })).toEqual([]);
   });
 });
