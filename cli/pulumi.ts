@@ -3,6 +3,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { backendRefusal } from "./backend";
+import type { SecretsKeeper } from "./secrets-keeper";
 import { Toolchain } from "./toolchain";
 
 /** How to run the Pulumi CLI privately: own home, local file backend, no network, no plugin downloads. */
@@ -16,6 +17,8 @@ export interface PulumiWorkspace {
   env?: Record<string, string>;
   /** The state backend (`pulumi login`'s URL: a team's shared one); default a private file backend in stateDir. */
   backend?: string;
+  /** Keeps the secrets of the stacks `initStack` makes, for as long as this process runs; else a passphrase does. */
+  keeper?: SecretsKeeper;
 }
 
 export interface PulumiResult {
@@ -45,6 +48,7 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+    ...ws.keeper?.env,
     ...ws.env,
   };
   delete env.PULUMI_CONFIG_PASSPHRASE;
@@ -110,6 +114,11 @@ export function runCaptured(command: string, args: string[], cwd: string, env: N
     child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
     child.stdin.end(options.input ?? "");
   });
+}
+
+/** Makes stack `name` in the workspace, its secrets kept by the workspace's keeper when it has one. */
+export function initStack(ws: PulumiWorkspace, name: string): Promise<string> {
+  return pulumi(ws, ["stack", "init", name, ...(ws.keeper ? ["--secrets-provider", ws.keeper.provider] : [])]);
 }
 
 /** Like runPulumi, but a non-zero exit is an error that carries Pulumi's output. */

@@ -371,6 +371,13 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
       await cli.ok(["destroy", "instance", String(withNetwork.new_contract), "-y"]);
     });
 
+    it("create instance ID --env '-v V.<id>:PATH': the volume mounted as the vendor's docs say", async () => {
+      const out = await cli.raw(["create", "instance", String(localOffer.id), "--image", "ubuntu", "--env", `-e HF_HOME=/scratch/hf -v V.${local}:/scratch`]);
+      const listed = (await api("GET", "/api/v0/volumes?type=local_volume")).body.volumes.find((v: any) => v.id === local);
+      expect(listed.instances).toEqual([out.new_contract]);
+      await cli.ok(["destroy", "instance", String(out.new_contract), "-y"]);
+    });
+
     it("create instance ID --create-volume OFFER --volume-size N --mount-path PATH: a new local volume", async () => {
       const offer = await offerId();
       const out = await cli.raw(["create", "instance", String(offer), "--image", "ubuntu", "--create-volume", String(offer), "--volume-size", "12", "--mount-path", "/vol"]);

@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { pulumi, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
+import { initStack, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
+import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { stackStateOf } from "../../cli/stack-state";
 import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
 
@@ -57,7 +58,9 @@ export class TestStack {
   }
 
   async init(config: Record<string, string>, secrets: Record<string, string>): Promise<void> {
-    await pulumi(this.ws, ["stack", "init", this.name]);
+    // A stack of the test's own: its secrets kept by this process (cli/secrets-keeper.ts), as `gpu-rental test`'s are.
+    this.ws.keeper ??= await startSecretsKeeper();
+    await initStack(this.ws, this.name);
     // One CLI run for all plain settings; each secret on stdin (never on a command line).
     const plain = Object.entries(config).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
     if (plain.length) await this.ok("config", "set-all", ...plain);
@@ -92,6 +95,7 @@ export class TestStack {
   async remove(): Promise<void> {
     fs.rmSync(path.join(this.ws.projectDir, `Pulumi.${this.name}.yaml`), { force: true });
     fs.rmSync(this.ws.stateDir, { recursive: true, force: true });
+    await this.ws.keeper?.close();
   }
 }
 
