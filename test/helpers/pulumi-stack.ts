@@ -58,8 +58,9 @@ export class TestStack {
   }
 
   async init(config: Record<string, string>, secrets: Record<string, string>): Promise<void> {
-    // A stack of the test's own: its secrets kept by this process (cli/secrets-keeper.ts), as `gpu-rental test`'s are.
-    this.ws.keeper ??= await startSecretsKeeper();
+    // A stack of the test's own: its secrets kept by this process (cli/secrets-keeper.ts), as `gpu-rental test`'s
+    // are. Not on a shared backend, where other runners read the stack: there a passphrase, as teams have it.
+    if (!this.ws.env?.PULUMI_BACKEND_URL) this.ws.keeper ??= await startSecretsKeeper();
     await initStack(this.ws, this.name);
     // One CLI run for all plain settings; each secret on stdin (never on a command line).
     const plain = Object.entries(config).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
