@@ -82,6 +82,11 @@ export function volumeFlag(key: string): { volumeId: number; path: string } | un
   return mount ? { volumeId: Number(mount[1]), path: mount[2] } : undefined;
 }
 
+/** A mount path that stays where it says: absolute, with no `.` or `..` segment. */
+export function plainMountPath(mountPath: string): boolean {
+  return mountPath.startsWith("/") && !mountPath.split("/").some((segment) => segment === "." || segment === "..");
+}
+
 /** `-u <user> -p <token> <registry>` → the user and registry; the token is never kept nor shown back. */
 export function registryLogin(imageLogin: string | undefined): { user: string | null; repo: string | null } {
   if (!imageLogin) return { user: null, repo: null };

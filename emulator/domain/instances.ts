@@ -1,5 +1,5 @@
 import { CreateInstanceRequest, Offer, Runtype } from "../../sdk/schemas";
-import { portFlag, registryLogin, volumeFlag } from "./docker-flags";
+import { plainMountPath, portFlag, registryLogin, volumeFlag } from "./docker-flags";
 import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
@@ -156,9 +156,12 @@ export interface VolumeMount {
   path: string;
 }
 
-/** The volumes of `-v V.<id>:<path>` keys of an instance's `env`. */
+/** The volumes of `-v V.<id>:<path>` keys of an instance's `env`; a path with `.` or `..` segments is refused. */
 export function volumeMounts(env: Record<string, unknown> | undefined): VolumeMount[] {
-  return Object.keys(env ?? {}).flatMap((key) => volumeFlag(key) ?? []);
+  const mounts = Object.keys(env ?? {}).flatMap((key) => volumeFlag(key) ?? []);
+  const crooked = mounts.find((mount) => !plainMountPath(mount.path));
+  if (crooked) throw badRequest("invalid_args", `env: the mount path ${JSON.stringify(crooked.path)} of volume ${crooked.volumeId} has a . or .. segment: give the path itself, e.g. /data.`);
+  return mounts;
 }
 
 /** Port mappings: the runtype's ports plus `-p host:container` keys of `env`. */

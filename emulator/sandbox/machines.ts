@@ -281,6 +281,8 @@ export class Machines implements InstanceWatcher {
     for (const mount of machine.instance.mounts ?? []) {
       const target = this.volumeDir(mount.volumeId);
       const link = path.join(machine.dir, mount.path);
+      // Creation refuses `..` in a mount path; a path that still leads out of the sandbox is never touched.
+      if (!link.startsWith(machine.dir + path.sep)) throw new Error(`the mount path ${mount.path} leads out of the sandbox`);
       fs.mkdirSync(target, { recursive: true });
       fs.mkdirSync(path.dirname(link), { recursive: true });
       if (linkTarget(link) === target) continue;

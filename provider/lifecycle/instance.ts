@@ -185,7 +185,7 @@ const DESCRIPTION: ResourceDescription = {
  * that the rented machine still satisfies change nothing on the service.
  */
 /** Where a volume may be mounted: the service's client passes only these characters in a `-v` flag. */
-const MOUNT_PATH = /^\/[A-Za-z0-9._/-]*$/;
+const MOUNT_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._/-]*$/;
 
 const InstanceSpec = z
   .object({
@@ -229,7 +229,7 @@ const InstanceSpec = z
       .optional(),
     /** Volumes mounted by path (`-v V.<id>:<path>`): an absolute path of letters, digits, `.`, `_`, `-` and `/`. */
     volumes: z
-      .record(z.string().regex(MOUNT_PATH, "a mount path is absolute, of letters, digits, . _ - and /, e.g. /data"), z.number().int().positive())
+      .record(z.string().regex(MOUNT_PATH, "a mount path is absolute, of letters, digits, . _ - and /, with no . or .. segment, e.g. /data"), z.number().int().positive())
       .optional(),
     /** When the instance fails to boot (exited, unknown, offline): `fail` (default), or `replace` it with another rental. */
     onBootFailure: z.enum(["fail", "replace"]).optional(),

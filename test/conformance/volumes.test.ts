@@ -215,7 +215,7 @@ describe("volumes", () => {
       const listed = (await call("GET", "/api/v0/volumes")).body.volumes;
       expect(listed.map((v: { id: number; instances: number[] }) => [v.id, v.instances])).toEqual(expect.arrayContaining([[local, [res.body.new_contract]], [network, [res.body.new_contract]]]));
       const elsewhere = await instanceOffer();
-      for (const [mount, error] of [[`-v V.${local}:/data`, "volume_wrong_machine"], ["-v V.123:/data", "no_such_volume"]]) {
+      for (const [mount, error] of [[`-v V.${local}:/data`, "volume_wrong_machine"], ["-v V.123:/data", "no_such_volume"], [`-v V.${network}:/data/../../etc`, "invalid_args"]]) {
         const refused = await call("PUT", `/api/v0/asks/${elsewhere.id}/`, { image: "ubuntu", env: { [`-v V.${network}:/shared`]: "1", [mount]: "1" } });
         expect(refused).toMatchObject({ status: 400, body: { error } });
       }

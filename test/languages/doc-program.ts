@@ -1,3 +1,4 @@
+import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
@@ -190,6 +191,22 @@ export class DocMachine {
       cwd = fs.readFileSync(at, "utf8");
     }
     return output;
+  }
+
+  /**
+   * Runs `use` with the tests' own commands able to reach a secrets keeper of this process (cli/secrets-keeper.ts):
+   * stacks the test makes for itself (not the page's) are initialised with `provider`, and pay no passphrase's
+   * key derivation in each command.
+   */
+  async withOwnSecrets<T>(use: (provider: string) => Promise<T>): Promise<T> {
+    const keeper = await startSecretsKeeper();
+    Object.assign(this.env, keeper.env);
+    try {
+      return await use(keeper.provider);
+    } finally {
+      for (const name of Object.keys(keeper.env)) delete this.env[name];
+      await keeper.close();
+    }
   }
 
   /** A secret stack output's value, shown only to the test (kept out of the transcript that is checked for it). */
