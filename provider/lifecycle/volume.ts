@@ -147,14 +147,15 @@ function diffVolumeSpec(keys: readonly string[], olds: Props, news: Props, unkno
 class VolumeCalls {
   constructor(private readonly settings: VolumeKindSettings) {}
 
-  private get What(): string {
+  /** The kind as a sentence begins with it, e.g. `Local volume`. */
+  private get subject(): string {
     return this.settings.what[0].toUpperCase() + this.settings.what.slice(1);
   }
 
   /** Records a new `q` (or the pinned offer it came from): nothing about the volume itself changes. */
   async update(id: string, spec: VolumeSpec, op: Operation): Promise<VolumeSpec & VolumeOutputs> {
     const volume = await this.find(op.client, Number(id));
-    if (!volume) throw new GpuRentalError(`${this.What} ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
+    if (!volume) throw new GpuRentalError(`${this.subject} ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
     return { ...spec, ...outputsOf(volume) };
   }
 
@@ -199,9 +200,9 @@ class VolumeCalls {
       return found ? [{ property: "size", reason: found }] : [];
     }
     const [offer] = await this.settings.search(op.client, { ask_contract_id: { eq: spec.offerId }, limit: 1 });
-    if (!offer) return [{ property: "offerId", reason: `${this.What} offer ${spec.offerId} is not on the market (it does not exist, or its machine is rented): search the offers again.` }];
+    if (!offer) return [{ property: "offerId", reason: `${this.subject} offer ${spec.offerId} is not on the market (it does not exist, or its machine is rented): search the offers again.` }];
     if (offer.disk_space < spec.size) {
-      return [{ property: "size", reason: `${this.What} offer ${spec.offerId} has ${offer.disk_space} GB free: ask for at most that, or pick another offer.` }];
+      return [{ property: "size", reason: `${this.subject} offer ${spec.offerId} has ${offer.disk_space} GB free: ask for at most that, or pick another offer.` }];
     }
     return [];
   }
@@ -224,14 +225,14 @@ class VolumeCalls {
   async adopt(id: string, spec: VolumeSpec, op: Operation): Promise<{ id: string; outs: VolumeSpec & VolumeOutputs }> {
     const volume = await this.find(op.client, Number(id));
     if (!volume) {
-      throw new NotFoundError(`${this.What} ${id} cannot be adopted: the account has no ${this.settings.what} ${id}. Check adoptId, and the account the resource uses.`);
+      throw new NotFoundError(`${this.subject} ${id} cannot be adopted: the account has no ${this.settings.what} ${id}. Check adoptId, and the account the resource uses.`);
     }
     const differs = [
       volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
       spec.name !== undefined && baseName(volumeNameOf(volume)) !== spec.name && `its name is ${JSON.stringify(volumeNameOf(volume))}, the program declares ${JSON.stringify(spec.name)}`,
     ].filter(Boolean);
     if (differs.length) {
-      throw new GpuRentalError(`${this.What} ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
+      throw new GpuRentalError(`${this.subject} ${id} cannot be adopted as declared: ${differs.join("; ")}. Declare what it has (a volume cannot be resized or renamed).`);
     }
     return { id, outs: { ...spec, ...outputsOf(volume) } };
   }
