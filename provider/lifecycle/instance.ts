@@ -180,13 +180,16 @@ const DESCRIPTION: ResourceDescription = {
 };
 
 /**
+ * Where a volume may be mounted: the service's client passes only these characters in a `-v` flag, and a `.` or
+ * `..` segment would lead elsewhere.
+ */
+const MOUNT_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._/-]*$/;
+
+/**
  * The desired state of one rented instance, as the Pulumi `Instance` resource declares it, and how two of them
  * compare. The search criteria are placement rules, not identity: the offer rented is an output, and new criteria
  * that the rented machine still satisfies change nothing on the service.
  */
-/** Where a volume may be mounted: the service's client passes only these characters in a `-v` flag. */
-const MOUNT_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._/-]*$/;
-
 const InstanceSpec = z
   .object({
     offerId: z.number().int().optional(),
