@@ -44,8 +44,8 @@ export interface UpOptions {
 
 /**
  * Runs `use` with a new stack of the program on a private local backend (its own Pulumi home and file backend in a
- * temporary folder, its secrets kept by this process: cli/secrets-keeper.ts), driven by runs of the Pulumi CLI, then removes its config file and the
- * folder, whatever happened. Nothing of it outlives the call.
+ * temporary folder, its secrets kept by this process: cli/secrets-keeper.ts), driven by runs of the Pulumi CLI,
+ * then removes its config file and the folder, whatever happened. Nothing of it outlives the call.
  */
 export async function withEphemeralStack<T>(options: EphemeralStackOptions, use: (stack: EphemeralStack) => Promise<T>): Promise<T> {
   const programDir = path.resolve(options.programDir);

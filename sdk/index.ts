@@ -6,6 +6,7 @@ export * from "./client";
 export type * from "./offer-filters";
 export * from "./filter-check";
 export { nearestName } from "./nearest-name";
+export { VOLUME_KINDS } from "./volumes";
 export type { VolumeKind } from "./volumes";
 export { verifyWebhookDelivery, webhookSignature, WebhookSignatureError } from "./webhooks";
 export type { VerifyOptions as WebhookVerifyOptions } from "./webhooks";

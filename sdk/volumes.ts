@@ -25,12 +25,12 @@ async function searchLocalVolumeOffers(client: Caller, q: VolumeQuery = {}): Pro
 }
 
 /** Where each kind of volume is rented, and what it is called in messages. */
-const CREATION = {
+export const VOLUME_KINDS = {
   network_volume: { path: "/api/v0/network_volumes/", what: "network volume" },
   local_volume: { path: "/api/v0/volumes/", what: "local volume" },
 } as const;
 
-export type VolumeKind = keyof typeof CREATION;
+export type VolumeKind = keyof typeof VOLUME_KINDS;
 
 /**
  * Creates a volume of `size` GB from a volume offer: a network volume offer (`PUT /api/v0/network_volumes/`), or a
@@ -42,7 +42,7 @@ export type VolumeKind = keyof typeof CREATION;
  */
 async function createVolume(client: Caller, kind: VolumeKind, request: { offerId: number; size: number; name?: string }): Promise<Volume> {
   const body = { id: request.offerId, size: request.size, ...(request.name !== undefined ? { name: request.name } : {}) };
-  const sent = client.call({ method: "PUT", path: CREATION[kind].path, body, schema: CreateNetworkVolumeResponse, idempotent: false });
+  const sent = client.call({ method: "PUT", path: VOLUME_KINDS[kind].path, body, schema: CreateNetworkVolumeResponse, idempotent: false });
   const res = await (kind === "network_volume" ? networkVolumeCall(sent) : sent);
   if (res.volume) return res.volume;
   const id = res.volume_id ?? res.id;
@@ -51,7 +51,7 @@ async function createVolume(client: Caller, kind: VolumeKind, request: { offerId
   const newest = named.reduce<Volume | undefined>((best, v) => (best && best.id > v.id ? best : v), undefined);
   if (!newest) {
     throw new GpuRentalError(
-      `The service created ${CREATION[kind].what} ${JSON.stringify(res.volume_name)} (${res.volume_size ?? request.size} GB) but does not list it among the ` +
+      `The service created ${VOLUME_KINDS[kind].what} ${JSON.stringify(res.volume_name)} (${res.volume_size ?? request.size} GB) but does not list it among the ` +
         `account's volumes yet: list them (client.volumes.list(${JSON.stringify(kind)})) to find it, and delete it if it is not wanted: it bills.`,
     );
   }

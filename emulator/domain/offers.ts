@@ -191,7 +191,12 @@ export function isInterruptible(offer: Offer): boolean {
 
 /** The storage part of an hourly price: `$/GB/month` over the disk, per hour. */
 export function storagePerHour(offer: Offer, diskGb: number): number {
-  return ((offer.storage_cost ?? 0) * diskGb) / HOURS_PER_MONTH;
+  return hourlyStorage(offer.storage_cost ?? 0, diskGb);
+}
+
+/** `storageCost` $/GB/month for `gb` GB, per hour: a disk's, or a volume's. */
+export function hourlyStorage(storageCost: number, gb: number): number {
+  return (storageCost * gb) / HOURS_PER_MONTH;
 }
 
 /** The compute part of the on-demand price (the offer's `dph_total` includes storage for the default disk). */

@@ -1,7 +1,8 @@
 import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
-import { HOURS_PER_MONTH, NetworkVolumeOffer } from "./catalogue";
+import { NetworkVolumeOffer } from "./catalogue";
 import type { UserRecord } from "./accounts";
 import { badRequest, forbidden, notFound } from "./errors";
+import { hourlyStorage } from "./offers";
 import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
 import { Persistent } from "./persistence";
 
@@ -141,7 +142,7 @@ export class Volumes implements Persistent<VolumesSnapshot> {
     const to = this.deps.now();
     if (to <= from) return;
     volume.billedUntil = to;
-    const amount = (volume.storageCost * volume.size * (to - from)) / (HOURS_PER_MONTH * 3_600_000);
+    const amount = (hourlyStorage(volume.storageCost, volume.size) * (to - from)) / 3_600_000;
     if (amount > 0) this.deps.charge(volume.ownerId, volume.id, amount, { from, to });
   }
 
@@ -243,7 +244,7 @@ function searchedNetworkOffer(offer: NetworkVolumeOffer): NetworkVolumeOffer {
     id: offer.ask_contract_id,
     ...offer,
     reliability: offer.reliability2,
-    storage_cost_total: round6((offer.storage_cost * offer.disk_space) / HOURS_PER_MONTH),
+    storage_cost_total: round6(hourlyStorage(offer.storage_cost, offer.disk_space)),
     score: typeof offer.score === "number" ? offer.score : round2((offer.reliability2 * offer.nw_disk_avg_bw) / (100 * offer.storage_cost)),
   };
 }

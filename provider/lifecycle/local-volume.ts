@@ -4,7 +4,6 @@ import { volumeKind } from "./volume";
 export const LOCAL_VOLUME = volumeKind({
   kind: "local_volume",
   name: "LocalVolume",
-  what: "local volume",
   summary:
     "A local volume: space on one machine's disk, kept when the instances that mount it are destroyed (its storage bills until " +
     "the volume is deleted). Only instances of that machine mount it: rent them with `offerId` of an offer of that machine " +

@@ -4,7 +4,6 @@ import { volumeKind } from "./volume";
 export const NETWORK_VOLUME = volumeKind({
   kind: "network_volume",
   name: "NetworkVolume",
-  what: "network volume",
   summary:
     "A network volume. Network volumes are not generally released on the service (its own client hides them as not yet released): " +
     "an account without the feature is refused, reported as NetworkVolumesUnavailableError before anything is made.",

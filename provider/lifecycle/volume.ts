@@ -1,6 +1,6 @@
 import { z } from "zod";
 import {
-  attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, OfferUnavailableError, VolumeKind,
+  attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, OfferUnavailableError, VOLUME_KINDS, VolumeKind,
   nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
 } from "../../sdk";
 import { interruptedCreation } from "./creation";
@@ -19,27 +19,26 @@ export interface VolumeKindSettings {
   kind: VolumeKind;
   /** The resource kind's name, e.g. `NetworkVolume`. */
   name: string;
-  /** The kind in a sentence, e.g. `network volume`. */
-  what: string;
   /** What the description says first. */
   summary: string;
   search: (client: GpuRentalClient, q: VolumeQuery) => Promise<VolumeOffer[]>;
 }
 
 function descriptionOf(settings: VolumeKindSettings): ResourceDescription {
+  const { what } = VOLUME_KINDS[settings.kind];
   return {
     name: settings.name,
     description:
       `${settings.summary} The API shows no way to resize or rename one, so every change makes a new volume (before the old one is ` +
       "deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first.",
     inputs: {
-      offerId: { type: "integer", description: `Take the space from exactly this ${settings.what} offer (\`ask_contract_id\`).` },
+      offerId: { type: "integer", description: `Take the space from exactly this ${what} offer (\`ask_contract_id\`).` },
       q: {
         type: "map",
         values: { type: "any" },
         tsType: "VolumeQuery",
         description:
-          `Otherwise the cheapest offer (by \`storage_cost\`) with room for \`size\` matching this ${settings.what} offer search, e.g. ` +
+          `Otherwise the cheapest offer (by \`storage_cost\`) with room for \`size\` matching this ${what} offer search, e.g. ` +
           '`{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again.',
       },
       size: { type: "number", description: "GB." },
@@ -49,7 +48,7 @@ function descriptionOf(settings: VolumeKindSettings): ResourceDescription {
     requiredInputs: ["size"],
     outputs: {
       volumeId: { type: "integer", description: "The volume's id (also the resource's id): an Instance mounts it by it (`volumes`)." },
-      askContractId: { type: "integer", nullable: true, description: `The ${settings.what} offer the space was taken from.` },
+      askContractId: { type: "integer", nullable: true, description: `The ${what} offer the space was taken from.` },
       diskSpace: { type: "number", nullable: true, description: "Its size in GB." },
       volumeName: { type: "string", nullable: true, description: "The name the service gave the volume." },
       machineId: { type: "integer", nullable: true, description: "The machine it is on (a local volume): only that machine's instances mount it." },
@@ -149,7 +148,12 @@ class VolumeCalls {
 
   /** The kind as a sentence begins with it, e.g. `Local volume`. */
   private get subject(): string {
-    return this.settings.what[0].toUpperCase() + this.settings.what.slice(1);
+    return this.what[0].toUpperCase() + this.what.slice(1);
+  }
+
+  /** The kind in a sentence, e.g. `local volume`. */
+  private get what(): string {
+    return VOLUME_KINDS[this.settings.kind].what;
   }
 
   /** Records a new `q` (or the pinned offer it came from): nothing about the volume itself changes. */
@@ -178,7 +182,7 @@ class VolumeCalls {
         const request = definedOnly({ offerId, size: spec.size, name: spec.name });
         ({ volume: created } = await createVolumeOnce(client, this.settings.kind, request, { clock: op.clock, token, signal: op.signal }));
       } catch (error) {
-        if (error instanceof InterruptedError) throw interruptedCreation(error, `The ${this.settings.what}'s creation`);
+        if (error instanceof InterruptedError) throw interruptedCreation(error, `The ${this.what}'s creation`);
         const vanished = error instanceof OfferUnavailableError;
         if (!vanished || spec.offerId !== undefined || tries >= OFFER_TRIES) throw error;
       }
@@ -196,8 +200,8 @@ class VolumeCalls {
     const spec = knownValues(news, ["size", "offerId", "q"], unknown) as VolumeSpec | undefined;
     if (!spec || spec.size === undefined) return [];
     if (spec.offerId === undefined) {
-      const found = await this.cheapestOffer(op.client, spec.q ?? {}, spec.size).then(() => null, (error: Error) => error.message);
-      return found ? [{ property: "size", reason: found }] : [];
+      const q = spec.q ?? {};
+      return (await this.searchCheapest(op.client, q, spec.size)) ? [] : [{ property: "size", reason: this.noOffer(q, spec.size) }];
     }
     const [offer] = await this.settings.search(op.client, { ask_contract_id: { eq: spec.offerId }, limit: 1 });
     if (!offer) return [{ property: "offerId", reason: `${this.subject} offer ${spec.offerId} is not on the market (it does not exist, or its machine is rented): search the offers again.` }];
@@ -225,7 +229,7 @@ class VolumeCalls {
   async adopt(id: string, spec: VolumeSpec, op: Operation): Promise<{ id: string; outs: VolumeSpec & VolumeOutputs }> {
     const volume = await this.find(op.client, Number(id));
     if (!volume) {
-      throw new NotFoundError(`${this.subject} ${id} cannot be adopted: the account has no ${this.settings.what} ${id}. Check adoptId, and the account the resource uses.`);
+      throw new NotFoundError(`${this.subject} ${id} cannot be adopted: the account has no ${this.what} ${id}. Check adoptId, and the account the resource uses.`);
     }
     const differs = [
       volume.disk_space !== spec.size && `its size is ${volume.disk_space} GB, the program declares size ${spec.size}`,
@@ -266,14 +270,21 @@ class VolumeCalls {
   }
 
   private async cheapestOffer(client: GpuRentalClient, q: VolumeQuery, size: number): Promise<VolumeOffer> {
-    // Offers without room for the volume are left out by the search itself.
+    const offer = await this.searchCheapest(client, q, size);
+    if (!offer) throw new GpuRentalError(this.noOffer(q, size));
+    return offer;
+  }
+
+  /** The cheapest offer of the search with room for `size`, if any (the search itself leaves out those without). */
+  private async searchCheapest(client: GpuRentalClient, q: VolumeQuery, size: number): Promise<VolumeOffer | undefined> {
     const given = q.disk_space as FieldFilter | undefined;
     const disk = { ...given, gte: Math.max(size, Number(given?.gte ?? 0)) };
     const [offer] = await this.settings.search(client, { ...q, disk_space: disk, order: q.order ?? DEFAULT_ORDER, limit: 1 });
-    if (!offer) {
-      throw new GpuRentalError(`No ${this.settings.what} offer has ${size} GB free and matches q ${JSON.stringify(q)}: ask for less space, or widen the search.`);
-    }
     return offer;
+  }
+
+  private noOffer(q: VolumeQuery, size: number): string {
+    return `No ${this.what} offer has ${size} GB free and matches q ${JSON.stringify(q)}: ask for less space, or widen the search.`;
   }
 
   async find(client: GpuRentalClient, id: number): Promise<Volume | null> {

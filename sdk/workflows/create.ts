@@ -1,7 +1,7 @@
 import type { GpuRentalClient } from "../client";
 import { REAL_TIME } from "../clock";
 import { CreateApiKeyRequest, Volume } from "../schemas";
-import type { VolumeKind } from "../volumes";
+import { VOLUME_KINDS, VolumeKind } from "../volumes";
 import { Creation, createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { nameWithToken, tokenOfApiKey, tokenOfVolume } from "./tokens";
 
@@ -23,14 +23,12 @@ export async function createVolumeOnce(
   request: { offerId: number; size: number; name?: string },
   options: CreateOptions = {},
 ): Promise<{ volume: Volume; token: string }> {
-  const [path, create, what] =
-    kind === "network_volume"
-      ? ["/api/v0/network_volumes/", client.volumes.createNetwork, "network"]
-      : ["/api/v0/volumes/", client.volumes.createLocal, "local"];
-  return untilMade(options, `${what} volume creation (PUT ${path})`, async () => {
+  const { path, what } = VOLUME_KINDS[kind];
+  const create = kind === "network_volume" ? client.volumes.createNetwork : client.volumes.createLocal;
+  return untilMade(options, `${what} creation (PUT ${path})`, async () => {
     const created = await createOnce(
       {
-        what: `A ${request.size} GB ${what} volume on offer ${request.offerId}`,
+        what: `A ${request.size} GB ${what} on offer ${request.offerId}`,
         send: (token) => create({ ...request, name: nameWithToken(request.name, token) }),
         find: async (token) => (await client.volumes.list(kind)).find((v) => tokenOfVolume(v) === token) ?? null,
       },

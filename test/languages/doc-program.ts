@@ -1,9 +1,9 @@
-import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { ensureToolchain } from "../../cli/toolchain";
 import { exec } from "../../sdk";
 import { LocalRegistry } from "../helpers/local-registry";
