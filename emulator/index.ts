@@ -6,6 +6,7 @@ import { Faults } from "./control/faults";
 import { FileStore } from "./storage/store";
 import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./control/machines";
+import { startAutoscaling } from "./serverless/ticker";
 import { machinesUnsupported } from "./sandbox/machines";
 import { SshKeyRecord, sshKeys } from "./domain/ssh-keys";
 import type { MachinesStatus } from "./control/machines";
@@ -99,6 +100,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await store?.release();
     throw error;
   }
+  // With machines, a worker is ready once its model server answers; without, once its instance runs.
+  marketplace.workersServe = machines.onstart;
+  const stopAutoscaling = startAutoscaling(marketplace);
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   store?.describe(`http://${host}:${port}`);
@@ -112,6 +116,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     machines,
     webhooks,
     close: async () => {
+      stopAutoscaling();
       ssh?.close();
       await webhooks.close();
       await server.close();

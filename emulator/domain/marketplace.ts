@@ -4,7 +4,7 @@ import { envVars } from "./env-vars";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
 import { notFound, ServiceError } from "./errors";
-import { DEFAULT_RESTART_MS, InstanceEvent, Instances, Lifecycle } from "./instances";
+import { actualStatus, DEFAULT_RESTART_MS, InstanceEvent, Instances, Lifecycle } from "./instances";
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
 import { PartChanges, Persistent } from "./persistence";
@@ -15,6 +15,11 @@ import { Templates } from "./templates";
 import { Volumes } from "./volumes";
 import { sshKeys } from "./ssh-keys";
 import { Webhooks } from "./webhooks";
+import { EndpointRecord, Serverless, WorkerGroupRecord, workerPort, WorkerRecord } from "./serverless";
+import { Router } from "./routing";
+import { Autoscaler } from "./autoscaler";
+import { parseSearchParams } from "../../sdk/search-params";
+import { LogBook } from "./log-book";
 
 export interface MarketplaceOptions {
   seed?: number;
@@ -88,6 +93,17 @@ export class Marketplace {
   readonly searchQuota: SearchQuota;
   readonly billing = new Billing();
   readonly webhooks: Webhooks;
+  /** Serverless endpoints and worker groups (emulator/SERVERLESS.md), their router and their autoscaler. */
+  readonly serverless: Serverless;
+  readonly router: Router;
+  readonly autoscaler: Autoscaler;
+  /** The autoscaler's log lines, by endpoint and by worker group (not saved). */
+  readonly serverlessLogs = new LogBook();
+  /**
+   * Whether workers have emulated machines whose model server the autoscaler probes before routing to them (set
+   * by the machines' runner); without, a worker is ready once its instance runs.
+   */
+  workersServe = false;
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -158,6 +174,21 @@ export class Marketplace {
       },
       volumes: this.volumes,
     });
+    this.serverless = new Serverless({ now, templateHash: (ownerId, by) => this.templateHash(ownerId, by) });
+    this.router = new Router({ now, candidates: (endpoint) => this.routeCandidates(endpoint) });
+    this.autoscaler = new Autoscaler({
+      now,
+      serverless: this.serverless,
+      router: this.router,
+      instance: (id) => this.instances.all().find((i) => i.id === id),
+      status: (instance) => actualStatus(instance, now(), this.lifecycle),
+      rent: (group, endpoint) => this.rentWorker(group, endpoint),
+      start: (instance) => this.instances.update(instance, { state: "running" }),
+      stop: (instance) => this.instances.update(instance, { state: "stopped" }),
+      destroy: (instance) => this.instances.destroy(instance),
+      log: (endpoint, group, line) => this.serverlessLogs.add(endpoint.id, group?.id, now(), line),
+      probes: () => this.workersServe,
+    });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
   }
@@ -169,6 +200,7 @@ export class Marketplace {
   settle(): void {
     this.instances.settle();
     this.volumes.settle();
+    this.autoscaler.tick();
   }
 
   /** Called after every change a client is about to be told of: with a data dir, it is on disk first. */
@@ -178,8 +210,8 @@ export class Marketplace {
 
   /** The parts of the state a `--data-dir` keeps, by the name they are saved under. */
   private persistentParts(): Record<string, Persistent> {
-    const { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing } = this;
-    return { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing };
+    const { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless } = this;
+    return { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless };
   }
 
   snapshot(): MarketplaceSnapshot {
@@ -211,6 +243,7 @@ export class Marketplace {
   restore(data: MarketplaceSnapshot): void {
     if (data.version !== 1) throw new Error(`unsupported state version ${data.version}`);
     for (const [name, part] of Object.entries(this.persistentParts())) {
+      if (!(name in data.parts) && ADDED_LATER.has(name)) continue;
       if (!(name in data.parts)) throw new Error(`the saved state has no ${name}: it was written by another version of the emulator`);
       part.restore(data.parts[name]);
     }
@@ -260,13 +293,18 @@ export class Marketplace {
    * the minimum makes a stopped instance that the refusal names (`new_contract`), as the live service does.
    */
   acceptOffer(principal: Principal, offerId: number, request: CreateInstanceRequest) {
+    return this.acceptFor(principal.user, offerId, request);
+  }
+
+  /** An acceptance for `user`: a client's, or the autoscaler's for the owner of an endpoint. */
+  private acceptFor(user: UserRecord, offerId: number, request: CreateInstanceRequest) {
     try {
       if (this.contention > 0 && this.market.available(offerId) && this.contentionRandom.chance(this.contention)) {
         this.market.take(offerId, { kind: "other_tenant" });
         this.stats.offersLostToContention++;
       }
       const second = this.doubleAcceptances > 0 && this.market.offer(offerId) !== undefined;
-      const created = this.instances.create(principal.user.id, offerId, request, { secondAcceptance: second });
+      const created = this.instances.create(user.id, offerId, request, { secondAcceptance: second });
       if (second) {
         this.doubleAcceptances--;
         this.stats.secondAcceptances = (this.stats.secondAcceptances ?? 0) + 1;
@@ -274,7 +312,7 @@ export class Marketplace {
         if (this.market.available(offerId)) this.market.take(offerId, { kind: "other_tenant" });
       }
       // As on the live service, the instance takes the account's SSH keys of the moment (a later one is attached).
-      created.instance.sshKeys = sshKeys.of(principal.user).map((k) => k.key);
+      created.instance.sshKeys = sshKeys.of(user).map((k) => k.key);
       this.stats.offersAccepted++;
       if (created.refusal) throw this.lowBidStatus === 200 ? new ServiceError("declined", created.refusal.code, created.refusal.message, created.refusal.extra) : created.refusal;
       return created;
@@ -287,7 +325,60 @@ export class Marketplace {
       throw error;
     }
   }
+
+  /**
+   * Rents a worker for a group as its owner would: the cheapest offer its criteria and `gpu_ram` find (one taken
+   * meanwhile is passed over), created from its template. Answers the instance's id, or why none was rented.
+   */
+  private rentWorker(group: WorkerGroupRecord, endpoint: EndpointRecord): number | string {
+    const owner = this.accounts.user(group.ownerId);
+    if (!owner || !group.templateHash) return "the group's owner or template is gone";
+    const filters = { ...parseSearchParams(group.searchParams) } as Record<string, Record<string, unknown>>;
+    filters.gpu_ram = { ...filters.gpu_ram, gte: Math.max(Number(filters.gpu_ram?.gte ?? 0), group.gpuRam * 1000) };
+    delete filters.rented;
+    const offers = this.searchOffers({ ...filters, order: [["dph_total", "asc"]], limit: 20 } as OfferSearchRequest);
+    const request = { template_hash_id: group.templateHash, label: `${endpoint.name} worker (group ${group.id})` } as CreateInstanceRequest;
+    for (const offer of offers) {
+      try {
+        return this.acceptFor(owner, offer.id, request).instance.id;
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.code === "no_such_ask")) return error instanceof Error ? error.message : String(error);
+      }
+    }
+    return offers.length ? "every matching offer was taken meanwhile" : `no offer matches ${JSON.stringify(group.searchParams)} with ${group.gpuRam} GB of GPU memory`;
+  }
+
+  /** The ready workers of an endpoint that `/route/` may send a request to, and their URLs. */
+  private routeCandidates(endpoint: EndpointRecord): { worker: WorkerRecord; url: string; outdated: boolean }[] {
+    const groups = new Map(this.serverless.groupsOf(endpoint.id).map((g) => [g.id, g]));
+    return this.serverless
+      .workersOf({ endpointId: endpoint.id })
+      .filter((w) => !w.retiring)
+      .map((worker) => ({ worker, state: this.autoscaler.stateOf(worker, groups.get(worker.groupId)) }))
+      .filter(({ state }) => state === "ready" || state === "updating")
+      .map(({ worker, state }) => ({ worker, url: this.workerUrl(worker), outdated: state === "updating" }));
+  }
+
+  /** Where a worker serves: its model server's port as published on its public address (the worker port of its template). */
+  workerUrl(worker: WorkerRecord): string {
+    const instance = this.instances.all().find((i) => i.id === worker.instanceId);
+    if (!instance) return "";
+    const host = instance.sshEndpoint?.host ?? instance.publicIp;
+    const port = workerPort(instance);
+    return port ? `http://${host}:${instance.ports[port][0].HostPort}` : `http://${host}`;
+  }
+
+  private templateHash(ownerId: number, by: { hash?: string; id?: number }): string {
+    if (by.hash !== undefined) return this.templates.resolve(ownerId, by.hash).hash_id;
+    const found = this.templates.search(ownerId, { id: { eq: by.id } })[0];
+    if (!found) throw notFound("no_such_template", `No template with id ${by.id}. Search the templates for its numeric id.`);
+    return found.hash_id;
+  }
+
 }
+
+/** Parts of the state that saves from before they existed lack: such a save restores them empty. */
+const ADDED_LATER = new Set(["serverless"]);
 
 /** The subject and message of an instance's event, as a webhook delivery carries them. */
 function eventText(id: number, event: InstanceEvent): [string, string] {

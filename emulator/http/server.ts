@@ -17,6 +17,8 @@ import { registerEnvVars } from "./env-vars";
 import { registerPriceIncreases } from "./price-increases";
 import { registerTeams } from "./teams";
 import { registerWebhooks } from "./webhooks";
+import { registerServerless } from "./serverless";
+import { registerAutoscalerHost } from "./autoscaler-host";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -125,6 +127,8 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerPriceIncreases(app, market);
   registerTeams(app, market);
   registerWebhooks(app, market);
+  registerServerless(app, market);
+  registerAutoscalerHost(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

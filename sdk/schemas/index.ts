@@ -16,3 +16,4 @@ export * from "./required";
 export * from "./price-increases";
 export * from "./teams";
 export * from "./webhooks";
+export * from "./serverless";

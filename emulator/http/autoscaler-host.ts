@@ -1,0 +1,186 @@
+import { FastifyInstance, FastifyReply } from "fastify";
+import { z } from "zod";
+import {
+  AutoscalerIdRequest, DeleteRequestsRequest, EndpointWorkersResponse, LogsResponse, RouteRequest, RouteResponse, SuccessResponse, UpdateWorkersRequest,
+  UpdateWorkersResponse, WorkerStatusRequest,
+} from "../../sdk/schemas";
+import { badRequest, unauthorized } from "../domain/errors";
+import { Marketplace } from "../domain/marketplace";
+import { DEFAULT_COST, WORKER_PERF } from "../domain/routing";
+import { EndpointRecord, WorkerRecord } from "../domain/serverless";
+import { route } from "./routes";
+
+/**
+ * The autoscaler host's calls, on the emulator's own URL (the public client sends them to `--url` when it is not
+ * the service's): routing, the routing key, workers and logs of an endpoint, and the workers' own reports. They take
+ * the endpoint's key or its owner's (a Bearer header, `api_key` in the body or the query); a worker's reports take
+ * its instance's key (`mtoken`, its `CONTAINER_API_KEY`).
+ */
+export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace): void {
+  const { serverless, router } = market;
+
+  route(app, market, {
+    method: "POST", url: "/route/", auth: "public", permission: "misc", body: RouteRequest, response: RouteResponse,
+    rules: "the endpoint is named with its key or its owner's (401 otherwise)",
+    handler: ({ body, reply }) => {
+      const endpoint = endpointNamed(market, body.endpoint, keyOf(reply, body.api_key));
+      market.settle();
+      const cost = body.cost ?? DEFAULT_COST;
+      const decision = router.route(endpoint, cost, body.request_idx);
+      if (!decision.routed) {
+        market.autoscaler.tick();
+        return { endpoint: endpoint.name, status: statusText(market, endpoint), request_idx: decision.requestIdx, __request_id: decision.requestId };
+      }
+      const { url, reqnum, signature, requestIdx, requestId } = decision;
+      return { endpoint: endpoint.name, url, cost, reqnum, signature, request_idx: requestIdx, __request_id: requestId };
+    },
+  });
+
+  app.get("/pubkey/", async (_request, reply) => reply.type("text/plain").send(router.publicKeyPem()));
+
+  route(app, market, {
+    method: "POST", url: "/get_endpoint_workers/", auth: "public", permission: "misc", body: AutoscalerIdRequest, response: EndpointWorkersResponse,
+    rules: "the endpoint is named with its key or its owner's (401 otherwise)",
+    handler: ({ body, reply }) => {
+      const endpoint = endpointById(market, body.id, keyOf(reply, body.api_key));
+      market.settle();
+      return serverless.workersOf({ endpointId: endpoint.id }).map((w) => workerView(market, w));
+    },
+  });
+
+  for (const url of ["/get_endpoint_logs/", "/get_autogroup_logs/", "/get_workergroup_logs/"]) {
+    const ofEndpoint = url === "/get_endpoint_logs/";
+    route(app, market, {
+      method: "POST", url, auth: "public", permission: "misc", body: AutoscalerIdRequest.extend({ endpoint: z.string().max(128).optional() }), response: LogsResponse,
+      rules: "the endpoint or group is named with its key or its owner's (401 otherwise)",
+      handler: ({ body, reply }) => {
+        const key = keyOf(reply, body.api_key);
+        const text = ofEndpoint
+          ? market.serverlessLogs.text({ endpointId: endpointById(market, body.id, key).id }, body.tail)
+          : market.serverlessLogs.text({ groupId: groupById(market, body.id, key) }, body.tail);
+        // One log at every level: the emulator's lines are all of one kind.
+        return { logs: text, info0: text, info1: text, trace: text, debug: text };
+      },
+    });
+  }
+
+  route(app, market, {
+    method: "POST", url: "/update_workers/", auth: "public", permission: "misc", body: UpdateWorkersRequest, response: UpdateWorkersResponse,
+    rules: "the group is named with its owner's key (401 otherwise)",
+    handler: ({ body, reply }) => {
+      const groupId = groupById(market, body.workergroup_id, keyOf(reply, body.api_key));
+      const owner = serverless.allEndpoints().find((e) => serverless.groupsOf(e.id).some((g) => g.id === groupId))!.ownerId;
+      const rolled = serverless.rollGroup(owner, groupId, body.cancel_update ?? false);
+      market.autoscaler.tick();
+      return { success: true, cancelled: body.cancel_update ?? false, workers_to_update: rolled };
+    },
+  });
+
+  route(app, market, {
+    method: "POST", url: "/worker_status/", auth: "public", permission: "misc", body: WorkerStatusRequest, response: SuccessResponse,
+    rules: "a worker reports with its instance's key (mtoken)",
+    handler: ({ body, reply }) => {
+      const worker = reportingWorker(market, body.id, keyOf(reply, body.mtoken));
+      if (body.cur_load !== undefined) worker.reportedLoad = body.cur_load;
+      if (body.error_msg) worker.error = body.error_msg;
+      else if (body.loadtime !== undefined) market.autoscaler.loaded(worker.instanceId);
+      return { success: true };
+    },
+  });
+
+  route(app, market, {
+    method: "POST", url: "/delete_requests/", auth: "public", permission: "misc", body: DeleteRequestsRequest, response: SuccessResponse,
+    rules: "a worker reports with its instance's key (mtoken)",
+    handler: ({ body, reply }) => {
+      const worker = reportingWorker(market, body.worker_id, keyOf(reply, body.mtoken));
+      router.done(worker.instanceId, body.requests.map((r) => r.request_idx));
+      return { success: true };
+    },
+  });
+}
+
+/** The key a call presents: in its body, else a Bearer header, else `api_key` in the query. */
+function keyOf(reply: FastifyReply, inBody: string | undefined): string | undefined {
+  const request = reply.request;
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
+  const query = (request.query as Record<string, unknown>).api_key;
+  return inBody ?? bearer ?? (typeof query === "string" ? query : undefined);
+}
+
+/** Whether `key` is the endpoint's own key or one of its owner's account keys. */
+function opens(market: Marketplace, endpoint: EndpointRecord, key: string | undefined): boolean {
+  if (!key) return false;
+  if (key === endpoint.apiKey) return true;
+  try {
+    return market.accounts.authenticate(key).user.id === endpoint.ownerId;
+  } catch {
+    return false;
+  }
+}
+
+function endpointNamed(market: Marketplace, name: string, key: string | undefined): EndpointRecord {
+  const named = market.serverless.endpointsNamed(name);
+  if (!named.length) throw badRequest("invalid_args", `Invalid endpoint or missing required parameters: no endpoint is named ${JSON.stringify(name)}.`);
+  const found = named.find((e) => opens(market, e, key));
+  if (!found) throw unauthorized("auth_error", `invalid api_key or endpoint ${name} not found: send the endpoint's api_key (from the endpoint listing) or its owner's key.`);
+  return found;
+}
+
+function endpointById(market: Marketplace, id: number, key: string | undefined): EndpointRecord {
+  const found = market.serverless.allEndpoints().find((e) => e.id === id);
+  if (!found || !opens(market, found, key)) throw unauthorized("auth_error", `invalid api_key or endpoint ${id} not found.`);
+  return found;
+}
+
+/** The group's id, when `key` opens its endpoint. */
+function groupById(market: Marketplace, id: number, key: string | undefined): number {
+  const endpoint = market.serverless.allEndpoints().find((e) => market.serverless.groupsOf(e.id).some((g) => g.id === id));
+  if (!endpoint || !opens(market, endpoint, key)) throw unauthorized("auth_error", `invalid api_key or worker group ${id} not found.`);
+  return id;
+}
+
+/** The worker of instance `id`, when `key` is that instance's key (or its owner's). */
+function reportingWorker(market: Marketplace, id: number, key: string | undefined): WorkerRecord {
+  const worker = market.serverless.worker(id);
+  let principal;
+  try {
+    principal = market.accounts.authenticate(key);
+  } catch {
+    principal = undefined;
+  }
+  const owner = market.instances.all().find((i) => i.id === id)?.ownerId;
+  const allowed = principal && principal.user.id === owner && (principal.key.instanceId === undefined || principal.key.instanceId === id);
+  if (!worker || !allowed) throw unauthorized("auth_error", `No worker ${id} reports with this key: send the worker's CONTAINER_API_KEY as mtoken.`);
+  return worker;
+}
+
+/** The endpoint's workers by state, as `/route/` tells a client while none is ready. */
+function statusText(market: Marketplace, endpoint: EndpointRecord): string {
+  const counts = new Map<string, number>();
+  for (const worker of market.serverless.workersOf({ endpointId: endpoint.id })) {
+    const state = market.autoscaler.stateOf(worker);
+    counts.set(state, (counts.get(state) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([state, n]) => `${n} ${state}`);
+  return `No worker ready yet (${parts.length ? parts.join(", ") : "no workers: scaling up"})`;
+}
+
+function workerView(market: Marketplace, worker: WorkerRecord) {
+  const instance = market.instances.all().find((i) => i.id === worker.instanceId);
+  const group = market.serverless.groupsOf(worker.endpointId).find((g) => g.id === worker.groupId);
+  const state = market.autoscaler.stateOf(worker, group);
+  return {
+    id: worker.instanceId,
+    status: state,
+    url: state === "ready" || state === "updating" ? market.workerUrl(worker) : null,
+    worker_group_id: worker.groupId,
+    cur_load: market.router.workerLoad(worker),
+    reqs_working: market.router.working(worker.instanceId),
+    perf: WORKER_PERF,
+    measured_perf: WORKER_PERF,
+    gpu_name: instance?.offer.gpu_name,
+    dph_total: instance?.pricePerHour,
+    started_at: instance ? instance.bootStartedAt / 1000 : null,
+    loaded_at: worker.loadedAt === undefined ? null : worker.loadedAt / 1000,
+  };
+}
