@@ -15,6 +15,7 @@ import { envVarsApi } from "./env-vars";
 import { priceIncreasesApi } from "./price-increases";
 import { subaccountsApi, teamMembersApi, teamRolesApi, teamsApi } from "./teams";
 import { webhooksApi } from "./webhooks";
+import { endpointsApi, workerGroupsApi } from "./serverless";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -120,6 +121,9 @@ export class GpuRentalClient {
   readonly subaccounts = subaccountsApi(this);
   /** Where the service POSTs the account's events, signed (verifyWebhookDelivery checks a delivery). */
   readonly webhooks = webhooksApi(this);
+  /** Serverless endpoints (scaling targets) and their worker groups (template and criteria); `route` sends them requests. */
+  readonly endpoints = endpointsApi(this);
+  readonly workerGroups = workerGroupsApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

@@ -29,3 +29,6 @@ export { TOTP_STEP_SECONDS, TOTP_DIGITS, base32Encode, base32Decode, hotp, totpS
 export type { TotpAlgorithm, TotpOptions, LoginWith2faOptions, TfaSession } from "./tfa";
 export * from "./workflows/interruption";
 export * from "./workflows/destroy";
+export * from "./workflows/route";
+export type { DeletedWorkers } from "./serverless";
+export { parseSearchParams, searchParamsText, SearchParamsError } from "./search-params";
