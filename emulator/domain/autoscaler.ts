@@ -71,7 +71,11 @@ export class Autoscaler {
     const active = workers.filter((w) => this.state(w) !== "inactive");
     const { activeTarget, totalTarget } = this.targets(endpoint, groups, active.length);
     if (active.length < activeTarget) return this.grow(endpoint, groups, workers, activeTarget - active.length);
-    if (this.idle(endpoint)) this.shrink(endpoint, workers, activeTarget, totalTarget);
+    // Cold workers: rented to load the model, then stopped (below) while the load does not need them.
+    if (workers.length < totalTarget) return this.grow(endpoint, groups, workers, totalTarget - workers.length);
+    // While a rolling update runs, its surge worker is not an excess to stop.
+    if (workers.some((w) => w.replaces !== undefined)) return;
+    this.shrink(endpoint, workers, activeTarget, this.idle(endpoint) ? totalTarget : workers.length);
   }
 
   /** How many workers should be active (serving) and how many in all (with the cold ones). */
@@ -109,7 +113,10 @@ export class Autoscaler {
     }
   }
 
-  /** Fewer workers: the most expensive active ones beyond the target stop (inactive), and those beyond the total go. */
+  /**
+   * Fewer workers: the most expensive loaded ones beyond the active target stop (inactive, the model kept), and those
+   * beyond the total go (the caller lets them go only after the inactivity timeout).
+   */
   private shrink(endpoint: EndpointRecord, workers: WorkerRecord[], activeTarget: number, totalTarget: number): void {
     const byCost = (w: WorkerRecord) => this.deps.instance(w.instanceId)?.pricePerHour ?? 0;
     const ranked = [...workers].sort((a, b) => byCost(b) - byCost(a));
@@ -122,7 +129,7 @@ export class Autoscaler {
         this.retire(endpoint, worker, "scaled down");
         total--;
         if (!inactive) active--;
-      } else if (!inactive && active > activeTarget) {
+      } else if (this.state(worker) === "ready" && active > activeTarget) {
         this.deps.stop(this.deps.instance(worker.instanceId)!);
         this.deps.log(endpoint, undefined, `worker ${worker.instanceId} stopped (inactive, model kept)`);
         active--;

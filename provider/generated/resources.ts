@@ -563,6 +563,88 @@ export class Webhook extends pulumi.CustomResource {
 }
 export interface Webhook extends WebhookOutputProperties {}
 
+/** The inputs of an Endpoint. */
+export interface EndpointArgs extends CommonArgs {
+  /** The endpoint's name, which `route` takes. */
+  name: pulumi.Input<string>;
+  /** The floor of active capacity, in the endpoint's load units per second. Default 0. */
+  minLoad?: pulumi.Input<number>;
+  /** The floor of total (active and inactive) capacity. Default 0. */
+  minColdLoad?: pulumi.Input<number>;
+  /** The share of active capacity load should use, in (0, 1]: 0.9 leaves 11% headroom. Default 0.9. */
+  targetUtil?: pulumi.Input<number>;
+  /** Total capacity as a multiple of active load (workers kept loaded but inactive). Default 2.5. */
+  coldMult?: pulumi.Input<number>;
+  /** Workers kept with the model loaded, active or inactive (0 lets the endpoint scale to zero). Default 5. */
+  coldWorkers?: pulumi.Input<number>;
+  /** The cap on all workers, at least `coldWorkers`. Default 20. */
+  maxWorkers?: pulumi.Input<number>;
+  /** Seconds a request may wait at one worker before the router passes it over. Default 30. */
+  maxQueueTime?: pulumi.Input<number>;
+  /** Seconds of endpoint-wide queueing above which the autoscaler scales up hard. Default 10. */
+  targetQueueTime?: pulumi.Input<number>;
+  /** Seconds without requests before the endpoint may scale down (to zero where the targets allow); negative: never. */
+  inactivityTimeout?: pulumi.Input<number>;
+  /** Whether the autoscaler manages its workers. Default: `"active"`. */
+  state?: pulumi.Input<"active" | "suspended" | "stopped">;
+}
+
+/** The outputs of an Endpoint, besides its inputs. */
+export interface EndpointOutputProperties {
+  /** The endpoint's id (also the resource's id). */
+  readonly endpointId: pulumi.Output<number>;
+  /** The endpoint's own key, which `/route/` takes (a secret output). */
+  readonly apiKey: pulumi.Output<string>;
+}
+
+/** A serverless endpoint: the scaling targets the service's autoscaler keeps its workers to (a `WorkerGroup` says what a worker runs and where). Requests reach a ready worker through the route (the SDK's `route`). Every target and the state change in place; the name too. Declaring a name the account has already takes that endpoint over. Destroy deletes it with its worker groups, and destroys their workers. */
+export class Endpoint extends pulumi.CustomResource {
+  constructor(name: string, args: EndpointArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "Endpoint", outputs: ["endpointId", "apiKey"], secretInputs: [], secrets: ["apiKey"] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface Endpoint extends EndpointOutputProperties {}
+
+/** The inputs of a WorkerGroup. */
+export interface WorkerGroupArgs extends CommonArgs {
+  /** The endpoint its workers serve (an Endpoint's `endpointId`). */
+  endpointId: pulumi.Input<number>;
+  /** The template its workers are created from (a Template's `hashId`). */
+  templateHash: pulumi.Input<string>;
+  /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
+  gpuModel?: pulumi.Input<string>;
+  /** GPUs wanted on the machine (a `num_gpus` filter). */
+  gpuCount?: pulumi.Input<number>;
+  /** Any offer-search filters, `{ <field>: { <operator>: <value> } }` with the operators eq, neq, lt, lte, gt, gte, in and notin, e.g. `{ reliability: { gte: 0.98 }, gpu_ram: { gte: 24000 } }`. */
+  filters?: pulumi.Input<OfferFilters>;
+  /** The least GPU memory of a worker, GB. Default: `24`. */
+  gpuRam?: pulumi.Input<number>;
+  /** Workers of this group kept loaded (the endpoint's `coldWorkers` when not given). */
+  coldWorkers?: pulumi.Input<number>;
+  /** Workers made to measure performance while the group starts. Default: `3`. */
+  testWorkers?: pulumi.Input<number>;
+  /** Extra arguments of the workers' creation. */
+  launchArgs?: pulumi.Input<string>;
+}
+
+/** The outputs of a WorkerGroup, besides its inputs. */
+export interface WorkerGroupOutputProperties {
+  /** The worker group's id (also the resource's id). */
+  readonly workerGroupId: pulumi.Output<number>;
+  /** The criteria as the service keeps them (the CLI's query text). */
+  readonly searchParams: pulumi.Output<string>;
+}
+
+/** A worker group of a serverless `Endpoint`: the template its workers are created from and the offers they are rented on. The service's autoscaler rents, starts, stops and destroys the workers. The template, criteria and worker counts change in place; a new template (a Template's new `hashId` after an edit) rolls the workers one at a time, requests still answered. Another endpoint replaces it. Destroy deletes it and destroys its workers. */
+export class WorkerGroup extends pulumi.CustomResource {
+  constructor(name: string, args: WorkerGroupArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "WorkerGroup", outputs: ["workerGroupId", "searchParams"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface WorkerGroup extends WorkerGroupOutputProperties {}
+
 /** The arguments of getOffers. */
 export interface GetOffersArgs {
   /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */
@@ -847,4 +929,45 @@ export function getTeamRoles(args: GetTeamRolesArgs = {}, opts?: InvokeOptions):
 /** getTeamRoles, of arguments that may be other resources' outputs: its result is an output. */
 export function getTeamRolesOutput(args: FunctionInputs<GetTeamRolesArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetTeamRolesResult> {
   return invokeOutput("getTeamRoles", args, opts);
+}
+
+/** The arguments of getEndpoints. */
+export type GetEndpointsArgs = Record<string, never>;
+
+/** What getEndpoints answers. */
+export interface GetEndpointsResult {
+  /** The endpoints, in the order the service lists them. */
+  readonly endpoints: ({ id: number; name: string; state: string; coldWorkers: number | null; maxWorkers: number | null })[];
+}
+
+/** The account's serverless endpoints: each one's id (what `pulumi import` of an Endpoint takes), name, state and worker counts. */
+export function getEndpoints(args: GetEndpointsArgs = {}, opts?: InvokeOptions): Promise<GetEndpointsResult> {
+  return invokeFunction("getEndpoints", args, opts);
+}
+
+/** getEndpoints, of arguments that may be other resources' outputs: its result is an output. */
+export function getEndpointsOutput(args: FunctionInputs<GetEndpointsArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetEndpointsResult> {
+  return invokeOutput("getEndpoints", args, opts);
+}
+
+/** The arguments of getEndpointWorkers. */
+export interface GetEndpointWorkersArgs {
+  /** The endpoint (an Endpoint's `endpointId`). */
+  endpointId: number;
+}
+
+/** What getEndpointWorkers answers. */
+export interface GetEndpointWorkersResult {
+  /** The workers. */
+  readonly workers: ({ instanceId: number; status: string; url: string | null; load: number })[];
+}
+
+/** An endpoint's workers as the autoscaler sees them now: each one's instance, state (creating, loading, ready, inactive, updating, error, destroying), URL while it serves, and load. */
+export function getEndpointWorkers(args: GetEndpointWorkersArgs, opts?: InvokeOptions): Promise<GetEndpointWorkersResult> {
+  return invokeFunction("getEndpointWorkers", args, opts);
+}
+
+/** getEndpointWorkers, of arguments that may be other resources' outputs: its result is an output. */
+export function getEndpointWorkersOutput(args: FunctionInputs<GetEndpointWorkersArgs>, opts?: InvokeOptions): pulumi.Output<GetEndpointWorkersResult> {
+  return invokeOutput("getEndpointWorkers", args, opts);
 }

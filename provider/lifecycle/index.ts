@@ -33,6 +33,8 @@ export { TEAM } from "./team";
 export { TEAM_MEMBER } from "./team-member";
 export { TEAM_ROLE } from "./team-role";
 export { WEBHOOK } from "./webhook";
+export { ENDPOINT } from "./endpoint";
+export { WORKER_GROUP } from "./worker-group";
 export { GET_OFFERS, offerSearchOf } from "./get-offers";
 export { GET_TEMPLATES } from "./get-templates";
 export { GET_INSTANCE } from "./get-instance";

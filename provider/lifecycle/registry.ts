@@ -25,16 +25,20 @@ import { TEAM_MEMBER } from "./team-member";
 import { TEAM_ROLE } from "./team-role";
 import { WEBHOOK } from "./webhook";
 import { TEMPLATE } from "./template";
+import { ENDPOINT } from "./endpoint";
+import { WORKER_GROUP } from "./worker-group";
+import { GET_ENDPOINTS } from "./get-endpoints";
+import { GET_ENDPOINT_WORKERS } from "./get-endpoint-workers";
 
 /**
  * Every resource kind and every function of the provider package: one line each, in the order the schema and the
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK, ENDPOINT, WORKER_GROUP];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES, GET_ENDPOINTS, GET_ENDPOINT_WORKERS];
 
 /** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
 export interface LookupFunction<A = any, R extends object = object> {

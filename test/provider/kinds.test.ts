@@ -46,6 +46,8 @@ describe("one module per kind", () => {
       TeamMember: ["provider/generated/resources.ts", "provider/lifecycle/team-member.ts"],
       Subaccount: ["provider/generated/resources.ts", "provider/lifecycle/subaccount.ts"],
       Webhook: ["provider/generated/resources.ts", "provider/lifecycle/webhook.ts"],
+      Endpoint: ["provider/generated/resources.ts", "provider/lifecycle/endpoint.ts"],
+      WorkerGroup: ["provider/generated/resources.ts", "provider/lifecycle/worker-group.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.
     for (const { description: { name } } of KINDS) {
