@@ -51,6 +51,8 @@ const NewUser = z.object({ email: z.email(), credit: z.number().optional() }).st
 const Advance = z.object({ ms: z.number().min(0) }).strict();
 const AcceptInvitation = z.object({ team: z.string(), email: z.string() }).strict();
 const PriceRaise = z.object({ factor: z.number().gt(1).max(100).default(1.25) }).strict();
+const WorkerLoad = z.object({ load: z.number().min(0).max(1e9) }).strict();
+const WorkerFailure = z.object({ msg: z.string().max(4096).optional() }).strict();
 const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z.string().optional() }).strict();
 
 
@@ -108,6 +110,24 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     const raise = priceIncreases.raise(instance, factor, market.clock.now());
     return { success: true, pending_price_increase_id: raise.id, new_price_per_hour: raise.newPricePerHour };
+  });
+
+  // A serverless worker reports a load (as its `/worker_status/` would): the autoscaler scales on it.
+  app.post("/_emulator/workers/:id/load", async (request) => {
+    const { load } = parse(WorkerLoad, request.body, "request");
+    const worker = workerOf(market, idParam(request.params as Record<string, string>, "id"));
+    worker.reportedLoad = load;
+    market.autoscaler.tick();
+    return { success: true };
+  });
+
+  // A serverless worker fails (its model server crashed): it is destroyed and, where the targets need it, replaced.
+  app.post("/_emulator/workers/:id/fail", async (request) => {
+    const { msg } = parse(WorkerFailure, request.body ?? {}, "request");
+    const worker = workerOf(market, idParam(request.params as Record<string, string>, "id"));
+    worker.error = msg ?? "failed (control API)";
+    market.autoscaler.tick();
+    return { success: true };
   });
 
   // The invitee accepts a team's invitation (the service mails it): a member, and their key in the team (shown once).
@@ -203,3 +223,10 @@ function jsonOrNothing(request: FastifyRequest): boolean {
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** The serverless worker of instance `id`, or 404. */
+function workerOf(market: Marketplace, id: number) {
+  const worker = market.serverless.worker(id);
+  if (!worker) throw notFound("no_such_worker", `Instance ${id} is no serverless worker. List an endpoint's workers (POST /get_endpoint_workers/).`);
+  return worker;
+}

@@ -80,7 +80,7 @@ export class Autoscaler {
 
   /** How many workers should be active (serving) and how many in all (with the cold ones). */
   private targets(endpoint: EndpointRecord, groups: WorkerGroupRecord[], activeNow: number): { activeTarget: number; totalTarget: number } {
-    const load = this.deps.router.endpointLoad(endpoint);
+    const load = this.load(endpoint);
     let activeTarget = Math.ceil(Math.max(endpoint.minLoad, load) / (WORKER_PERF * endpoint.targetUtil));
     // Before the inactivity timeout, an endpoint that has workers keeps one serving.
     if (!this.idle(endpoint) && activeNow > 0) activeTarget = Math.max(activeTarget, 1);
@@ -90,11 +90,17 @@ export class Autoscaler {
     return { activeTarget: cap(activeTarget), totalTarget: cap(Math.max(activeTarget, cold, coldLoad)) };
   }
 
+  /** The endpoint's load: its requests routed and waiting, and what its workers report beyond them. */
+  private load(endpoint: EndpointRecord): number {
+    const reported = this.live(endpoint).reduce((sum, w) => sum + (w.reportedLoad ?? 0), 0);
+    return this.deps.router.endpointLoad(endpoint) + reported;
+  }
+
   /** Whether no request came for the inactivity timeout (a negative timeout: never). */
   private idle(endpoint: EndpointRecord): boolean {
     const timeout = endpoint.inactivityTimeout ?? DEFAULT_INACTIVITY_S;
     if (timeout < 0) return false;
-    return this.deps.now() - endpoint.lastRequestAt >= Math.max(timeout * 1000, HOLD_MS) || (timeout === 0 && this.deps.router.endpointLoad(endpoint) === 0);
+    return this.deps.now() - endpoint.lastRequestAt >= Math.max(timeout * 1000, HOLD_MS) || (timeout === 0 && this.load(endpoint) === 0);
   }
 
   /** More workers serving: inactive ones started first (their model is loaded), then new ones rented, up to the cap. */

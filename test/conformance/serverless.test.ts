@@ -95,6 +95,32 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     expect((await api("GET", "/api/v1/instances/")).body.instances).toEqual([]);
   });
 
+  it("scales on the load a worker reports (control API), replaces a worker that fails, and keeps a cold worker inactive, billing storage only", async () => {
+    const id = await endpoint({ cold_workers: 2, max_workers: 3, inactivity_timeout: 60 });
+    await group(id, await template());
+    boot();
+    const ready = await workers(id);
+    expect(ready.map((w) => w.status).sort()).toEqual(["inactive", "ready"]);
+    const inactive = ready.find((w) => w.status === "inactive")!;
+    expect(emu.marketplace.instances.all().find((i) => i.id === inactive.id)!.intended).toBe("stopped");
+    const active = ready.find((w) => w.status === "ready")!;
+    // A reported load of 2,000 a second asks for 3 workers at 90 % of 1,000 each: the inactive one starts, a third is rented.
+    expect((await call(emu.url, "POST", `/_emulator/workers/${active.id}/load`, { body: { load: 2000 } })).status).toBe(200);
+    expect((await workers(id)).map((w) => w.status).sort()).toEqual(["creating", "loading", "ready"]);
+    boot();
+    expect((await workers(id)).map((w) => w.status)).toEqual(["ready", "ready", "ready"]);
+    // Another fails: destroyed, and, the load still there, another rented in its place.
+    const failing = (await workers(id)).find((w) => w.id !== active.id)!;
+    expect((await call(emu.url, "POST", `/_emulator/workers/${failing.id}/fail`, { body: { msg: "CUDA out of memory" } })).status).toBe(200);
+    const after = await workers(id);
+    expect(after.map((w) => w.id)).not.toContain(failing.id);
+    expect(after.map((w) => w.status).sort()).toEqual(["creating", "ready", "ready"]);
+    expect(emu.marketplace.instances.all().map((i) => i.id)).not.toContain(failing.id);
+    const logs = (await call(emu.url, "POST", "/get_endpoint_logs/", { key: emu.apiKey, body: { id } })).body.logs;
+    expect(logs).toMatch(new RegExp(`worker ${failing.id} failed \\(CUDA out of memory\\)`));
+    expect((await call(emu.url, "POST", "/_emulator/workers/42/load", { body: { load: 1 } })).status).toBe(404);
+  });
+
   it("refuses a route without the endpoint's key or its owner's, and a worker report without its instance's key", async () => {
     await endpoint({});
     expect((await route({ api_key: "nope" })).status).toBe(401);
