@@ -153,6 +153,8 @@ function testCommand(): Command {
     .option("--config <key=value>", "plain stack config (repeatable)", keyValues)
     .option("--account-config <key>", "a fresh emulator account whose API key goes into secret stack config KEY (repeatable)", repeatable)
     .option("--account-env <name>", "a fresh emulator account whose API key goes into the environment variable NAME (repeatable)", repeatable)
+    .option("--route <check>", "after up, route requests to the serverless endpoint an output names: OUTPUT~REGEX, every answer matching (repeatable)", repeatable)
+    .addOption(new Option("--route-requests <n>", "how many requests each --route sends at once").argParser(number(1, 1000, true)).default(10))
     .option("--ssh-key-config <key>", "a fresh SSH key, registered on the account, its private half in secret stack config KEY (post-boot steps; repeatable)", repeatable)
     .option("--junit <file>", "also write the report as JUnit XML")
     .addOption(new Option("--stack <name>", "the stack's name; it is removed afterwards (default: test-<random>)"))
@@ -176,6 +178,8 @@ function testCommand(): Command {
         accountEnvs: options.accountEnv,
         sshKeyConfigs: options.sshKeyConfig,
         expects: options.expect,
+        routes: options.route,
+        routeRequests: options.routeRequests,
         junitFile: options.junit,
         contention: options.contention,
         parallel: options.parallel,

@@ -8,6 +8,7 @@ import { projectRuntime } from "./project-file";
 import { StackOutputs } from "./stack-state";
 import { Steps, StepResult, writeJunit } from "./steps";
 import { freshKey, registerOnSeededAccount } from "./ssh-key";
+import { GpuRentalClient, route } from "../sdk";
 
 export interface ProgramTestOptions {
   /** The Pulumi project to test (the folder holding Pulumi.yaml). */
@@ -27,6 +28,13 @@ export interface ProgramTestOptions {
   accountEnvs?: string[];
   /** Checks of the stack outputs after `up`: `name` (set), `name=value` (equal), `name~regex` (matches). */
   expects?: string[];
+  /**
+   * Requests routed after `up` to a serverless endpoint that an output names: `OUTPUT~REGEX`, each of
+   * `routeRequests` requests (`{"prompt": "request <i>"}`) sent through the SDK's `route`, each answer matching.
+   */
+  routes?: string[];
+  /** How many requests each `routes` check sends, at once (default 10). */
+  routeRequests?: number;
   /** Where to write a JUnit XML report. */
   junitFile?: string;
   /** Probability that an accepted offer was taken by another tenant first (0..1). */
@@ -84,8 +92,13 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
       const installed = runtime.name === "nodejs" || (await steps.run(`install (${runtime.name})`, () => installProgram(stack.workspace, runtime, log)));
       if (installed && (await steps.run("up", () => stack.up({ parallel })))) {
         await steps.run("second up shows no changes", () => upWithoutChanges(stack, parallel));
-        const outputs = await stack.outputs((options.expects ?? []).flatMap((expect) => parseCheck(expect)?.name ?? []));
+        const checks = [...(options.expects ?? []), ...(options.routes ?? [])];
+        const outputs = await stack.outputs(checks.flatMap((expect) => parseCheck(expect)?.name ?? []));
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
+        for (const check of options.routes ?? []) {
+          const count = options.routeRequests ?? 10;
+          await steps.run(`route ${count} requests ${check}`, () => routeRequests(emulator, outputs, check, count, log));
+        }
       } else {
         steps.skip("second up shows no changes", installed ? "the first up failed" : "the install failed");
       }
@@ -169,6 +182,27 @@ function checkOutput(outputs: StackOutputs, expect: string): void {
   if (!op && (value === null || value === undefined || value === "")) throw new Error(`output ${name} is empty`);
   if (op === "=" && text !== wanted) throw new Error(`output ${name} is ${shown}, expected ${wanted}`);
   if (op === "~" && !new RegExp(wanted).test(text)) throw new Error(`output ${name} is ${shown}, which does not match /${wanted}/`);
+}
+
+/**
+ * Sends `count` requests at once to the endpoint an output names, through the SDK's `route` (the endpoint's own
+ * key, as a client of the endpoint holds it), and checks that every answer matches the check's pattern.
+ */
+async function routeRequests(emulator: RunningEmulator, outputs: StackOutputs, check: string, count: number, log: (line: string) => void): Promise<void> {
+  const parsed = parseCheck(check);
+  if (!parsed || parsed.op !== "~") throw new Error(`cannot read the route check ${JSON.stringify(check)}: write OUTPUT~REGEX (the output names the endpoint)`);
+  const name = outputs[parsed.name]?.value;
+  if (typeof name !== "string") throw new Error(`the stack has no output ${parsed.name} naming an endpoint (outputs: ${Object.keys(outputs).join(", ") || "none"})`);
+  const endpoint = emulator.marketplace.serverless.endpointsNamed(name)[0];
+  if (!endpoint) throw new Error(`output ${parsed.name} names ${name}, which is no endpoint of the emulator`);
+  const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: emulator.apiKey });
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) => route(client, name, { prompt: `request ${i}` }, { endpointKey: endpoint.apiKey, timeoutMs: 120_000, maxBackoffMs: 500 })),
+  );
+  const workers = new Set(answers.map((a) => a.url));
+  log(`  ${count} requests answered by ${workers.size} worker(s); the first: ${JSON.stringify(answers[0].body)}`);
+  const wrong = answers.map((a) => JSON.stringify(a.body)).filter((text) => !new RegExp(parsed.wanted).test(text));
+  if (wrong.length) throw new Error(`${wrong.length} of ${count} answers do not match /${parsed.wanted}/, e.g. ${wrong[0].slice(0, 300)}`);
 }
 
 function describeProcesses(processes: MarkedProcess[]): string {

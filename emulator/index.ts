@@ -106,6 +106,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   store?.describe(`http://${host}:${port}`);
+  marketplace.autoscalerUrl = `http://${host}:${port}`;
   return {
     url: `http://${host}:${port}`,
     apiKey: marketplace.seededKey,

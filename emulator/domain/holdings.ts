@@ -14,6 +14,9 @@ export interface Holdings {
   envVars: string[];
   /** Its notification webhooks (each one posts the account's events to a URL). */
   webhooks: number[];
+  /** Its serverless endpoints (each keeps cold workers rented) and worker groups. */
+  endpoints: number[];
+  workerGroups: number[];
 }
 
 export function holdingsOf(market: Marketplace, userId: number): Holdings {
@@ -26,6 +29,8 @@ export function holdingsOf(market: Marketplace, userId: number): Holdings {
     sshKeys: user ? sshKeys.of(user).map((k) => k.id) : [],
     envVars: user ? Object.keys(envVars.of(user)) : [],
     webhooks: user ? market.webhooks.list(user).map((w) => w.id) : [],
+    endpoints: market.serverless.endpointsOf(userId).map((e) => e.id),
+    workerGroups: market.serverless.groupsOfOwner(userId).map((g) => g.id),
   };
 }
 

@@ -104,6 +104,8 @@ export class Marketplace {
    * by the machines' runner); without, a worker is ready once its instance runs.
    */
   workersServe = false;
+  /** The emulator's own URL, where workers report (`REPORT_ADDR`, as the service's workers have it): set once it listens. */
+  autoscalerUrl?: string;
   readonly seededUser: UserRecord;
   readonly seededKey: string;
   lifecycle: Lifecycle;
@@ -337,7 +339,11 @@ export class Marketplace {
     filters.gpu_ram = { ...filters.gpu_ram, gte: Math.max(Number(filters.gpu_ram?.gte ?? 0), group.gpuRam * 1000) };
     delete filters.rented;
     const offers = this.searchOffers({ ...filters, order: [["dph_total", "asc"]], limit: 20 } as OfferSearchRequest);
-    const request = { template_hash_id: group.templateHash, label: `${endpoint.name} worker (group ${group.id})` } as CreateInstanceRequest;
+    const request = {
+      template_hash_id: group.templateHash,
+      label: `${endpoint.name} worker (group ${group.id})`,
+      ...(this.autoscalerUrl && { env: { REPORT_ADDR: this.autoscalerUrl } }),
+    } as CreateInstanceRequest;
     for (const offer of offers) {
       try {
         return this.acceptFor(owner, offer.id, request).instance.id;
