@@ -14,13 +14,13 @@ import { route } from "./routes";
  * The autoscaler host's calls, on the emulator's own URL (the public client sends them to `--url` when it is not
  * the service's): routing, the routing key, workers and logs of an endpoint, and the workers' own reports. They take
  * the endpoint's key or its owner's (a Bearer header, `api_key` in the body or the query); a worker's reports take
- * its instance's key (`mtoken`, its `CONTAINER_API_KEY`).
+ * its instance's key (`mtoken`, its `CONTAINER_API_KEY`): each checks the key it is given itself (`auth: "own"`).
  */
 export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace): void {
   const { serverless, router } = market;
 
   route(app, market, {
-    method: "POST", url: "/route/", auth: "public", permission: "misc", body: RouteRequest, response: RouteResponse,
+    method: "POST", url: "/route/", auth: "own", permission: "misc", body: RouteRequest, response: RouteResponse,
     rules: "the endpoint is named with its key or its owner's (401 otherwise)",
     handler: ({ body, reply }) => {
       const endpoint = endpointNamed(market, body.endpoint, keyOf(reply, body.api_key));
@@ -39,7 +39,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   app.get("/pubkey/", async (_request, reply) => reply.type("text/plain").send(router.publicKeyPem()));
 
   route(app, market, {
-    method: "POST", url: "/get_endpoint_workers/", auth: "public", permission: "misc", body: AutoscalerIdRequest, response: EndpointWorkersResponse,
+    method: "POST", url: "/get_endpoint_workers/", auth: "own", permission: "misc", body: AutoscalerIdRequest, response: EndpointWorkersResponse,
     rules: "the endpoint is named with its key or its owner's (401 otherwise)",
     handler: ({ body, reply }) => {
       const endpoint = endpointById(market, body.id, keyOf(reply, body.api_key));
@@ -51,7 +51,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   for (const url of ["/get_endpoint_logs/", "/get_autogroup_logs/", "/get_workergroup_logs/"]) {
     const ofEndpoint = url === "/get_endpoint_logs/";
     route(app, market, {
-      method: "POST", url, auth: "public", permission: "misc", body: AutoscalerIdRequest.extend({ endpoint: z.string().max(128).optional() }), response: LogsResponse,
+      method: "POST", url, auth: "own", permission: "misc", body: AutoscalerIdRequest.extend({ endpoint: z.string().max(128).optional() }), response: LogsResponse,
       rules: "the endpoint or group is named with its key or its owner's (401 otherwise)",
       handler: ({ body, reply }) => {
         const key = keyOf(reply, body.api_key);
@@ -65,7 +65,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   }
 
   route(app, market, {
-    method: "POST", url: "/update_workers/", auth: "public", permission: "misc", body: UpdateWorkersRequest, response: UpdateWorkersResponse,
+    method: "POST", url: "/update_workers/", auth: "own", permission: "misc", body: UpdateWorkersRequest, response: UpdateWorkersResponse,
     rules: "the group is named with its owner's key (401 otherwise)",
     handler: ({ body, reply }) => {
       const groupId = groupById(market, body.workergroup_id, keyOf(reply, body.api_key));
@@ -77,7 +77,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   });
 
   route(app, market, {
-    method: "POST", url: "/worker_status/", auth: "public", permission: "misc", body: WorkerStatusRequest, response: SuccessResponse,
+    method: "POST", url: "/worker_status/", auth: "own", permission: "misc", body: WorkerStatusRequest, response: SuccessResponse,
     rules: "a worker reports with its instance's key (mtoken)",
     handler: ({ body, reply }) => {
       const worker = reportingWorker(market, body.id, keyOf(reply, body.mtoken));
@@ -89,7 +89,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   });
 
   route(app, market, {
-    method: "POST", url: "/delete_requests/", auth: "public", permission: "misc", body: DeleteRequestsRequest, response: SuccessResponse,
+    method: "POST", url: "/delete_requests/", auth: "own", permission: "misc", body: DeleteRequestsRequest, response: SuccessResponse,
     rules: "a worker reports with its instance's key (mtoken)",
     handler: ({ body, reply }) => {
       const worker = reportingWorker(market, body.worker_id, keyOf(reply, body.mtoken));

@@ -45,11 +45,13 @@ export function openApiDocument(app: FastifyInstance): Record<string, unknown> {
       operationId: `${spec.method.toLowerCase()}${path.replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? "").toUpperCase())}`,
       "x-permission": spec.permission,
       // The status of a call without a key, where it is not 401 (the 2FA contract: 403 auth_error).
-      ...(spec.auth !== "public" && spec.errors?.authKind && { "x-missing-key-status": STATUS[spec.errors.authKind] }),
+      ...(spec.auth !== "public" && spec.auth !== "own" && spec.errors?.authKind && { "x-missing-key-status": STATUS[spec.errors.authKind] }),
       // Rules that refuse a request the schema allows (see RouteSpec.rules), for tools that test the contract.
       ...(spec.rules && { "x-rules": spec.rules }),
       ...(spec.missingIsNull && { "x-missing-is-null": true }),
-      security: spec.auth === "public" ? [] : spec.auth === "optional" ? [{}, { bearer: [] }, { api_key: [] }] : [{ bearer: [] }, { api_key: [] }],
+      // A key of the call's own (an endpoint's, a worker's), checked by the handler: no account key scheme applies.
+      ...(spec.auth === "own" && { "x-own-key": true }),
+      security: spec.auth === "public" || spec.auth === "own" ? [] : spec.auth === "optional" ? [{}, { bearer: [] }, { api_key: [] }] : [{ bearer: [] }, { api_key: [] }],
       parameters: [...pathParameters(spec), ...queryParameters(spec.query)],
       responses: {
         "200": { description: "Success", content: { "application/json": { schema: spec.response ? toSchema(spec.response, "output") : { type: "object" } } } },

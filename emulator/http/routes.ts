@@ -73,9 +73,11 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   missingIsNull?: boolean;
   /**
    * `optional`: a missing key is no error (2FA calls made with a secret only); a bad key still is. `public`: no
-   * key is needed nor read (what the service shows anyone, such as the GPU models of the market).
+   * key is needed nor read (what the service shows anyone, such as the GPU models of the market). `own`: no
+   * account key is read here; the handler checks a key of the call's own (an endpoint's, a worker's) and
+   * answers 401 for a wrong one (the autoscaler host's calls).
    */
-  auth?: "required" | "optional" | "public";
+  auth?: "required" | "optional" | "public" | "own";
   errors?: RouteErrors;
   handler: (ctx: RouteContext<Parsed<S, undefined>, Parsed<Q, Record<string, string | undefined>>>) => unknown;
 }
@@ -105,7 +107,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
       if (hasParameters && staticMethodsAt(app, request.url.split("?")[0]).length) return unmatched(app, request, reply);
       let result: unknown;
       try {
-        const key = spec.auth === "public" ? undefined : apiKeyOf(request);
+        const key = spec.auth === "public" || spec.auth === "own" ? undefined : apiKeyOf(request);
         const principal = key === undefined && spec.auth && spec.auth !== "required" ? undefined : market.accounts.authenticate(key);
         if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
         if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);

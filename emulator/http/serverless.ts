@@ -48,10 +48,12 @@ const groupView = (market: Marketplace, g: WorkerGroupRecord) => {
   };
 };
 
+/** The bounds hold for a number sent as decimal text too (`"0.95"`), which the document shows as a plain pattern. */
+const TARGET_RULES = "target_util is a fraction in (0, 1], also when sent as decimal text";
 const ENDPOINT_RULES = "an endpoint of another account, or none, is `invalid_args` (the vendor's answers)";
 const GROUP_RULES =
   "a group belongs to an endpoint of the account (endpoint_id or endpoint_name) and runs a template it can see (template_hash or template_id); " +
-  "search_params are the CLI's criteria text (invalid_args otherwise)";
+  "search_params are the CLI's criteria text (invalid_args otherwise); a template that does not exist is 404 `no_such_template`";
 
 /**
  * Endpoints (`/api/v0/endptjobs/`) and worker groups (`/api/v0/workergroups/`, and `/api/v0/autojobs/` as the
@@ -61,7 +63,7 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
   const { serverless } = market;
 
   route(app, market, {
-    method: "POST", url: "/api/v0/endptjobs/", permission: "misc", body: CreateEndpointRequest, response: CreateEndpointResponse,
+    method: "POST", url: "/api/v0/endptjobs/", permission: "misc", body: CreateEndpointRequest, response: CreateEndpointResponse, rules: TARGET_RULES,
     handler: ({ principal, body }) => ({ success: true, result: serverless.createEndpoint(principal.user.id, body).id }),
   });
   route(app, market, {
@@ -73,7 +75,7 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
     handler: ({ principal, params }) => ({ success: true, result: endpointView(serverless.endpoint(principal.user.id, idParam(params, "id"))) }),
   });
   route(app, market, {
-    method: "PUT", url: "/api/v0/endptjobs/:id/", permission: "misc", body: UpdateEndpointRequest, response: SuccessResponse, rules: ENDPOINT_RULES,
+    method: "PUT", url: "/api/v0/endptjobs/:id/", permission: "misc", body: UpdateEndpointRequest, response: SuccessResponse, rules: `${ENDPOINT_RULES}; ${TARGET_RULES}`,
     handler: ({ principal, params, body }) => {
       serverless.updateEndpoint(principal.user.id, idParam(params, "id"), body);
       market.autoscaler.tick();
@@ -91,7 +93,7 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
 
   for (const base of ["/api/v0/workergroups/", "/api/v0/autojobs/"]) {
     route(app, market, {
-      method: "POST", url: base, permission: "misc", body: CreateWorkerGroupRequest, response: CreateWorkerGroupResponse, rules: GROUP_RULES,
+      method: "POST", url: base, permission: "misc", body: CreateWorkerGroupRequest, response: CreateWorkerGroupResponse, rules: GROUP_RULES, refusals: ["not_found"],
       handler: ({ principal, body }) => {
         const group = serverless.createGroup(principal.user.id, body);
         market.autoscaler.tick();
@@ -103,7 +105,7 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
       handler: ({ principal }) => ({ success: true, results: serverless.groupsOfOwner(principal.user.id).map((g) => groupView(market, g)) }),
     });
     route(app, market, {
-      method: "PUT", url: `${base}:id/`, permission: "misc", body: UpdateWorkerGroupRequest, response: SuccessResponse, rules: GROUP_RULES,
+      method: "PUT", url: `${base}:id/`, permission: "misc", body: UpdateWorkerGroupRequest, response: SuccessResponse, rules: GROUP_RULES, refusals: ["not_found"],
       handler: ({ principal, params, body }) => {
         serverless.updateGroup(principal.user.id, idParam(params, "id"), body);
         market.autoscaler.tick();

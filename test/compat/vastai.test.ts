@@ -526,6 +526,141 @@ if (skipped) console.warn(`test/compat/vastai.test.ts${skipped}`);
     });
   });
 
+  describe("serverless endpoints and worker groups", () => {
+    const serverless = () => emu.marketplace.serverless;
+    const owner = () => emu.marketplace.seededUser.id;
+    /** What the emulator answers the autoscaler host's worker listing: what `get endpt-workers` should print. */
+    const workersOf = async (id: number) => (await api("POST", "/get_endpoint_workers/", { id })).body as any[];
+    /** The `{...}` the command printed after its words, as JSON (the client prints a Python dict). */
+    const printed = (out: string, words: string) => {
+      const match = new RegExp(`^${words} (\\{.*\\})$`, "m").exec(out);
+      expect({ out, printed: match !== null }).toEqual({ out, printed: true });
+      return JSON.parse(match![1].replace(/'/g, '"').replace(/\bTrue\b/g, "true").replace(/\bFalse\b/g, "false").replace(/\bNone\b/g, "null"));
+    };
+    /**
+     * The client sends the autoscaler host's calls (workers, logs) to run.vast.ai when `--url` is `VAST_URL`, as the
+     * helper sets it, and to `--url` otherwise: the emulator under another name, for those commands.
+     */
+    const host = () => {
+      const other = emu.url.replace("127.0.0.1", "localhost");
+      expect(other).not.toBe(emu.url);
+      return ["--url", other];
+    };
+    let endpointId: number;
+    let groupId: number;
+    let hash: string;
+    let worker: number;
+
+    it("create endpoint --endpoint_name N --min_load ... --raw: the targets given, the client's defaults for the rest", async () => {
+      const out = await cli.raw(["create", "endpoint", "--endpoint_name", "llm", "--min_load", "500", "--cold_workers", "0", "--max_workers", "1", "--inactivity_timeout", "600"]);
+      expect(out).toEqual({ success: true, result: expect.any(Number) });
+      endpointId = out.result;
+      // The client sends null for max_queue_time and target_queue_time: the emulator's defaults.
+      expect(serverless().endpoint(owner(), endpointId)).toMatchObject({
+        name: "llm", minLoad: 500, minColdLoad: 0, targetUtil: 0.9, coldMult: 2.5, coldWorkers: 0, maxWorkers: 1, maxQueueTime: 30, targetQueueTime: 10,
+        inactivityTimeout: 600, state: "active",
+      });
+      // Without --raw: the answer printed as the client's dict.
+      const plain = await cli.ok(["create", "endpoint", "--endpoint_name", "spare", "--cold_workers", "0"]);
+      const spare = printed(plain, "create endpoint").result;
+      expect(serverless().endpoint(owner(), spare)).toMatchObject({ name: "spare", minLoad: 0, coldWorkers: 0, maxWorkers: 20, inactivityTimeout: null });
+    });
+
+    it("show endpoints --raw and (table): the endpoints, without their keys", async () => {
+      const rows = await cli.raw(["show", "endpoints"]);
+      expect(rows.map((r: any) => r.endpoint_name).sort()).toEqual(["llm", "spare"]);
+      expect(rows.find((r: any) => r.id === endpointId)).toMatchObject({ min_load: 500, max_workers: 1, cold_workers: 0, endpoint_state: "active", user_id: owner() });
+      expect(rows.every((r: any) => !("api_key" in r))).toBe(true);
+      const table = await cli.ok(["show", "endpoints"]);
+      expect(JSON.parse(table)).toEqual(rows);
+    });
+
+    it("create workergroup --template_hash H --endpoint_id ID --search_params S --gpu_ram G: the CLI's filter added; a worker rented for the load", async () => {
+      const template = await api("POST", "/api/v0/template/", {
+        name: "served", image: "vllm/vllm-openai", env: "-p 8000:8000", runtype: "ssh", ssh_direct: true, onstart: "true", docker_login_repo: "", docker_login_user: "", docker_login_pass: "",
+      });
+      hash = template.body.template.hash_id;
+      const out = await cli.ok(["create", "workergroup", "--template_hash", hash, "--endpoint_id", String(endpointId), "--search_params", "gpu_name=RTX_4090 num_gpus=1", "--gpu_ram", "16"]);
+      groupId = printed(out, "workergroup create").id;
+      expect(serverless().group(owner(), groupId)).toMatchObject({
+        endpointId, templateHash: hash, templateId: null, searchParams: "gpu_name=RTX_4090 num_gpus=1 verified=True rentable=True rented=False", gpuRam: 16, launchArgs: null,
+      });
+      // min_load 500 asks for one active worker (max_workers 1): rented on the group's criteria.
+      const workers = serverless().workersOf({ groupId });
+      expect(workers).toHaveLength(1);
+      worker = workers[0].instanceId;
+      expect(await instance(worker)).toMatchObject({ gpu_name: "RTX 4090", num_gpus: 1, template_hash_id: hash });
+      // By endpoint name, on another endpoint: no worker (no load there).
+      const other = printed(await cli.ok(["create", "workergroup", "--template_hash", hash, "--endpoint_name", "spare", "-n"]), "workergroup create").id;
+      expect(serverless().group(owner(), other)).toMatchObject({ endpointId: serverless().endpointsNamed("spare")[0].id, searchParams: "" });
+      expect(serverless().workersOf({ groupId: other })).toEqual([]);
+    });
+
+    it("show workergroups --raw and (table)", async () => {
+      const rows = await cli.raw(["show", "workergroups"]);
+      expect(rows).toHaveLength(2);
+      expect(rows.find((r: any) => r.id === groupId)).toMatchObject({
+        endpoint_id: endpointId, endpoint_name: "llm", template_hash: hash, gpu_ram: 16, search_params: "gpu_name=RTX_4090 num_gpus=1 verified=True rentable=True rented=False",
+        search_query: { gpu_name: { eq: "RTX 4090" }, num_gpus: { eq: 1 }, verified: { eq: true }, rentable: { eq: true }, rented: { eq: false } },
+      });
+      expect(JSON.parse(await cli.ok(["show", "workergroups"]))).toEqual(rows);
+    });
+
+    it("get endpt-workers ID (and --raw): the workers with their state, GPU and measured performance", async () => {
+      const workers = await workersOf(endpointId);
+      expect(workers.map((w) => w.id)).toEqual([worker]);
+      const w = workers[0];
+      expect(await cli.ok([...host(), "get", "endpt-workers", String(endpointId)])).toBe(`id=${w.id} status=${w.status} gpu_name=RTX 4090 measured_perf=${w.measured_perf}\n`);
+      expect(await cli.raw([...host(), "get", "endpt-workers", String(endpointId)])).toEqual([expect.objectContaining({ id: worker, status: w.status, gpu_name: "RTX 4090" })]);
+      const spare = serverless().endpointsNamed("spare")[0].id;
+      expect(await cli.ok([...host(), "get", "endpt-workers", String(spare)])).toBe("No workers found.\n");
+    });
+
+    it("get endpt-logs ID [--level L] [--tail N] and get wrkgrp-logs ID: the autoscaler's lines", async () => {
+      const rented = new RegExp(`^\\S+ worker ${worker} rented \\(creating\\)$`, "m");
+      expect(await cli.ok([...host(), "get", "endpt-logs", String(endpointId)])).toMatch(rented);
+      expect(await cli.ok([...host(), "get", "endpt-logs", String(endpointId), "--level", "0", "--tail", "1"])).toMatch(rented);
+      expect(await cli.ok([...host(), "get", "wrkgrp-logs", String(groupId), "--level", "3"])).toMatch(rented);
+      const raw = await cli.raw([...host(), "get", "endpt-logs", String(endpointId), "--tail", "5"]);
+      expect(raw.logs).toBe(emu.marketplace.serverlessLogs.text({ endpointId }, 5));
+      // Another key than the owner's: refused.
+      const refused = await cli.run([...host(), "get", "endpt-logs", String(endpointId)], { key: "not-a-known-key" });
+      expect(refused.stderr).toMatch(new RegExp(`Failed with error 401: invalid api_key or endpoint ${endpointId} not found`));
+    });
+
+    it("update endpoint ID --max_workers N --endpoint_state S: those changed, the fields sent as null kept", async () => {
+      expect(printed(await cli.ok(["update", "endpoint", String(endpointId), "--max_workers", "2", "--endpoint_state", "suspended"]), "update endpoint")).toEqual({ success: true });
+      expect(serverless().endpoint(owner(), endpointId)).toMatchObject({ name: "llm", maxWorkers: 2, state: "suspended", minLoad: 500, coldWorkers: 0, inactivityTimeout: 600 });
+      expect(await cli.raw(["update", "endpoint", String(endpointId), "--endpoint_state", "active", "--target_util", "0.8"])).toEqual({ success: true });
+      expect(serverless().endpoint(owner(), endpointId)).toMatchObject({ state: "active", targetUtil: 0.8, maxWorkers: 2 });
+    });
+
+    it("update workergroup ID --gpu_ram G --search_params S: changed in place; without --search_params the CLI's filter alone", async () => {
+      expect(printed(await cli.ok(["update", "workergroup", String(groupId), "--gpu_ram", "32", "--search_params", "num_gpus>=1"]), "workergroup update")).toEqual({ success: true });
+      expect(serverless().group(owner(), groupId)).toMatchObject({ gpuRam: 32, searchParams: "num_gpus>=1 verified=True rentable=True rented=False", templateHash: hash, endpointId });
+      expect(await cli.raw(["update", "workergroup", String(groupId), "--launch_args", "--disk 64"])).toEqual({ success: true });
+      expect(serverless().group(owner(), groupId)).toMatchObject({ gpuRam: 32, launchArgs: "--disk 64", searchParams: "verified=True rentable=True rented=False" });
+    });
+
+    it("delete workergroup ID: the group and its worker gone", async () => {
+      const out = printed(await cli.ok(["delete", "workergroup", String(groupId)]), "workergroup delete");
+      expect(out).toMatchObject({ success: true, deleted_workers: [worker], failed_workers: [] });
+      expect(serverless().groupsOfOwner(owner()).map((g) => g.id)).not.toContain(groupId);
+      expect(serverless().workersOf({ endpointId })).toEqual([]);
+      expect(emu.marketplace.instances.all().some((i) => i.id === worker)).toBe(false);
+    });
+
+    it("delete endpoint ID: the endpoint and its groups gone", async () => {
+      const spare = serverless().endpointsNamed("spare")[0].id;
+      for (const id of [endpointId, spare]) {
+        expect(printed(await cli.ok(["delete", "endpoint", String(id)]), "delete endpoint")).toMatchObject({ success: true, deleted_workers: [] });
+      }
+      expect(serverless().endpointsOf(owner())).toEqual([]);
+      expect(serverless().groupsOfOwner(owner())).toEqual([]);
+      expect(await cli.raw(["show", "endpoints"])).toEqual([]);
+    });
+  });
+
   describe("invoices", () => {
     const window = ["-s", "2000-01-01", "-e", "2099-12-31"];
 

@@ -59,6 +59,16 @@ const KNOWN_ELSEWHERE: { source: string; endpoints: string[]; abbreviated?: Reco
     endpoints: ["GET /api/v0/instances/pending-price-increases/", "PUT /api/v0/instances/accept-price-increase/", "PUT /api/v0/instances/reject-price-increase/"],
     abbreviated: { "PUT /api/v0/instances/reject-price-increase/": ".../reject-price-increase/" },
   },
+  // Serverless: one endpoint's read (the Python SDK's ManagedEndpoint), the worker-group paths the CLI 1.9.1 calls
+  // (`/autojobs/`, the vendor's `/workergroups/` under another name), and the autoscaler host's calls beyond the
+  // vendor's five: a group's logs as the CLI asks for them, a rolling update, and the workers' own reports.
+  {
+    source: "notes/renter-api.md",
+    endpoints: [
+      "GET /api/v0/endptjobs/{id}/", "POST /api/v0/autojobs/", "GET /api/v0/autojobs/", "PUT /api/v0/autojobs/{id}/", "DELETE /api/v0/autojobs/{id}/",
+      "POST /get_autogroup_logs/", "POST /update_workers/", "POST /worker_status/", "POST /delete_requests/",
+    ],
+  },
 ];
 
 /**
@@ -73,6 +83,13 @@ const DISAGREEMENTS: Record<string, string> = {
   // Recorded (samples/06: created_at 1754655150.416915 in the key of an attachment): epoch seconds, a float.
   "POST /api/v0/ssh .key.created_at": "vendor date-time text; live epoch seconds",
   "GET /api/v0/ssh [].created_at": "vendor date-time text; live epoch seconds",
+  // Serverless (notes/renter-api.md §1c). The vendor's Python SDK 1.9.1 (serverless/client/worker.py) requires a bare
+  // list of workers, and the CLI takes a list or `{workers}`; the vendor's description says `{workers}` or an error text.
+  "POST /get_endpoint_workers (answer)": "vendor {workers} or an error text; its Python SDK reads a bare list",
+  // The vendor's description adds an error text answered 200 ("authenticate_endpoint_apikey: invalid api_key ...") to the
+  // `{logs}` answer; the emulator refuses with 401 and an error body, and the SDK reads `{logs}` only.
+  "POST /get_endpoint_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
+  "POST /get_workergroup_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
 };
 
 type Json = Record<string, any>;
@@ -126,7 +143,8 @@ const endpoint = (method: string, path: string) => `${method.toUpperCase()} ${pa
   it("every method and path the emulator serves is in the vendor's description, or known from elsewhere", () => {
     const ops = described();
     const known = elsewhere();
-    const served = routesOf(emu.server).filter((r) => r.url.startsWith("/api/")).map((r) => endpoint(r.method, r.url));
+    // The API's paths and the autoscaler host's (`/route/`, `/get_endpoint_logs/`, ...), which the emulator serves on its own URL.
+    const served = routesOf(emu.server).map((r) => endpoint(r.method, r.url));
     expect(served.length).toBeGreaterThan(40);
     expect(served.filter((e) => !ops.has(e) && !known.has(e))).toEqual([]);
   });
@@ -289,6 +307,24 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       sendTestSms: () => client.tfa.sendTestSms({ phone_number: "+14155550123" }),
       submitTestCode: () => client.tfa.submitTestCode({ ...code, secret: "x" }),
       resendTestSms: () => client.tfa.resendTestSms({ phone_number: "+14155550123" }),
+    },
+    endpoints: {
+      list: () => client.endpoints.list(),
+      get: () => client.endpoints.get(1),
+      create: () => client.endpoints.create({ endpoint_name: "judged", cold_workers: 0, max_workers: 1 }),
+      update: () => client.endpoints.update(1001, { max_workers: 2 }),
+      workers: () => client.endpoints.workers(1001),
+      logs: () => client.endpoints.logs(1001, 10),
+      delete: () => client.endpoints.delete(1001),
+    },
+    workerGroups: {
+      list: () => client.workerGroups.list(),
+      get: () => client.workerGroups.get(1),
+      create: () => client.workerGroups.create({ endpoint_id: 1001, template_hash: "no-such-hash" }),
+      update: () => client.workerGroups.update(2001, { gpu_ram: 16 }),
+      logs: () => client.workerGroups.logs(2001, 10),
+      rollWorkers: () => client.workerGroups.rollWorkers(2001),
+      delete: () => client.workerGroups.delete(2001),
     },
     users: { current: () => client.users.current() },
     billing: { invoices: () => client.billing.invoices() },
