@@ -33,6 +33,10 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
     console.log(`No emulated machines: ${emulator.machines.why}. Instances' onstart will not run, so maxLifetime and idleTimeout will not end them ` +
       "(the provider warns of it at preview), and their ssh_host/ssh_port serve no SSH.");
   }
+  if (emulator.machines.own_network === false) {
+    console.log(`Machines share this computer's network: ${emulator.machines.network_why}. Their published ports lead to the ` +
+      "container ports on this computer, so two instances serving one port collide.");
+  }
   const control = options.controlApi === false ? "off" : `${emulator.url}/_emulator/state${options.controlToken ? " (send the token in X-Emulator-Token)" : ""}`;
   console.log("Control API: %s (Ctrl-C stops the emulator)", control);
   if (options.controlApi !== false) console.log("Console: %s", consoleLine(emulator.url, options.controlToken !== undefined));

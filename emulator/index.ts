@@ -25,6 +25,7 @@ export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from 
 export type { SshOptions, RunningSsh } from "./ssh";
 export type { OnstartReport, MachineLimits } from "./sandbox/machines";
 export { MACHINE_MARK } from "./sandbox/machines";
+export { NO_NETNS } from "./sandbox/network";
 export { RUN_MARKS, markedProcesses, killMarked, leftRunning } from "./sandbox/processes";
 export type { MarkedProcess } from "./sandbox/processes";
 export type { MachinesStatus } from "./control/machines";
@@ -89,12 +90,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let ssh: RunningSsh | undefined;
   const unsupported = options.ssh ? machinesUnsupported() : undefined;
   const machines: MachinesStatus = options.ssh && !unsupported ? { onstart: true } : { onstart: false, why: unsupported ?? "the emulator was started without its machines (--no-ssh)" };
+  // Machines reach the emulator's API from their own networks (emulator/sandbox/network.ts), once it listens.
+  let listening: (port: number | undefined) => void = () => undefined;
+  const servicePort = new Promise<number | undefined>((resolve) => (listening = resolve));
   try {
-    ssh = machines.onstart ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir }) : undefined;
+    ssh = machines.onstart ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir, servicePort }) : undefined;
+    if (ssh) Object.assign(machines, networkStatus(ssh.machines.sharedNetworkWhy));
     if (options.controlApi !== false) registerMachineControl(server, marketplace, ssh?.machines, machines);
     await server.listen({ port: options.port ?? 0, host });
   } catch (error) {
     // A start that failed (a port in use, say) gives the data folder back: a retry in this process may take it.
+    listening(undefined);
     ssh?.close();
     await server.close().catch(() => undefined);
     await store?.release();
@@ -105,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const stopAutoscaling = startAutoscaling(marketplace);
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  listening(port);
   store?.describe(`http://${host}:${port}`);
   marketplace.autoscalerUrl = `http://${host}:${port}`;
   return {
@@ -124,6 +131,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await store?.release();
     },
   };
+}
+
+/** The machines' network as the status tells it: their own, or this computer's and why. */
+function networkStatus(sharedWhy: string | undefined): Pick<MachinesStatus, "own_network" | "network_why"> {
+  return sharedWhy ? { own_network: false, network_why: sharedWhy } : { own_network: true };
 }
 
 /**

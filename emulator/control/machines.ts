@@ -14,6 +14,12 @@ export interface MachinesStatus {
   onstart: boolean;
   /** Why not. */
   why?: string;
+  /**
+   * With machines: whether each runs in a network of its own, where two instances' servers on one container port
+   * do not collide (emulator/sandbox/network.ts); else they share this computer's, and `network_why` says why.
+   */
+  own_network?: boolean;
+  network_why?: string;
 }
 
 /**

@@ -73,6 +73,11 @@ export interface InstanceRecord {
   /** Where the emulator serves this instance's SSH (emulator/ssh/): set while SSH is on, not kept across restarts. */
   sshEndpoint?: { host: string; port: number };
   /**
+   * The loopback port each container port is really published on while its machine is up (`"8000/tcp"` → 41234,
+   * emulator/sandbox/network.ts): shown in its `ports` in place of the record's. Not kept across restarts.
+   */
+  publishedPorts?: Record<string, number>;
+  /**
    * The boot (its `bootStartedAt`) whose emulated machine is still starting (onstart, the SSH endpoint): until it
    * is up the instance reports `loading`. Not kept across restarts.
    */
@@ -492,7 +497,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
    */
   restore(data: InstancesSnapshot): void {
     const records = structuredClone(data.records).map((record) => {
-      const { request: _request, outbid: _outbid, sshEndpoint: _endpoint, bootPending: _boot, ...kept } = record as InstanceRecord & { request?: unknown; outbid?: unknown };
+      const { request: _request, outbid: _outbid, sshEndpoint: _endpoint, publishedPorts: _published, bootPending: _boot, ...kept } = record as InstanceRecord & { request?: unknown; outbid?: unknown };
       return { ...kept, config: withoutRegistryToken(kept.config) };
     });
     this.records = new Map(records.map((record) => [record.id, record]));

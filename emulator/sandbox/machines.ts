@@ -1,12 +1,15 @@
 import { ChildProcess, spawn, SpawnOptions } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 import { killMarked, runMarksOf } from "./processes";
+import { MachineNetwork, ownNetworkUnsupported } from "./network";
+import { installHolder } from "./netns-holder";
 
 /** The environment variable that marks every process of a machine (and their children), to find them at stop. */
 export const MACHINE_MARK = "GPU_RENTAL_MACHINE";
@@ -47,6 +50,8 @@ export interface MachineHooks {
   release(instance: InstanceRecord): void;
   /** A new instance API key for an instance whose key this process never saw (state restored from disk). */
   reissueKey(instance: InstanceRecord): string;
+  /** The emulator's API port on loopback once it listens (undefined: it serves none), which machines reach. */
+  servicePort(): Promise<number | undefined>;
   /** The machine cannot boot (its sandbox or its endpoint failed): the instance has crashed. */
   crashed(instance: InstanceRecord, message: string): void;
 }
@@ -86,6 +91,8 @@ interface Machine {
   onstart?: { report: OnstartReport; output: TailBuffer };
   /** What its `nvidia-smi` reports (./gpus.ts); kept across its boots. */
   gpus: GpuReading;
+  /** Its current boot's network (./network.ts): its namespace and published ports. */
+  network?: MachineNetwork;
 }
 
 /** The shell commands run with, as a container's root user would have it. */
@@ -104,6 +111,12 @@ export function machinesUnsupported(): string | undefined {
 export class Machines implements InstanceWatcher {
   private readonly machines = new Map<number, Machine>();
   private readonly emulatorId = randomBytes(4).toString("hex");
+  /** The namespace holder's program, where machines get networks of their own; undefined where they cannot. */
+  private readonly holder?: string;
+  /** Why the machines run in this computer's network, not each in its own (./network.ts); undefined when they do not. */
+  readonly sharedNetworkWhy?: string;
+  /** A short folder for the holders' sockets, made only when the sandboxes' path is too long for a socket's. */
+  private shortSockets?: string;
 
   /** The start of the MACHINE_MARK of every process of this emulator's machines. */
   get markPrefix(): string {
@@ -117,6 +130,8 @@ export class Machines implements InstanceWatcher {
     private readonly hooks: MachineHooks,
   ) {
     this.clockMoved();
+    this.sharedNetworkWhy = ownNetworkUnsupported();
+    if (!this.sharedNetworkWhy) this.holder = installHolder(path.join(root, ".tools"));
   }
 
   /** The emulator's clock moved: the machines' `date` and `sleep` see it at their next look. */
@@ -224,6 +239,7 @@ export class Machines implements InstanceWatcher {
       // The account's variables, then the instance's own `env`, which wins on a clash.
       ...instance.accountEnv,
       ...Object.fromEntries(containerEnv(instance.config)),
+      ...this.addressEnv(machine),
       CONTAINER_ID: String(instance.id),
       ...(machine.apiKey && { CONTAINER_API_KEY: machine.apiKey }),
       ...extra,
@@ -233,13 +249,27 @@ export class Machines implements InstanceWatcher {
   }
 
   /**
+   * Where the machine is reached, as the service tells a container: its public address and, for each container
+   * port, the host port it is published on (`VAST_TCP_PORT_8000`), SSH's included.
+   */
+  private addressEnv(machine: Machine): Record<string, string> {
+    const served = machine.instance.sshEndpoint;
+    const env: Record<string, string> = { PUBLIC_IPADDR: served?.host ?? machine.instance.publicIp };
+    if (served) env.VAST_TCP_PORT_22 = String(served.port);
+    for (const [port, hostPort] of Object.entries(machine.network?.published ?? {})) env[`VAST_TCP_PORT_${parseInt(port)}`] = String(hostPort);
+    return env;
+  }
+
+  /**
    * Starts a process on the instance's machine, in its sandbox, in a process group of its own: it is killed
    * (with its children) when the instance stops, or when it runs longer than `maxRunMs`.
    */
   spawn(instance: InstanceRecord, file: string, args: string[], options: { env?: Record<string, string>; stdio?: SpawnOptions["stdio"] } = {}): MachineProcess {
     const machine = this.machines.get(instance.id);
     if (!machine || machine.boot === undefined) throw new Error(`instance ${instance.id} is not running`);
-    const child = spawn(file, args, {
+    // In the machine's own network, where it has one.
+    const [program, programArgs] = machine.network?.enter(file, args) ?? [file, args];
+    const child = spawn(program, programArgs, {
       cwd: machine.dir,
       env: this.environment(instance, options.env),
       detached: true,
@@ -265,6 +295,7 @@ export class Machines implements InstanceWatcher {
   /** Stops every machine (the emulator is closing): their processes end; sandboxes stay with the data dir. */
   close(): void {
     for (const machine of this.machines.values()) this.shutdown(machine);
+    if (this.shortSockets) fs.rmSync(this.shortSockets, { recursive: true, force: true });
   }
 
   /** A volume was deleted: its files go with it. */
@@ -329,6 +360,8 @@ export class Machines implements InstanceWatcher {
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
       installClockTools(this.binOf(instance.id), this.clockFile);
       machine.apiKey ??= this.hooks.reissueKey(instance);
+      await this.openNetwork(machine, boot);
+      if (!current()) return;
       const onstart = instance.config.onstart?.trim();
       if (onstart) {
         const finished = this.startOnstart(machine, onstart);
@@ -345,6 +378,32 @@ export class Machines implements InstanceWatcher {
       this.shutdown(machine);
       this.hooks.crashed(instance, `The emulated machine could not boot: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Makes the boot's network before anything runs on the machine: its namespace (where it can have one) and a
+   * loopback port for each TCP container port it publishes but SSH's, shown in the instance's `ports`.
+   */
+  private async openNetwork(machine: Machine, boot: number): Promise<void> {
+    const { instance } = machine;
+    const ports = Object.keys(instance.ports).flatMap((key) => /^(\d+)\/tcp$/.exec(key)?.[1] ?? []).map(Number).filter((port) => port !== 22);
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarksOf(), [MACHINE_MARK]: machine.marker };
+    const own = this.holder ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;
+    const service = own && (await this.hooks.servicePort());
+    if (machine.boot !== boot) return;
+    const reach = service ? [service] : [];
+    const network = (machine.network = new MachineNetwork({ own, ports, reach, host: instance.sshEndpoint?.host ?? "127.0.0.1", env }));
+    await network.open();
+    if (machine.network === network) instance.publishedPorts = { ...network.published };
+  }
+
+  /** The folder of the machine's holder sockets: beside its tools, unless that path is too long for a socket. */
+  private socketsOf(instanceId: number): string {
+    const dir = path.join(this.binOf(instanceId), "ports");
+    // A unix socket's path holds 107 bytes at most (Linux), its name (`host-65535`) included.
+    if (Buffer.byteLength(dir) <= 96) return dir;
+    this.shortSockets ??= fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-ports-"));
+    return path.join(this.shortSockets, String(instanceId));
   }
 
   /** Runs onstart in the sandbox with the instance's environment; resolves when it has exited. */
@@ -378,6 +437,9 @@ export class Machines implements InstanceWatcher {
   private shutdown(machine: Machine): void {
     machine.boot = undefined;
     this.hooks.down(machine.instance);
+    machine.network?.close();
+    machine.network = undefined;
+    machine.instance.publishedPorts = undefined;
     for (const process of machine.processes) process.kill();
     machine.processes.clear();
     // Those that left the machine's process group (`setsid`, a daemon) still carry its mark.

@@ -44,7 +44,7 @@ export { userCacheDir } from "../../sdk/cache-dir";
  * Turns SSH on: every instance of an SSH or Jupyter runtype gets an emulated machine (emulator/sandbox/machines.ts)
  * and an SSH endpoint on loopback that takes the instance's keys.
  */
-export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: string }): RunningSsh {
+export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: string; servicePort?: Promise<number | undefined> }): RunningSsh {
   const hostKeyFile = options.hostKeyFile ?? path.join(options.dataDir ?? path.join(userCacheDir(), "ssh"), "ssh_host_ed25519_key");
   const hostKey = loadOrMakeKey(hostKeyFile);
   const temporary = !options.sandboxes && !options.dataDir;
@@ -78,6 +78,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
       instance.instanceKeyId = key.id;
       return key.key;
     },
+    servicePort: () => options.servicePort ?? Promise.resolve(undefined),
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
   });
   market.instances.watch(machines);

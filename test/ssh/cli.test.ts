@@ -5,9 +5,13 @@ import { http } from "../helpers/emulator";
 import { REPO_ROOT, scratch } from "../helpers/paths";
 import { describeWithOpenSsh, userKey } from "./machines";
 
-/** `gpu-rental emulator --ssh` serves SSH, and says that it serves it on loopback only. */
-it("gpu-rental emulator --ssh says it serves SSH on 127.0.0.1 only, and stops on Ctrl-C", async () => {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "emulator", "--ssh"], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * `gpu-rental emulator --ssh` serves SSH, and says that it serves it on loopback only; and, its machines made to
+ * share this computer's network (GPU_RENTAL_NO_NETNS), that they do.
+ */
+it("gpu-rental emulator --ssh says it serves SSH on 127.0.0.1 only, and where its machines share this computer's network; stops on Ctrl-C", async () => {
+  const env = { ...process.env, GPU_RENTAL_NO_NETNS: "1" };
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "emulator", "--ssh"], { stdio: ["ignore", "pipe", "pipe"], env });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -17,6 +21,7 @@ it("gpu-rental emulator --ssh says it serves SSH on 127.0.0.1 only, and stops on
   child.kill("SIGINT");
   expect(await exited).toBe(0);
   expect(output).toMatch(/^SSH: instances are served on 127\.0\.0\.1 only \(loopback\), host key \S+ssh_host_ed25519_key; their processes run as this user, in \S+/m);
+  expect(output).toMatch(/^Machines share this computer's network: GPU_RENTAL_NO_NETNS is set\. Their published ports lead to the container ports on this computer, so two instances serving one port collide\.$/m);
 }, 60_000);
 
 /**
@@ -42,7 +47,7 @@ describeWithOpenSsh()("gpu-rental emulator --ssh-key, --account-key, --no-ssh", 
       expect(login.stderr).not.toMatch(/Host key verification failed|Permission denied/);
       expect(login.stdout).toBe(`in ${id}\n`);
       expect((await http(emu.url, "GET", "/api/v0/users/current/", { key: "team-dev-key-1" })).status).toBe(200);
-      expect((await http(emu.url, "GET", "/_emulator/machines")).body).toEqual({ onstart: true });
+      expect((await http(emu.url, "GET", "/_emulator/machines")).body).toMatchObject({ onstart: true });
     } finally {
       await emu.stop();
     }

@@ -44,7 +44,7 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     public_ipaddr: served?.host ?? instance.publicIp,
     direct_port_start: instance.directPortStart,
     direct_port_end: instance.directPortEnd,
-    ports: served && sshPort ? { ...instance.ports, "22/tcp": [{ HostIp: served.host, HostPort: String(served.port) }] } : instance.ports,
+    ports: portsShown(instance),
     machine_id: offer.machine_id,
     host_id: offer.host_id,
     num_gpus: offer.num_gpus,
@@ -80,6 +80,19 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     reliability2: offer.reliability2,
     verification: offer.verification ?? null,
   };
+}
+
+/**
+ * The record's ports, with the ports the emulator really serves in their place: SSH's where it serves SSH, and each
+ * port published by a machine that is up (emulator/sandbox/network.ts).
+ */
+function portsShown(instance: InstanceRecord): InstanceRecord["ports"] {
+  const served = instance.sshEndpoint;
+  const host = served?.host ?? "127.0.0.1";
+  const ports = { ...instance.ports };
+  if (served && ports["22/tcp"]) ports["22/tcp"] = [{ HostIp: served.host, HostPort: String(served.port) }];
+  for (const [port, hostPort] of Object.entries(instance.publishedPorts ?? {})) ports[port] = [{ HostIp: host, HostPort: String(hostPort) }];
+  return ports;
 }
 
 function statusMessage(status: string | null): string {

@@ -1,0 +1,190 @@
+import { ChildProcess, spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+
+/**
+ * An emulated machine's network: on Linux, a network namespace of its own for each boot (made without privileges,
+ * `unshare -rn`), so that several instances' servers on one container port (8000) do not collide; and its
+ * published ports, each a real port on loopback that the emulator listens on and pipes to the container port.
+ * The namespace is held by a small process (./netns-holder.ts) that relays each connection, through a unix
+ * socket, to the server inside; and, the other way, the machine's connections to the emulator's own API port on
+ * its loopback to the emulator (a container reaches the service's API; the namespace has no other way out). Where
+ * namespaces cannot be made, machines share this computer's network and the published ports lead to the
+ * container ports directly.
+ */
+
+/** Set (to anything) to run every machine in this computer's network, as where namespaces cannot be made. */
+export const NO_NETNS = "GPU_RENTAL_NO_NETNS";
+
+/** How long a holder may take to bring its namespace up (a Node start, some milliseconds) before the boot fails. */
+const HOLDER_START_MS = 10_000;
+
+interface NetnsTools {
+  unshare: string;
+  nsenter: string;
+  ip: string;
+}
+
+let probed: { tools?: NetnsTools; why?: string } | undefined;
+
+/**
+ * Why machines cannot have networks of their own here, or undefined when they can. The probe (one `unshare`, a few
+ * milliseconds) runs once per process; the environment variable is read at each call.
+ */
+export function ownNetworkUnsupported(): string | undefined {
+  if (process.env[NO_NETNS]) return `${NO_NETNS} is set`;
+  probed ??= probe();
+  return probed.why;
+}
+
+function probe(): { tools?: NetnsTools; why?: string } {
+  if (process.platform !== "linux") return { why: "network namespaces are Linux's" };
+  if (runsAsSingleExecutable()) return { why: "the emulator runs as a single executable, which cannot run the namespace's holder script" };
+  const [unshare, nsenter, ip] = ["unshare", "nsenter", "ip"].map(which);
+  if (!unshare || !nsenter) return { why: "this computer has no unshare and nsenter (util-linux)" };
+  if (!ip) return { why: "this computer has no ip (iproute2) to bring a namespace's loopback up" };
+  const tried = spawnSync(unshare, ["-rn", ip, "link", "set", "lo", "up"], { encoding: "utf8", timeout: 5_000 });
+  if (tried.status !== 0) return { why: `unshare -rn fails here: ${(tried.stderr || tried.error?.message || `status ${tried.status}`).trim()}` };
+  return { tools: { unshare, nsenter, ip } };
+}
+
+function runsAsSingleExecutable(): boolean {
+  try {
+    return (require("node:sea") as { isSea(): boolean }).isSea();
+  } catch {
+    return false;
+  }
+}
+
+/** A program's file, looked for where distributions put it (sbin is often off a user's PATH). */
+function which(name: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+  return dirs.filter(Boolean).map((dir) => path.join(dir, name)).find((file) => fs.existsSync(file));
+}
+
+export interface NetworkPlan {
+  /** The machine's own namespace: the holder's program and the folder of its sockets. Without it, this computer's. */
+  own?: { holder: string; sockets: string };
+  /** The container ports published (TCP; SSH's 22 is the emulator's own), each on a port of its own on `host`. */
+  ports: number[];
+  /** Ports of this computer's loopback the machine reaches at the same port of its own: the emulator's API. */
+  reach: number[];
+  host: string;
+  /** The holder's environment: the machine's mark among it, so that the machine's stop finds it. */
+  env: Record<string, string>;
+}
+
+/** One boot's network: made by `open()`, ended by `close()` (idempotent) when the machine stops. */
+export class MachineNetwork {
+  private holder?: ChildProcess;
+  private readonly listeners: net.Server[] = [];
+  private readonly connections = new Set<net.Socket>();
+  private closed = false;
+  /** The real host port of each published container port (`"8000/tcp"` → 41234), once open. */
+  readonly published: Record<string, number> = {};
+
+  constructor(private readonly plan: NetworkPlan) {}
+
+  async open(): Promise<void> {
+    if (this.plan.own) {
+      fs.mkdirSync(this.plan.own.sockets, { recursive: true });
+      for (const port of this.plan.reach) await this.serveReach(this.plan.own.sockets, port);
+      await this.startHolder(this.plan.own);
+    }
+    for (const port of this.plan.ports) {
+      if (this.closed) return;
+      this.published[`${port}/tcp`] = await this.publish(port);
+    }
+  }
+
+  /** The command line that runs `file` inside the machine's network (as is, in this computer's). */
+  enter(file: string, args: string[]): [string, string[]] {
+    const pid = this.holder?.pid;
+    if (!pid) return [file, args];
+    return [probed!.tools!.nsenter, ["-t", String(pid), "-U", "-n", "--preserve-credentials", "--", file, ...args]];
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const listener of this.listeners) listener.close();
+    for (const connection of this.connections) connection.destroy();
+    if (this.holder?.pid) killGroup(this.holder.pid);
+  }
+
+  private startHolder(own: { holder: string; sockets: string }): Promise<void> {
+    const { unshare, ip } = probed!.tools!;
+    const relays = [...this.plan.ports.map(String), ...this.plan.reach.map((port) => `host-${port}`)];
+    const args = ["-rn", process.execPath, own.holder, ip, own.sockets, ...relays];
+    // Its own process group, as the machine's other processes: a Ctrl-C meant for the emulator is the emulator's.
+    const holder = spawn(unshare, args, { env: this.plan.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    this.holder = holder;
+    return new Promise((resolve, reject) => {
+      let said = "";
+      const fail = (why: string) => {
+        clearTimeout(timer);
+        reject(new Error(`its network namespace could not be made: ${why}`));
+      };
+      const timer = setTimeout(() => fail(`its holder did not start within ${HOLDER_START_MS / 1000} s`), HOLDER_START_MS);
+      holder.stdout!.on("data", (chunk: Buffer) => {
+        if (!chunk.toString().includes("ready")) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      holder.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
+      holder.stdin!.on("error", () => undefined);
+      holder.on("error", (error) => fail(error.message));
+      holder.on("exit", (code, signal) => fail(`its holder ended (${signal ?? `status ${code}`}) ${said.trim()}`.trim()));
+    });
+  }
+
+  /** Listens on the holder's socket `host-<port>` for the machine's connections to `port` of this computer's loopback. */
+  private serveReach(sockets: string, port: number): Promise<void> {
+    const file = path.join(sockets, `host-${port}`);
+    fs.rmSync(file, { force: true });
+    const listener = net.createServer({ allowHalfOpen: true }, (machine) => this.relay(machine, net.connect({ port, host: "127.0.0.1", allowHalfOpen: true })));
+    this.listeners.push(listener);
+    return new Promise((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen(file, () => resolve());
+    });
+  }
+
+  /** Listens on a free port of `host` for the container port; resolves with the port. */
+  private publish(containerPort: number): Promise<number> {
+    const own = this.plan.own;
+    const upstream = () => (own ? net.connect({ path: path.join(own.sockets, String(containerPort)), allowHalfOpen: true }) : net.connect({ port: containerPort, host: "127.0.0.1", allowHalfOpen: true }));
+    const listener = net.createServer({ allowHalfOpen: true }, (client) => this.relay(client, upstream()));
+    this.listeners.push(listener);
+    return new Promise((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen(0, this.plan.host, () => {
+        const { port } = listener.address() as net.AddressInfo;
+        // The machine stopped while this port was being bound: it is not kept.
+        if (this.closed) listener.close();
+        resolve(port);
+      });
+    });
+  }
+
+  /** Pipes two connections into each other until either ends; an error on one ends both. */
+  private relay(a: net.Socket, b: net.Socket): void {
+    for (const [one, other] of [[a, b], [b, a]]) {
+      this.connections.add(one);
+      one.on("error", () => other.destroy());
+      one.on("close", () => {
+        this.connections.delete(one);
+        other.destroy();
+      });
+      one.pipe(other);
+    }
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}

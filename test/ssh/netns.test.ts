@@ -1,0 +1,123 @@
+import * as net from "node:net";
+import { http, TestEmulator } from "../helpers/emulator";
+import { bootToRunning, createInstance, instance, registerKey, sshEmulator, userKey } from "./machines";
+import { exec } from "../../sdk";
+import { MACHINE_MARK, markedProcesses, NO_NETNS } from "../../emulator";
+import { ownNetworkUnsupported } from "../../emulator/sandbox/network";
+import { scratchFolders } from "../helpers/paths";
+
+/** Each machine in a network of its own, its published ports really served on loopback (emulator/sandbox/network.ts). */
+
+const folder = scratchFolders("netns");
+const unsupported = ownNetworkUnsupported();
+if (unsupported) console.warn(`Machines cannot have networks of their own here (${unsupported}): the tests of that are skipped.`);
+
+/** An onstart that serves, on `port`, a file answering the instance's id and the host port it learnt from its env. */
+const serving = (port: number) =>
+  `mkdir -p www; echo "$CONTAINER_ID $VAST_TCP_PORT_${port}" > www/id; ` +
+  `nohup python3 -m http.server ${port} --bind 127.0.0.1 --directory www > server.log 2>&1 &`;
+
+/** What the server behind a host port answers at /id, polled until it listens (python's start) or the deadline. */
+async function served(hostPort: number, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${hostPort}/id`);
+      if (res.ok) return await res.text();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whether a TCP connection to the loopback port is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("connect", () => (socket.destroy(), resolve(false)));
+    socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
+}
+
+async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+(unsupported ? describe.skip : describe)("a machine's own network", () => {
+  let emu: TestEmulator;
+  let key: ReturnType<typeof userKey>;
+  const run = (view: any, command: string) => exec(view, command, { privateKey: key.privateKey, hostKey: emu.ssh!.hostPublicKey });
+
+  beforeAll(async () => {
+    const dir = folder();
+    key = userKey(dir);
+    emu = await sshEmulator(dir);
+    await registerKey(emu, key.publicKey);
+  });
+  afterAll(() => emu?.close());
+
+  it("lets two instances serve one container port, each reached on its own published port, and ends it all at stop", async () => {
+    expect((await http(emu.url, "GET", "/_emulator/machines")).body).toEqual({ onstart: true, own_network: true });
+    const ids = [await createInstance(emu, { env: { "-p 8000:8000": "1" }, onstart: serving(8000) }), await createInstance(emu, { env: { "-p 8000:8000": "1" }, onstart: serving(8000) })];
+    const views = [];
+    for (const id of ids) views.push(await bootToRunning(emu, id));
+    const hostPorts = views.map((view) => {
+      expect(view.public_ipaddr).toBe("127.0.0.1");
+      expect(view.ports["8000/tcp"]).toEqual([{ HostIp: "127.0.0.1", HostPort: expect.stringMatching(/^\d+$/) }]);
+      return Number(view.ports["8000/tcp"][0].HostPort);
+    });
+    expect(hostPorts[0]).not.toBe(hostPorts[1]);
+    // Each answers its own id and the port its env says it is published on: the one the view shows.
+    expect(await Promise.all(hostPorts.map((port) => served(port)))).toEqual(ids.map((id, i) => `${id} ${hostPorts[i]}\n`));
+
+    // Inside, over SSH, localhost:8000 is the machine's own server, and the emulator's API is reached at its URL;
+    // the env tells where the machine is reached.
+    const both = `Promise.all([fetch("http://localhost:8000/id").then((r) => r.text()), fetch(process.argv[1]).then((r) => r.status)]).then(([id, status]) => console.log(id.trim(), status))`;
+    const inside = await run(views[0], `node -e '${both}' ${emu.url}/_emulator/machines; echo "$PUBLIC_IPADDR $VAST_TCP_PORT_22"`);
+    expect(inside.stdout).toBe(`${ids[0]} ${hostPorts[0]} 200\n127.0.0.1 ${views[0].ssh_port}\n`);
+
+    await http(emu.url, "PUT", `/api/v0/instances/${ids[0]}/`, { key: emu.apiKey, body: { state: "stopped" } });
+    expect(await refused(hostPorts[0])).toBe(true);
+    // Its holder and its server are gone with it; the other machine serves on.
+    await until(() => markedProcesses(MACHINE_MARK, `${emu.ssh!.machines.markPrefix}${ids[0]}`).length === 0);
+    expect((await instance(emu, ids[0])).ports["8000/tcp"][0].HostPort).not.toBe(String(hostPorts[0]));
+    expect(await served(hostPorts[1])).toBe(`${ids[1]} ${hostPorts[1]}\n`);
+  });
+});
+
+describe(`machines in this computer's network (${NO_NETNS})`, () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    process.env[NO_NETNS] = "1";
+    try {
+      emu = await sshEmulator(folder());
+    } finally {
+      delete process.env[NO_NETNS];
+    }
+  });
+  afterAll(() => emu?.close());
+
+  it("says so in its status, and still publishes a container port on loopback", async () => {
+    expect((await http(emu.url, "GET", "/_emulator/machines")).body).toEqual({ onstart: true, own_network: false, network_why: `${NO_NETNS} is set` });
+    const port = await freePort();
+    const id = await createInstance(emu, { env: { [`-p ${port}:${port}`]: "1" }, onstart: serving(port) });
+    const hostPort = Number((await bootToRunning(emu, id)).ports[`${port}/tcp`][0].HostPort);
+    expect(hostPort).not.toBe(port);
+    expect(await served(hostPort)).toBe(`${id} ${hostPort}\n`);
+  });
+});
+
+/** A loopback port nothing listens on now: the container port of a machine in this computer's network. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
