@@ -371,7 +371,9 @@ export class Marketplace {
     if (!instance) return "";
     const host = instance.sshEndpoint?.host ?? instance.publicIp;
     const port = workerPort(instance);
-    return port ? `http://${host}:${instance.ports[port][0].HostPort}` : `http://${host}`;
+    // Where its machine publishes the port while it runs (on loopback), else the port as rented.
+    const published = port && (instance.publishedPorts?.[port] ?? instance.ports[port][0].HostPort);
+    return published ? `http://${host}:${published}` : `http://${host}`;
   }
 
   private templateHash(ownerId: number, by: { hash?: string; id?: number }): string {

@@ -3,7 +3,23 @@ import * as path from "node:path";
 import { ed25519KeyPair } from "../../emulator";
 import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
 import { AccountProgram, checkAccountAsCode } from "./account-as-code";
+import { checkServerlessProgram } from "./serverless-checks";
 import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf } from "./doc-program";
+
+/** Serverless inference in Python (./serverless-checks.ts says what is checked): the example's model server. */
+const SERVERLESS_PROGRAM = `import pulumi
+import pulumi_gpu_rental as gpu_rental
+
+config = pulumi.Config()
+server = open("model_server.py").read()
+model = gpu_rental.Template("model", name="python-echo-model", image="python", tag="3.11-slim", runtype="ssh",
+                            env="-p 8000:8000 -e MODEL_VERSION=" + (config.get("model_version") or "1"),
+                            onstart="cat > model_server.py <<'PY'\n" + server + "PY\nnohup python3 model_server.py > model_server.log 2>&1 &\n")
+endpoint = gpu_rental.Endpoint("echo", name="python-echo", min_load=0, cold_workers=0, max_workers=2, inactivity_timeout=300)
+workers = gpu_rental.WorkerGroup("echo-workers", endpoint_id=endpoint.endpoint_id, template_hash=model.hash_id, gpu_count=1, gpu_ram=16,
+                                 filters={"reliability2": {"gte": 0.9}})
+pulumi.export("worker_group_id", workers.worker_group_id)
+`;
 
 /** The account as code in Python (./account-as-code.ts says what it declares and what is checked). */
 const ACCOUNT_PROGRAM = `import pulumi
@@ -202,5 +218,10 @@ describe("a Python program, as docs/python.md sets it up", () => {
       spliceImported: "cat imported.py >> __main__.py",
     };
     await checkAccountAsCode(machine, URL, "python", program);
+  }, 600_000);
+
+  it("serves inference in Python: an endpoint and a worker group whose model server checks the route's signature, a burst to the cap, scale to zero and back, a rolling update with no request failed, destroy", async () => {
+    const files = { "Pulumi.yaml": "name: python-serverless\nruntime:\n  name: python\n  options:\n    virtualenv: ../gpu-python/venv\n", "__main__.py": SERVERLESS_PROGRAM };
+    await checkServerlessProgram(machine, URL, "python", files);
   }, 600_000);
 });
