@@ -9,6 +9,7 @@ import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReadi
 import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 import { killMarked, runMarksOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
+import { EgressProxy } from "./egress-proxy";
 import { installHolder } from "./netns-holder";
 
 /** The environment variable that marks every process of a machine (and their children), to find them at stop. */
@@ -117,6 +118,8 @@ export class Machines implements InstanceWatcher {
   readonly sharedNetworkWhy?: string;
   /** A short folder for the holders' sockets, made only when the sandboxes' path is too long for a socket's. */
   private shortSockets?: string;
+  /** The way out of their own networks (./egress-proxy.ts), started with the first machine that has one. */
+  private readonly egress = new EgressProxy();
 
   /** The start of the MACHINE_MARK of every process of this emulator's machines. */
   get markPrefix(): string {
@@ -257,6 +260,12 @@ export class Machines implements InstanceWatcher {
     const env: Record<string, string> = { PUBLIC_IPADDR: served?.host ?? machine.instance.publicIp };
     if (served) env.VAST_TCP_PORT_22 = String(served.port);
     for (const [port, hostPort] of Object.entries(machine.network?.published ?? {})) env[`VAST_TCP_PORT_${parseInt(port)}`] = String(hostPort);
+    const proxy = machine.network?.egressPort;
+    if (proxy) {
+      // The way out of its own network: what honours a proxy reaches the internet; its loopback stays its own.
+      const url = `http://127.0.0.1:${proxy}`;
+      Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1" });
+    }
     return env;
   }
 
@@ -295,6 +304,7 @@ export class Machines implements InstanceWatcher {
   /** Stops every machine (the emulator is closing): their processes end; sandboxes stay with the data dir. */
   close(): void {
     for (const machine of this.machines.values()) this.shutdown(machine);
+    this.egress.close();
     if (this.shortSockets) fs.rmSync(this.shortSockets, { recursive: true, force: true });
   }
 
@@ -390,9 +400,10 @@ export class Machines implements InstanceWatcher {
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarksOf(), [MACHINE_MARK]: machine.marker };
     const own = this.holder ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;
     const service = own && (await this.hooks.servicePort());
+    const egress = own && (await this.egress.port());
     if (machine.boot !== boot) return;
-    const reach = service ? [service] : [];
-    const network = (machine.network = new MachineNetwork({ own, ports, reach, host: instance.sshEndpoint?.host ?? "127.0.0.1", env }));
+    const reach = [service, egress].filter((port): port is number => !!port);
+    const network = (machine.network = new MachineNetwork({ own, ports, reach, host: instance.sshEndpoint?.host ?? "127.0.0.1", env, egress: egress || undefined }));
     await network.open();
     if (machine.network === network) instance.publishedPorts = { ...network.published };
   }

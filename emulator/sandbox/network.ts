@@ -9,7 +9,8 @@ import * as path from "node:path";
  * published ports, each a real port on loopback that the emulator listens on and pipes to the container port.
  * The namespace is held by a small process (./netns-holder.ts) that relays each connection, through a unix
  * socket, to the server inside; and, the other way, the machine's connections to the emulator's own API port on
- * its loopback to the emulator (a container reaches the service's API; the namespace has no other way out). Where
+ * its loopback to the emulator (a container reaches the service's API), and to a forward proxy, its way out to the
+ * internet (./egress-proxy.ts). Where
  * namespaces cannot be made, machines share this computer's network and the published ports lead to the
  * container ports directly.
  */
@@ -68,8 +69,10 @@ export interface NetworkPlan {
   own?: { holder: string; sockets: string };
   /** The container ports published (TCP; SSH's 22 is the emulator's own), each on a port of its own on `host`. */
   ports: number[];
-  /** Ports of this computer's loopback the machine reaches at the same port of its own: the emulator's API. */
+  /** Ports of this computer's loopback the machine reaches at the same port of its own: the emulator's API, the way out. */
   reach: number[];
+  /** Of those, the way out's (./egress-proxy.ts), which the machine's proxy variables name. */
+  egress?: number;
   host: string;
   /** The holder's environment: the machine's mark among it, so that the machine's stop finds it. */
   env: Record<string, string>;
@@ -85,6 +88,11 @@ export class MachineNetwork {
   readonly published: Record<string, number> = {};
 
   constructor(private readonly plan: NetworkPlan) {}
+
+  /** The port of the way out inside the machine's network, where it has one of its own. */
+  get egressPort(): number | undefined {
+    return this.plan.own ? this.plan.egress : undefined;
+  }
 
   async open(): Promise<void> {
     if (this.plan.own) {

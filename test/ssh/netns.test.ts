@@ -1,4 +1,6 @@
+import * as nodeHttp from "node:http";
 import * as net from "node:net";
+import * as os from "node:os";
 import { http, TestEmulator } from "../helpers/emulator";
 import { bootToRunning, createInstance, instance, registerKey, sshEmulator, userKey } from "./machines";
 import { exec } from "../../sdk";
@@ -87,6 +89,28 @@ async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
     await until(() => markedProcesses(MACHINE_MARK, `${emu.ssh!.machines.markPrefix}${ids[0]}`).length === 0);
     expect((await instance(emu, ids[0])).ports["8000/tcp"][0].HostPort).not.toBe(String(hostPorts[0]));
     expect(await served(hostPorts[1])).toBe(`${ids[1]} ${hostPorts[1]}\n`);
+  });
+
+  it("goes out through the emulator's proxy (HTTP_PROXY), as a machine on the service reaches the internet, but not to this computer's loopback", async () => {
+    // A server on this computer's own network address: the "internet" as the machine sees it.
+    const address = Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    expect(address).toBeDefined();
+    const outside = nodeHttp.createServer((_req, res) => res.end("from outside\n"));
+    await new Promise<void>((resolve) => outside.listen(0, address, resolve));
+    const port = (outside.address() as net.AddressInfo).port;
+    try {
+      const view = await bootToRunning(emu, await createInstance(emu, {}));
+      const fetchWith = (url: string) => `python3 -c 'import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())' ${url} 2>&1 | tail -1`;
+      const direct = `python3 -c 'import socket; s=socket.socket(); s.settimeout(2); print(s.connect_ex(("${address}", ${port})))'`;
+      const inside = await run(view, `${fetchWith(`http://${address}:${port}/`)}; ${direct}; ${fetchWith(`http://127.0.0.2:${emu.url.split(":").pop()}/_emulator/machines`)}`);
+      const [proxied, connect, loopback] = inside.stdout.trim().split("\n");
+      expect(proxied).toBe("from outside");
+      // Without the proxy there is no route out of its namespace, and through it this computer's loopback is refused.
+      expect(connect).not.toBe("0");
+      expect(loopback).toMatch(/403/);
+    } finally {
+      outside.close();
+    }
   });
 });
 
