@@ -14,7 +14,7 @@ config = pulumi.Config()
 server = open("model_server.py").read()
 model = gpu_rental.Template("model", name="python-echo-model", image="python", tag="3.11-slim", runtype="ssh",
                             env="-p 8000:8000 -e MODEL_VERSION=" + (config.get("model_version") or "1"),
-                            onstart="cat > model_server.py <<'PY'\n" + server + "PY\nnohup python3 model_server.py > model_server.log 2>&1 &\n")
+                            onstart="cat > model_server.py <<'PY'\\n" + server + "PY\\nnohup python3 model_server.py > model_server.log 2>&1 &\\n")
 endpoint = gpu_rental.Endpoint("echo", name="python-echo", min_load=0, cold_workers=0, max_workers=2, inactivity_timeout=300)
 workers = gpu_rental.WorkerGroup("echo-workers", endpoint_id=endpoint.endpoint_id, template_hash=model.hash_id, gpu_count=1, gpu_ram=16,
                                  filters={"reliability2": {"gte": 0.9}})

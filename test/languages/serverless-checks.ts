@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { EndpointWorker, GpuRentalClient, route, Routed } from "../../sdk";
+import { EndpointWorker, GpuRentalClient, route, Routed, RouteResponse } from "../../sdk";
 import type { DocMachine } from "./doc-program";
 import { REPO_ROOT } from "../helpers/paths";
 
@@ -39,8 +39,10 @@ export async function checkServerless(deployment: ServerlessDeployment): Promise
   for (let batch = 0; batch < 5; batch++) answers.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => send(`prompt ${batch * 10 + i}`)))));
   expect(answers.map((a) => a.body.reply)).toEqual(Array.from({ length: 50 }, (_, i) => `echo: prompt ${i}`));
   expect(new Set(answers.map((a) => a.reqnum)).size).toBe(50);
-  // A request signed for another worker's URL is refused by the server itself.
-  const forged = await fetch(answers[0].url, { method: "POST", body: JSON.stringify({ auth_data: { url: answers[0].url, signature: "AAAA" }, payload: { prompt: "x" } }) });
+  // A request whose signature does not hold is refused by the server itself (a worker just routed to: it holds the
+  // request's load, so no scale-down stops it meanwhile).
+  const routed = await client.call({ method: "POST", path: "/route/", body: { endpoint: deployment.endpointName, api_key: endpoint.api_key }, schema: RouteResponse });
+  const forged = await fetch(routed.url!, { method: "POST", body: JSON.stringify({ auth_data: { ...routed, signature: routed.signature!.replace(/^.{8}/, "AAAAAAAA") }, payload: { prompt: "x" } }) });
   expect(forged.status).toBe(401);
 
   // A burst asks for more than the cap: the workers grow to it, never beyond.
@@ -69,7 +71,11 @@ export async function checkServerless(deployment: ServerlessDeployment): Promise
   const versions: string[] = [];
   let rolling = true;
   const stream = (async () => {
-    for (let i = 0; rolling || !versions.includes("2"); i++) versions.push((await send(`during ${i}`)).body.version);
+    // One request every 50 ms or so: a steady stream, not a load test.
+    for (let i = 0; rolling || !versions.includes("2"); i++) {
+      versions.push((await send(`during ${i}`)).body.version);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   })();
   await deployment.redeploy("2");
   await eventually(async () => expect(versions).toContain("2"));
@@ -98,6 +104,10 @@ export const MODEL_SERVER = fs.readFileSync(path.join(REPO_ROOT, "examples", "se
 export async function checkServerlessProgram(machine: DocMachine, url: string, language: string, files: Record<string, string>): Promise<void> {
   const owner = (await (await fetch(`${url}/_emulator/users`, { method: "POST", body: JSON.stringify({ email: `${language}-serverless@gpu-rental.test` }), headers: { "content-type": "application/json" } })).json()).api_key as string;
   const folder = `${language}-serverless`;
+  // Quick boots while it runs (the page's emulator boots in 7 s): the checks wait on several cold starts.
+  const settings = async (lifecycle: unknown) => fetch(`${url}/_emulator/settings`, { method: "PUT", body: JSON.stringify({ lifecycle }), headers: { "content-type": "application/json" } });
+  const { lifecycle } = await (await fetch(`${url}/_emulator/state`)).json();
+  await settings({ provisioningMs: 100, loadingMs: 200 });
   await machine.withOwnSecrets(async (secretsProvider) => {
     fs.mkdirSync(path.join(machine.home, folder));
     for (const [file, text] of Object.entries({ ...files, "model_server.py": MODEL_SERVER })) fs.writeFileSync(path.join(machine.home, folder, file), text);
@@ -107,8 +117,8 @@ export async function checkServerlessProgram(machine: DocMachine, url: string, l
       url, apiKey: owner, endpointName: `${language}-echo`, maxWorkers: 2, inactivityTimeout: 300,
       redeploy: async (version) => void (await machine.ok(`pulumi config set model_version ${version} && pulumi up --yes`, folder)),
     });
-    expect(await machine.ok("pulumi destroy --yes", folder)).toMatch(/- 3 deleted/);
-  });
+    expect(await machine.ok("pulumi destroy --yes", folder)).toMatch(/- 4 deleted/);
+  }).finally(() => settings(lifecycle));
   const client = new GpuRentalClient({ apiUrl: url, apiKey: owner });
   expect([await client.endpoints.list(), await client.workerGroups.list(), await client.instances.list()]).toEqual([[], [], []]);
 }
