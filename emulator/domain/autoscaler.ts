@@ -43,11 +43,23 @@ export function workerState(deps: Pick<AutoscalerDeps, "instance" | "status" | "
 }
 
 export class Autoscaler {
-  constructor(private readonly deps: AutoscalerDeps) {}
+  private readonly deps: AutoscalerDeps;
+  /** Whether the current look changed anything (a worker rented, started, stopped, retired or destroyed). */
+  private acted = false;
 
-  /** One look at every endpoint. */
-  tick(): void {
+  constructor(deps: AutoscalerDeps) {
+    const acting = <A extends unknown[], R>(act: (...args: A) => R) => (...args: A): R => {
+      this.acted = true;
+      return act(...args);
+    };
+    this.deps = { ...deps, rent: acting(deps.rent), start: acting(deps.start), stop: acting(deps.stop), destroy: acting(deps.destroy), probes: deps.probes };
+  }
+
+  /** One look at every endpoint; answers whether it changed anything (what a data dir then saves). */
+  tick(): boolean {
+    this.acted = false;
     for (const endpoint of this.deps.serverless.allEndpoints()) this.scale(endpoint);
+    return this.acted;
   }
 
   /** Marks a worker loaded (its model server answered, or it said so): it takes requests from now on. */
@@ -177,6 +189,7 @@ export class Autoscaler {
   /** No new request goes to it; it is destroyed once nothing it was sent is in flight. */
   private retire(endpoint: EndpointRecord, worker: WorkerRecord, why: string): void {
     worker.retiring = true;
+    this.acted = true;
     this.deps.log(endpoint, undefined, `worker ${worker.instanceId} retiring: ${why}`);
     this.clearGone(endpoint);
   }
@@ -189,6 +202,7 @@ export class Autoscaler {
       const finished = worker.retiring && !this.deps.router.working(worker.instanceId);
       if (instance && !failed && !finished) continue;
       if (instance) this.deps.destroy(instance);
+      this.acted = true;
       if (failed) this.deps.log(endpoint, undefined, `worker ${worker.instanceId} failed (${worker.error ?? instance?.statusMsg ?? "its instance failed"}): destroyed, to be replaced`);
       this.deps.serverless.removeWorker(worker.instanceId);
       this.deps.router.forget({ workerId: worker.instanceId });

@@ -198,11 +198,15 @@ export class Marketplace {
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
   durability?: { save(source: SnapshotSource): Promise<void> };
 
-  /** Charges everything that bills (instances, volumes) up to now, and lets the machines catch up with the clock. */
-  settle(): void {
+  /**
+   * Charges everything that bills (instances, volumes) up to now, lets the machines catch up with the clock, and the
+   * autoscaler look at its endpoints.
+   */
+  /** Answers whether the autoscaler changed anything meanwhile (a worker rented, stopped, destroyed). */
+  settle(): boolean {
     this.instances.settle();
     this.volumes.settle();
-    this.autoscaler.tick();
+    return this.autoscaler.tick();
   }
 
   /** Called after every change a client is about to be told of: with a data dir, it is on disk first. */

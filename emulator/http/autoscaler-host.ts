@@ -24,11 +24,11 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
     rules: "the endpoint is named with its key or its owner's (401 otherwise)",
     handler: ({ body, reply }) => {
       const endpoint = endpointNamed(market, body.endpoint, keyOf(reply, body.api_key));
-      market.settle();
       const cost = body.cost ?? DEFAULT_COST;
       const decision = router.route(endpoint, cost, body.request_idx);
       if (!decision.routed) {
-        market.autoscaler.tick();
+        // The demand is seen at once, not at the autoscaler's next look.
+        market.settle();
         return { endpoint: endpoint.name, status: statusText(market, endpoint), request_idx: decision.requestIdx, __request_id: decision.requestId };
       }
       const { url, reqnum, signature, requestIdx, requestId } = decision;

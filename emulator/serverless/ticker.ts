@@ -13,12 +13,13 @@ export function startAutoscaling(market: Marketplace): () => void {
   let probing = false;
   const tick = () => {
     if (!market.serverless.allEndpoints().length) return;
-    market.settle();
+    const acted = market.settle();
     if (market.workersServe && !probing) {
       probing = true;
       void probeLoading(market).finally(() => (probing = false));
     }
-    void market.commit().catch(() => undefined);
+    // With a data dir, what the autoscaler did is saved (a look that did nothing writes nothing).
+    if (acted) void market.commit().catch(() => undefined);
   };
   const timer = setInterval(tick, TICK_MS);
   timer.unref();

@@ -78,7 +78,9 @@ export const ENDPOINT: Kind<EndpointSpec, EndpointOutputs> = {
   description: DESCRIPTION,
   spec: specOf("Endpoint", Spec),
   diff(olds, news, unknown) {
-    const updates = (["name", "state", ...TARGET_NAMES] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || (olds[key] ?? null) !== (news[key] ?? null));
+    // A state not declared is `active`, the service's: declaring it so changes nothing.
+    const value = (props: Props, key: string) => props[key] ?? (key === "state" ? "active" : null);
+    const updates = (["name", "state", ...TARGET_NAMES] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || value(olds, key) !== value(news, key));
     return { changes: updates.length > 0, replaces: [], updates, deleteBeforeReplace: false };
   },
   async create(spec, op) {

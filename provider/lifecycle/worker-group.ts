@@ -57,12 +57,16 @@ export interface WorkerGroupOutputs {
 
 const IN_PLACE = ["templateHash", "gpuModel", "gpuCount", "filters", "gpuRam", "coldWorkers", "testWorkers", "launchArgs"] as const;
 const CRITERIA_KEYS = ["gpuModel", "gpuCount", "filters", "gpuRam"];
+/** The service's defaults of the inputs that have one (the description says them). */
+const DEFAULTS: Record<string, unknown> = { gpuRam: 24, testWorkers: 3 };
 
 export const WORKER_GROUP: Kind<WorkerGroupSpec, WorkerGroupOutputs> = {
   description: DESCRIPTION,
   spec: specOf("WorkerGroup", Spec),
   diff(olds, news, unknown) {
-    const changed = (key: string) => (unknown !== undefined && news[key] === unknown) || JSON.stringify(olds[key] ?? null) !== JSON.stringify(news[key] ?? null);
+    // An input not declared is the service's default: declaring that changes nothing.
+    const value = (props: Props, key: string) => JSON.stringify(props[key] ?? DEFAULTS[key] ?? null);
+    const changed = (key: string) => (unknown !== undefined && news[key] === unknown) || value(olds, key) !== value(news, key);
     const replaces = changed("endpointId") ? ["endpointId"] : [];
     const updates = IN_PLACE.filter(changed);
     return { changes: replaces.length + updates.length > 0, replaces, updates, deleteBeforeReplace: false };
@@ -123,16 +127,22 @@ async function declared(id: number, spec: WorkerGroupSpec, op: Operation): Promi
   return { ...spec, workerGroupId: id, searchParams: found?.search_params ?? "" };
 }
 
-/** The inputs declaring a group as the service shows it (criteria as filters; on a read, only what the state declared). */
+/**
+ * The inputs declaring a group as the service shows it: its criteria as filters, less what a declared `gpuModel` or
+ * `gpuCount` stands for (given back as them); on a read, only the optional inputs the state declared.
+ */
 function inputsOf(found: WorkerGroup, props: Props | undefined): Record<string, unknown> {
-  const filters = found.search_params ? parseSearchParams(found.search_params) : {};
+  const filters = (found.search_params ? parseSearchParams(found.search_params) : {}) as Record<string, Record<string, unknown>>;
   const inputs: Record<string, unknown> = { endpointId: found.endpoint_id, templateHash: found.template_hash };
-  if (!props || props.filters !== undefined || (Object.keys(filters).length && props.gpuModel === undefined && props.gpuCount === undefined)) {
-    if (Object.keys(filters).length) inputs.filters = filters;
-  } else {
-    if (props.gpuModel !== undefined) inputs.gpuModel = props.gpuModel;
-    if (props.gpuCount !== undefined) inputs.gpuCount = props.gpuCount;
+  const sugar: [string, string][] = [["gpuModel", "gpu_name"], ["gpuCount", "num_gpus"]];
+  for (const [input, field] of sugar) {
+    if (props?.[input] === undefined || filters[field]?.eq === undefined) continue;
+    inputs[input] = filters[field].eq;
+    const { eq: _eq, ...rest } = filters[field];
+    if (Object.keys(rest).length) filters[field] = rest;
+    else delete filters[field];
   }
+  if (Object.keys(filters).length) inputs.filters = filters;
   const optional: [string, unknown][] = [["gpuRam", found.gpu_ram], ["coldWorkers", found.cold_workers], ["testWorkers", found.test_workers], ["launchArgs", found.launch_args]];
   for (const [key, value] of optional) if (value !== null && value !== undefined && (!props || props[key] !== undefined)) inputs[key] = value;
   return inputs;

@@ -75,10 +75,11 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     // A burst: the load asks for more than the cap; the workers grow to 3 and no further.
     const burst = await Promise.all(Array.from({ length: 40 }, () => route({ cost: 100 })));
     expect(burst.every((r) => r.status === 200)).toBe(true);
+    // The autoscaler's next look (here, the workers' listing) sees the load.
+    expect((await workers(id)).length).toBe(3);
     boot();
     await route({ cost: 100 });
-    expect((await workers(id)).length).toBe(3);
-    expect((await workers(id)).every((w) => w.status === "ready")).toBe(true);
+    expect((await workers(id)).map((w) => w.status)).toEqual(["ready", "ready", "ready"]);
 
     // No request for the inactivity timeout (and the held load gone): every worker goes, billing nothing.
     emu.marketplace.clock.advance(61_000);

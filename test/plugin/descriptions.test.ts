@@ -60,17 +60,18 @@ describe("the resource descriptions", () => {
       [
         "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:LocalVolume", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
         "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template", "gpu-rental:index:Webhook",
-      ],
+        "gpu-rental:index:Endpoint", "gpu-rental:index:WorkerGroup",
+      ].sort(),
     );
     expect(Object.keys(schema.functions)).toEqual(
-      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices", "getTeamRoles"].map((name) => `gpu-rental:index:${name}`),
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices", "getTeamRoles", "getEndpoints", "getEndpointWorkers"].map((name) => `gpu-rental:index:${name}`),
     );
     expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>
       Object.entries(r.properties).filter(([, p]: [string, any]) => p.secret).map(([name]) => `${type.split(":")[2]}.${name}`),
     );
     expect(secrets.sort()).toEqual(
-      ["ApiKey.key", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Subaccount.password", "Template.dockerLoginPass", "Webhook.secret"],
+      ["ApiKey.key", "Endpoint.apiKey", "EnvVar.value", "GpuFleet.imageLogin", "GpuFleet.instanceApiKeys", "Instance.imageLogin", "Instance.instanceApiKey", "Subaccount.password", "Template.dockerLoginPass", "Webhook.secret"],
     );
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);

@@ -91,7 +91,7 @@ describe("a release, installed with pip and the engine's own plugin download", (
       expect(emu.marketplace.instances.all().find((i) => i.id === instance)?.label).toBe("from-pip-pip");
       expect(await stack.ok("up", "--yes", "--expect-no-changes")).toMatch(/3 unchanged/);
       expect(await stack.ok("destroy", "--yes")).toMatch(/- 3 deleted/);
-      expect(holdingsOf(emu.marketplace, emu.marketplace.seededUser.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [], envVars: [], webhooks: [] });
+      expect(holdingsOf(emu.marketplace, emu.marketplace.seededUser.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [], envVars: [], webhooks: [], endpoints: [], workerGroups: [] });
       expect(server.fetched(`/${ARCHIVE}`)).toBe(1);
     } finally {
       await stack.remove();

@@ -21,6 +21,8 @@ const SURFACE: Record<string, string[]> = {
   teamMembers: ["invite", "list", "remove"],
   subaccounts: ["create", "list"],
   webhooks: ["create", "delete", "get", "list", "rotateSecret", "test", "update"],
+  endpoints: ["create", "delete", "get", "list", "logs", "update", "workers"],
+  workerGroups: ["create", "delete", "get", "list", "logs", "rollWorkers", "update"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",
