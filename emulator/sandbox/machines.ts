@@ -398,7 +398,9 @@ export class Machines implements InstanceWatcher {
     const { instance } = machine;
     const ports = Object.keys(instance.ports).flatMap((key) => /^(\d+)\/tcp$/.exec(key)?.[1] ?? []).map(Number).filter((port) => port !== 22);
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarksOf(), [MACHINE_MARK]: machine.marker };
-    const own = this.holder ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;
+    // Only a machine that serves a port needs a network of its own (two may serve one port); the others stay in
+    // this computer's, which costs no holder process.
+    const own = this.holder && ports.length ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;
     const service = own && (await this.hooks.servicePort());
     const egress = own && (await this.egress.port());
     if (machine.boot !== boot) return;

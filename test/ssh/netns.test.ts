@@ -99,7 +99,7 @@ async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
     await new Promise<void>((resolve) => outside.listen(0, address, resolve));
     const port = (outside.address() as net.AddressInfo).port;
     try {
-      const view = await bootToRunning(emu, await createInstance(emu, {}));
+      const view = await bootToRunning(emu, await createInstance(emu, { env: { "-p 8000:8000": "1" } }));
       const fetchWith = (url: string) => `python3 -c 'import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())' ${url} 2>&1 | tail -1`;
       const direct = `python3 -c 'import socket; s=socket.socket(); s.settimeout(2); print(s.connect_ex(("${address}", ${port})))'`;
       const inside = await run(view, `${fetchWith(`http://${address}:${port}/`)}; ${direct}; ${fetchWith(`http://127.0.0.2:${emu.url.split(":").pop()}/_emulator/machines`)}`);
