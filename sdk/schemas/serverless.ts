@@ -13,6 +13,8 @@ export const ENDPOINT_STATES = ["active", "suspended", "stopped"] as const;
 // eslint-disable-next-line no-control-regex
 const Name = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f]*$/, "a name has no control characters");
 
+const SHARE = "a share of active capacity, in (0, 1]: 0.9 leaves 11% headroom";
+
 /** The scaling targets, each optional: a creation takes the defaults for those not given, a change keeps them. */
 export const EndpointTargets = z.object({
   endpoint_name: Name.optional(),
@@ -21,7 +23,7 @@ export const EndpointTargets = z.object({
   /** The floor of total (active and inactive) capacity, without `cold_mult`. */
   min_cold_load: z.number().min(0).optional(),
   /** The share of active capacity that load should use: 0.9 leaves 11% headroom. */
-  target_util: z.number().gt(0).max(1).optional(),
+  target_util: z.number().gt(0, SHARE).max(1, SHARE).optional(),
   /** Total capacity as a multiple of active load. */
   cold_mult: z.number().min(0).optional(),
   /** Workers kept with the model loaded, active or inactive. */
