@@ -68,6 +68,11 @@ export interface InstanceRecord {
   instanceKeyId?: number;
   /** Billing has been charged up to this time. */
   billedUntil: number;
+  /**
+   * Compute is charged from this time only (epoch ms), storage from creation: a serverless worker's, whose
+   * creating state (provisioning) bills storage only, as the vendor documents.
+   */
+  computeFrom?: number;
   /** Public keys that may log in over SSH: the account's when the instance was created, and any attached since. */
   sshKeys?: string[];
   /** Where the emulator serves this instance's SSH (emulator/ssh/): set while SSH is on, not kept across restarts. */
@@ -204,10 +209,11 @@ export function accrue(instance: InstanceRecord, now: number): number {
     return before + accrue(instance, now);
   }
   const hours = Math.max(0, now - instance.billedUntil) / MS_PER_HOUR;
+  const computeHours = Math.max(0, now - Math.max(instance.billedUntil, instance.computeFrom ?? 0)) / MS_PER_HOUR;
   instance.billedUntil = Math.max(now, instance.billedUntil);
   const storage = storagePerHour(instance.offer, diskOf(instance));
   const computing = instance.intended === "running" && !instance.failure;
-  return hours * (storage + (computing ? instance.pricePerHour : 0));
+  return hours * storage + (computing ? computeHours * instance.pricePerHour : 0);
 }
 
 /** What an owner is told of (emulator/domain/webhooks.ts). */

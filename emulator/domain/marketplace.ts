@@ -350,7 +350,10 @@ export class Marketplace {
     } as CreateInstanceRequest;
     for (const offer of offers) {
       try {
-        return this.acceptFor(owner, offer.id, request).instance.id;
+        const { instance } = this.acceptFor(owner, offer.id, request);
+        // A creating worker bills its storage only; compute from when it loads (the vendor's billing by state).
+        instance.computeFrom = instance.createdAt + this.lifecycle.provisioningMs;
+        return instance.id;
       } catch (error) {
         if (!(error instanceof ServiceError && error.code === "no_such_ask")) return error instanceof Error ? error.message : String(error);
       }

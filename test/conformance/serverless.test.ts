@@ -1,4 +1,6 @@
 import { createVerify } from "node:crypto";
+import { diskOf } from "../../emulator/domain/instances";
+import { storagePerHour } from "../../emulator/domain/offers";
 import { emulator, http as call, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -65,6 +67,17 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     const first = await route({ cost: 100 });
     expect(first.body).toMatchObject({ endpoint: "llm", status: expect.stringContaining("No worker ready"), request_idx: expect.any(Number) });
     expect(await workers(id)).toEqual([expect.objectContaining({ status: "creating" })]);
+    // A creating worker bills its storage only (the vendor's billing by state); compute from when it loads.
+    const [creating] = await workers(id);
+    const rented = emu.marketplace.instances.all().find((i) => i.id === creating.id)!;
+    const charged = () => emu.marketplace.billing.itemsOf(emu.marketplace.seededUser.id).filter((item) => item.instanceId === rented.id).reduce((sum, item) => sum + item.amount, 0);
+    const storagePerMs = storagePerHour(rented.offer, diskOf(rented)) / 3_600_000;
+    emu.marketplace.clock.advance(emu.marketplace.lifecycle.provisioningMs);
+    emu.marketplace.settle();
+    expect(charged()).toBeCloseTo(storagePerMs * emu.marketplace.lifecycle.provisioningMs, 12);
+    emu.marketplace.clock.advance(1000);
+    emu.marketplace.settle();
+    expect(charged()).toBeCloseTo(storagePerMs * (emu.marketplace.lifecycle.provisioningMs + 1000) + (rented.pricePerHour * 1000) / 3_600_000, 12);
     boot();
     const again = await route({ cost: 100, request_idx: first.body.request_idx });
     expect(again.body).toMatchObject({ url: expect.stringMatching(/^http:\/\//), reqnum: 1, request_idx: first.body.request_idx, signature: expect.any(String) });
