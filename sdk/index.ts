@@ -31,4 +31,4 @@ export * from "./workflows/interruption";
 export * from "./workflows/destroy";
 export * from "./workflows/route";
 export type { DeletedWorkers } from "./serverless";
-export { parseSearchParams, searchParamsText, SearchParamsError } from "./search-params";
+export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";

@@ -18,7 +18,9 @@ async function unlessGone<T>(change: () => Promise<T>): Promise<T | null> {
   try {
     return await change();
   } catch (error) {
-    if (error instanceof NotFoundError || (error instanceof BadRequestError && /not found/i.test(error.message))) return null;
+    // Only the thing itself gone: a template that is gone (no_such_template) is the change's own refusal.
+    const gone = (error instanceof NotFoundError && error.code === "no_such_workergroup") || (error instanceof BadRequestError && /not found for user/i.test(error.message));
+    if (gone) return null;
     throw error;
   }
 }

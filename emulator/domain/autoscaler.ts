@@ -23,10 +23,10 @@ export interface AutoscalerDeps {
   destroy(instance: InstanceRecord): void;
   log(endpoint: EndpointRecord, group: WorkerGroupRecord | undefined, line: string): void;
   /**
-   * Whether a worker's model server is probed (its port answers) before it is ready: with the emulated machines.
-   * Without them nothing serves, and a worker is ready once its instance runs.
+   * Whether a worker's model server is probed (its port answers) before it is ready: one that runs on an emulated
+   * machine and publishes its port. Others (no machines, runtype `args`) are ready once their instance runs.
    */
-  probes(): boolean;
+  probes(instance: InstanceRecord): boolean;
 }
 
 /** A worker's state, from its instance's and its model server's. */
@@ -37,7 +37,7 @@ export function workerState(deps: Pick<AutoscalerDeps, "instance" | "status" | "
   if (instance.intended === "stopped") return "inactive";
   const status = deps.status(instance);
   if (status !== "running") return status === "loading" ? "loading" : "creating";
-  if (deps.probes() && worker.loadedAt === undefined) return "loading";
+  if (deps.probes(instance) && worker.loadedAt === undefined) return "loading";
   if (group && worker.version < group.version) return "updating";
   return "ready";
 }
@@ -52,7 +52,18 @@ export class Autoscaler {
       this.acted = true;
       return act(...args);
     };
-    this.deps = { ...deps, rent: acting(deps.rent), start: acting(deps.start), stop: acting(deps.stop), destroy: acting(deps.destroy), probes: deps.probes };
+    const rent = (group: WorkerGroupRecord, endpoint: EndpointRecord) => {
+      const rented = deps.rent(group, endpoint);
+      if (typeof rented === "number") this.acted = true;
+      return rented;
+    };
+    // A started or stopped worker's model loads anew: it is ready again once its server answers.
+    const anew = (act: (instance: InstanceRecord) => void) => (instance: InstanceRecord) => {
+      const worker = deps.serverless.worker(instance.id);
+      if (worker) delete worker.loadedAt;
+      act(instance);
+    };
+    this.deps = { ...deps, rent, start: acting(anew(deps.start)), stop: acting(anew(deps.stop)), destroy: acting(deps.destroy) };
   }
 
   /** One look at every endpoint; answers whether it changed anything (what a data dir then saves). */
@@ -84,7 +95,7 @@ export class Autoscaler {
     const { activeTarget, totalTarget } = this.targets(endpoint, groups, active.length);
     if (active.length < activeTarget) return this.grow(endpoint, groups, workers, activeTarget - active.length);
     // Cold workers: rented to load the model, then stopped (below) while the load does not need them.
-    if (workers.length < totalTarget) return this.grow(endpoint, groups, workers, totalTarget - workers.length);
+    if (workers.length < totalTarget) return this.rentUpTo(endpoint, groups, workers, totalTarget - workers.length);
     // While a rolling update runs, its surge worker is not an excess to stop.
     if (workers.some((w) => w.replaces !== undefined)) return;
     this.shrink(endpoint, workers, activeTarget, this.idle(endpoint) ? totalTarget : workers.length);
@@ -96,7 +107,9 @@ export class Autoscaler {
     let activeTarget = Math.ceil(Math.max(endpoint.minLoad, load) / (WORKER_PERF * endpoint.targetUtil));
     // Before the inactivity timeout, an endpoint that has workers keeps one serving.
     if (!this.idle(endpoint) && activeNow > 0) activeTarget = Math.max(activeTarget, 1);
-    const cold = groups.reduce((sum, g) => sum + (g.coldWorkers ?? 0), 0) || endpoint.coldWorkers;
+    // The groups' own cold workers where any declares them (0 included), else the endpoint's.
+    const declared = groups.filter((g) => g.coldWorkers !== null);
+    const cold = declared.length ? declared.reduce((sum, g) => sum + g.coldWorkers!, 0) : endpoint.coldWorkers;
     const coldLoad = Math.ceil(Math.max(endpoint.minColdLoad, load * endpoint.coldMult) / WORKER_PERF);
     const cap = (n: number) => Math.min(n, endpoint.maxWorkers);
     return { activeTarget: cap(activeTarget), totalTarget: cap(Math.max(activeTarget, cold, coldLoad)) };
@@ -122,6 +135,11 @@ export class Autoscaler {
       this.deps.log(endpoint, undefined, `worker ${worker.instanceId} started (inactive to active)`);
       needed--;
     }
+    this.rentUpTo(endpoint, groups, workers, needed);
+  }
+
+  /** Rents up to `needed` new workers, within the cap, each for the group with the fewest. */
+  private rentUpTo(endpoint: EndpointRecord, groups: WorkerGroupRecord[], workers: WorkerRecord[], needed: number): void {
     let room = endpoint.maxWorkers - workers.length;
     while (needed > 0 && room > 0) {
       const group = [...groups].sort((a, b) => this.deps.serverless.workersOf({ groupId: a.id }).length - this.deps.serverless.workersOf({ groupId: b.id }).length)[0];
@@ -162,7 +180,8 @@ export class Autoscaler {
    */
   private roll(endpoint: EndpointRecord, group: WorkerGroupRecord): void {
     const workers = this.deps.serverless.workersOf({ groupId: group.id }).filter((w) => !w.retiring);
-    for (const worker of workers.filter((w) => w.replaces !== undefined && this.state(w, group) === "ready")) {
+    // A replacement that is loaded frees its old worker, even if the group moved on again meanwhile (it rolls in turn).
+    for (const worker of workers.filter((w) => w.replaces !== undefined && ["ready", "updating"].includes(this.state(w, group)))) {
       const old = this.deps.serverless.worker(worker.replaces!);
       if (old && !old.retiring) this.retire(endpoint, old, `replaced by worker ${worker.instanceId} of the new version`);
       delete worker.replaces;

@@ -23,6 +23,8 @@ export class LogBook {
 
   private push(key: string, line: string): void {
     const lines = this.lines.get(key) ?? [];
+    // A line said again (no offer, at every look) is kept once: the log shows what changed.
+    if (lines.length && lines[lines.length - 1].slice(25) === line.slice(25)) return;
     lines.push(line);
     if (lines.length > MAX_LINES) lines.splice(0, lines.length - MAX_LINES);
     this.lines.set(key, lines);

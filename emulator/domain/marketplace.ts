@@ -18,7 +18,7 @@ import { Webhooks } from "./webhooks";
 import { EndpointRecord, Serverless, WorkerGroupRecord, workerPort, WorkerRecord } from "./serverless";
 import { Router } from "./routing";
 import { Autoscaler } from "./autoscaler";
-import { parseSearchParams } from "../../sdk/search-params";
+import { parseSearchParams, workerFilters } from "../../sdk/search-params";
 import { LogBook } from "./log-book";
 
 export interface MarketplaceOptions {
@@ -189,7 +189,7 @@ export class Marketplace {
       stop: (instance) => this.instances.update(instance, { state: "stopped" }),
       destroy: (instance) => this.instances.destroy(instance),
       log: (endpoint, group, line) => this.serverlessLogs.add(endpoint.id, group?.id, now(), line),
-      probes: () => this.workersServe,
+      probes: (instance) => this.workersServe && instance.runtype !== "args" && workerPort(instance) !== undefined,
     });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
@@ -200,9 +200,8 @@ export class Marketplace {
 
   /**
    * Charges everything that bills (instances, volumes) up to now, lets the machines catch up with the clock, and the
-   * autoscaler look at its endpoints.
+   * autoscaler look at its endpoints; answers whether the autoscaler changed anything (a worker rented, stopped, ...).
    */
-  /** Answers whether the autoscaler changed anything meanwhile (a worker rented, stopped, destroyed). */
   settle(): boolean {
     this.instances.settle();
     this.volumes.settle();
@@ -339,10 +338,15 @@ export class Marketplace {
   private rentWorker(group: WorkerGroupRecord, endpoint: EndpointRecord): number | string {
     const owner = this.accounts.user(group.ownerId);
     if (!owner || !group.templateHash) return "the group's owner or template is gone";
-    const filters = { ...parseSearchParams(group.searchParams) } as Record<string, Record<string, unknown>>;
-    filters.gpu_ram = { ...filters.gpu_ram, gte: Math.max(Number(filters.gpu_ram?.gte ?? 0), group.gpuRam * 1000) };
+    const filters = workerFilters(parseSearchParams(group.searchParams), group.gpuRam) as Record<string, unknown>;
+    // The CLI's own `rented=False`: the market searches what is not rented anyway.
     delete filters.rented;
-    const offers = this.searchOffers({ ...filters, order: [["dph_total", "asc"]], limit: 20 } as OfferSearchRequest);
+    let offers;
+    try {
+      offers = this.searchOffers({ ...filters, order: [["dph_total", "asc"]], limit: 20 } as OfferSearchRequest);
+    } catch (error) {
+      return `the search of ${JSON.stringify(group.searchParams)} was refused: ${(error as Error).message}`;
+    }
     const request = {
       template_hash_id: group.templateHash,
       label: `${endpoint.name} worker (group ${group.id})`,

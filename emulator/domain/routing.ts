@@ -103,8 +103,9 @@ export class Router {
   }
 
   /** Forgets the requests of a worker or an endpoint that is gone. */
-  forget(by: { workerId?: number; endpointId?: number }): void {
-    for (const [idx, held] of this.held) if (held.workerId === by.workerId || held.endpointId === by.endpointId) this.held.delete(idx);
+  forget(by: { workerId: number } | { endpointId: number }): void {
+    const gone = (held: Held) => ("workerId" in by ? held.workerId === by.workerId : held.endpointId === by.endpointId);
+    for (const [idx, held] of this.held) if (gone(held)) this.held.delete(idx);
   }
 
   private expire(now: number): void {

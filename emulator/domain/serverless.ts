@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { CreateEndpointRequest, CreateWorkerGroupRequest, UpdateEndpointRequest, UpdateWorkerGroupRequest } from "../../sdk/schemas";
+import { CreateEndpointRequest, CreateWorkerGroupRequest, ENDPOINT_DEFAULTS, UpdateEndpointRequest, UpdateWorkerGroupRequest } from "../../sdk/schemas";
 import { parseSearchParams, SearchParamsError } from "../../sdk/search-params";
+import { filterProblems } from "../../sdk/filter-check";
+import { OFFER_FILTER_FIELDS } from "../../sdk/schemas";
 import type { OfferFilters } from "../../sdk/offer-filters";
 import { badRequest, notFound } from "./errors";
 import type { Persistent } from "./persistence";
@@ -73,10 +75,7 @@ export interface WorkerRecord {
   error?: string;
 }
 
-/** Defaults where the sources differ (SERVERLESS.md says which): the public client's, which the vendor's description shares but for min_load. */
-export const ENDPOINT_DEFAULTS = {
-  min_load: 0, min_cold_load: 0, target_util: 0.9, cold_mult: 2.5, cold_workers: 5, max_workers: 20, max_queue_time: 30, target_queue_time: 10,
-} as const;
+
 /** Seconds without requests before an endpoint whose `inactivity_timeout` is not set may scale down. */
 export const DEFAULT_INACTIVITY_S = 300;
 /** The CLI's own filter, which it adds to a group's criteria unless told not to. */
@@ -192,6 +191,11 @@ export class Serverless implements Persistent<ServerlessSnapshot> {
     return found;
   }
 
+  /** The group of that id, whoever owns it (the autoscaler host's calls check the key themselves). */
+  groupById(id: number): WorkerGroupRecord | undefined {
+    return this.groups.get(id);
+  }
+
   /** A group belongs to an endpoint named by id, or by name; it runs a template that exists. */
   createGroup(ownerId: number, request: CreateWorkerGroupRequest): WorkerGroupRecord {
     const endpoint = this.endpointFor(ownerId, request);
@@ -220,19 +224,26 @@ export class Serverless implements Persistent<ServerlessSnapshot> {
   /** Changes what is given in place; a new template starts a rolling update of the group's workers. */
   updateGroup(ownerId: number, id: number, change: UpdateWorkerGroupRequest): WorkerGroupRecord {
     const group = this.group(ownerId, id);
+    // Everything that can refuse the change first: a refused change changes nothing.
     if (change.endpoint_id !== undefined && change.endpoint_id !== group.endpointId) this.endpoint(ownerId, change.endpoint_id);
-    if (change.template_hash !== undefined || change.template_id !== undefined) {
-      const hash = this.deps.templateHash(ownerId, { hash: change.template_hash, id: change.template_id });
+    const templated = change.template_hash !== undefined || change.template_id !== undefined;
+    const hash = templated ? this.deps.templateHash(ownerId, { hash: change.template_hash, id: change.template_id }) : group.templateHash;
+    const criteria = change.search_params !== undefined ? checkedCriteria(change.search_params) : group.searchParams;
+    if (templated) {
       if (hash !== group.templateHash) group.version++;
       group.templateHash = hash;
       group.templateId = change.template_id ?? null;
     }
-    if (change.search_params !== undefined) group.searchParams = checkedCriteria(change.search_params);
+    group.searchParams = criteria;
     if (change.launch_args !== undefined) group.launchArgs = change.launch_args;
     if (change.gpu_ram !== undefined) group.gpuRam = change.gpu_ram;
     if (change.test_workers !== undefined) group.testWorkers = change.test_workers;
     if (change.cold_workers !== undefined) group.coldWorkers = change.cold_workers;
-    if (change.endpoint_id !== undefined) group.endpointId = change.endpoint_id;
+    if (change.endpoint_id !== undefined && change.endpoint_id !== group.endpointId) {
+      // Its workers move with it: they serve the endpoint it now belongs to.
+      group.endpointId = change.endpoint_id;
+      for (const worker of this.workersOf({ groupId: group.id })) worker.endpointId = group.endpointId;
+    }
     group.extra = { ...group.extra, ...pickExtra(change) };
     return group;
   }
@@ -305,15 +316,20 @@ export class Serverless implements Persistent<ServerlessSnapshot> {
   }
 }
 
-/** The criteria text, refused (400) when it is not criteria. */
+/** The criteria text, refused (400) when it is not criteria of the offer search, or a value is of the wrong type. */
 function checkedCriteria(text: string): string {
+  let filters: OfferFilters;
   try {
-    parseSearchParams(text);
-    return text.trim();
+    filters = parseSearchParams(text);
   } catch (error) {
     if (error instanceof SearchParamsError) throw badRequest("invalid_args", error.message);
     throw error;
   }
+  // The CLI's own filter names fields the search does not keep (`rented`): the market ignores those, as the service.
+  const known = Object.fromEntries(Object.entries(filters).filter(([field]) => field in OFFER_FILTER_FIELDS));
+  const [problem] = filterProblems(known, OFFER_FILTER_FIELDS);
+  if (problem) throw badRequest("invalid_args", `search_params: ${problem.path.join(".")}: ${problem.message}`);
+  return text.trim();
 }
 
 function pickExtra(request: UpdateWorkerGroupRequest): WorkerGroupRecord["extra"] {

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import {
@@ -20,7 +21,8 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   const { serverless, router } = market;
 
   route(app, market, {
-    method: "POST", url: "/route/", auth: "own", permission: "misc", body: RouteRequest, response: RouteResponse,
+    // Read-only for a data dir: what it changes (the request's place, the endpoint's last request) need not be saved first.
+    method: "POST", url: "/route/", auth: "own", permission: "misc", readOnly: true, body: RouteRequest, response: RouteResponse,
     rules: "the endpoint is named with its key or its owner's (401 otherwise)",
     handler: ({ body, reply }) => {
       const endpoint = endpointNamed(market, body.endpoint, keyOf(reply, body.api_key));
@@ -39,7 +41,7 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   app.get("/pubkey/", async (_request, reply) => reply.type("text/plain").send(router.publicKeyPem()));
 
   route(app, market, {
-    method: "POST", url: "/get_endpoint_workers/", auth: "own", permission: "misc", body: AutoscalerIdRequest, response: EndpointWorkersResponse,
+    method: "POST", url: "/get_endpoint_workers/", auth: "own", permission: "misc", readOnly: true, body: AutoscalerIdRequest, response: EndpointWorkersResponse,
     rules: "the endpoint is named with its key or its owner's (401 otherwise)",
     handler: ({ body, reply }) => {
       const endpoint = endpointById(market, body.id, keyOf(reply, body.api_key));
@@ -51,13 +53,13 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   for (const url of ["/get_endpoint_logs/", "/get_autogroup_logs/", "/get_workergroup_logs/"]) {
     const ofEndpoint = url === "/get_endpoint_logs/";
     route(app, market, {
-      method: "POST", url, auth: "own", permission: "misc", body: AutoscalerIdRequest.extend({ endpoint: z.string().max(128).optional() }), response: LogsResponse,
-      rules: "the endpoint or group is named with its key or its owner's (401 otherwise)",
+      method: "POST", url, auth: "own", permission: "misc", readOnly: true, body: LogsRequest, response: LogsResponse,
+      rules: "the endpoint (by id, or by name as the vendor's description has it) or group is named with its key or its owner's (401 otherwise)",
       handler: ({ body, reply }) => {
         const key = keyOf(reply, body.api_key);
-        const text = ofEndpoint
-          ? market.serverlessLogs.text({ endpointId: endpointById(market, body.id, key).id }, body.tail)
-          : market.serverlessLogs.text({ groupId: groupById(market, body.id, key) }, body.tail);
+        const endpointOf = () => (body.id !== undefined ? endpointById(market, body.id, key) : endpointNamed(market, body.endpoint!, key));
+        if (!ofEndpoint && body.id === undefined) throw badRequest("invalid_args", "A worker group's log is asked for by its id.");
+        const text = ofEndpoint ? market.serverlessLogs.text({ endpointId: endpointOf().id }, body.tail) : market.serverlessLogs.text({ groupId: groupById(market, body.id!, key) }, body.tail);
         // One log at every level: the emulator's lines are all of one kind.
         return { logs: text, info0: text, info1: text, trace: text, debug: text };
       },
@@ -66,10 +68,10 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
 
   route(app, market, {
     method: "POST", url: "/update_workers/", auth: "own", permission: "misc", body: UpdateWorkersRequest, response: UpdateWorkersResponse,
-    rules: "the group is named with its owner's key (401 otherwise)",
+    rules: "the group is named with an account key of its owner (401 otherwise)",
     handler: ({ body, reply }) => {
-      const groupId = groupById(market, body.workergroup_id, keyOf(reply, body.api_key));
-      const owner = serverless.allEndpoints().find((e) => serverless.groupsOf(e.id).some((g) => g.id === groupId))!.ownerId;
+      const groupId = groupById(market, body.workergroup_id, keyOf(reply, body.api_key), { accountKeyOnly: true });
+      const owner = serverless.groupById(groupId)!.ownerId;
       const rolled = serverless.rollGroup(owner, groupId, body.cancel_update ?? false);
       market.autoscaler.tick();
       return { success: true, cancelled: body.cancel_update ?? false, workers_to_update: rolled };
@@ -99,6 +101,11 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
   });
 }
 
+/** A log's request: the endpoint or group by `id` (the public client), or an endpoint by name (`endpoint`, the vendor's description). */
+const LogsRequest = AutoscalerIdRequest.partial({ id: true })
+  .extend({ endpoint: z.string().min(1).max(128).optional() })
+  .refine((body) => body.id !== undefined || body.endpoint !== undefined, { message: "name the endpoint: id, or endpoint (its name)", path: ["id"] });
+
 /** The key a call presents: in its body, else a Bearer header, else `api_key` in the query. */
 function keyOf(reply: FastifyReply, inBody: string | undefined): string | undefined {
   const request = reply.request;
@@ -107,15 +114,28 @@ function keyOf(reply: FastifyReply, inBody: string | undefined): string | undefi
   return inBody ?? bearer ?? (typeof query === "string" ? query : undefined);
 }
 
-/** Whether `key` is the endpoint's own key or one of its owner's account keys. */
-function opens(market: Marketplace, endpoint: EndpointRecord, key: string | undefined): boolean {
+/**
+ * Whether `key` opens the endpoint: its own key (unless `accountKeyOnly`), or an account key of its owner that may
+ * use the `misc` category (not an instance's key: code on an instance does not route or roll with it).
+ */
+function opens(market: Marketplace, endpoint: EndpointRecord, key: string | undefined, options: { accountKeyOnly?: boolean } = {}): boolean {
   if (!key) return false;
-  if (key === endpoint.apiKey) return true;
+  if (!options.accountKeyOnly && sameKey(key, endpoint.apiKey)) return true;
   try {
-    return market.accounts.authenticate(key).user.id === endpoint.ownerId;
+    const principal = market.accounts.authenticate(key);
+    if (principal.user.id !== endpoint.ownerId || principal.key.instanceId !== undefined) return false;
+    market.accounts.authorize(principal, "misc", false);
+    return true;
   } catch {
     return false;
   }
+}
+
+/** Compared in constant time: a key's bytes are not told by how long a refusal takes. */
+function sameKey(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function endpointNamed(market: Marketplace, name: string, key: string | undefined): EndpointRecord {
@@ -133,9 +153,10 @@ function endpointById(market: Marketplace, id: number, key: string | undefined):
 }
 
 /** The group's id, when `key` opens its endpoint. */
-function groupById(market: Marketplace, id: number, key: string | undefined): number {
-  const endpoint = market.serverless.allEndpoints().find((e) => market.serverless.groupsOf(e.id).some((g) => g.id === id));
-  if (!endpoint || !opens(market, endpoint, key)) throw unauthorized("auth_error", `invalid api_key or worker group ${id} not found.`);
+function groupById(market: Marketplace, id: number, key: string | undefined, options: { accountKeyOnly?: boolean } = {}): number {
+  const group = market.serverless.groupById(id);
+  const endpoint = group && market.serverless.allEndpoints().find((e) => e.id === group.endpointId);
+  if (!endpoint || !opens(market, endpoint, key, options)) throw unauthorized("auth_error", `invalid api_key or worker group ${id} not found.`);
   return id;
 }
 
@@ -162,7 +183,8 @@ function statusText(market: Marketplace, endpoint: EndpointRecord): string {
     counts.set(state, (counts.get(state) ?? 0) + 1);
   }
   const parts = [...counts].map(([state, n]) => `${n} ${state}`);
-  return `No worker ready yet (${parts.length ? parts.join(", ") : "no workers: scaling up"})`;
+  const none = market.serverless.groupsOf(endpoint.id).length ? "no workers: scaling up" : "no worker group: nothing to scale";
+  return `No worker ready yet (${parts.length ? parts.join(", ") : none})`;
 }
 
 function workerView(market: Marketplace, worker: WorkerRecord) {

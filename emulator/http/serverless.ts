@@ -86,8 +86,9 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
     method: "DELETE", url: "/api/v0/endptjobs/:id/", permission: "misc", response: DeleteServerlessResponse, rules: ENDPOINT_RULES,
     handler: ({ principal, params }) => {
       const id = idParam(params, "id");
+      const workers = serverless.deleteEndpoint(principal.user.id, id);
       market.router.forget({ endpointId: id });
-      return destroyed(market, serverless.deleteEndpoint(principal.user.id, id), `Endpoint ${id} deleted`);
+      return destroyed(market, workers, `Endpoint ${id} deleted`);
     },
   });
 

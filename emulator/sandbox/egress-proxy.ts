@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import * as http from "node:http";
 import * as net from "node:net";
 
@@ -37,11 +38,13 @@ export class EgressProxy {
     });
   }
 
-  /** `CONNECT host:port`: a tunnel, bytes both ways. */
-  private tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): void {
+  /** `CONNECT host:port`: a tunnel, bytes both ways, to the address the name was checked at. */
+  private async tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
+    client.on("error", () => undefined);
     const [host, port] = splitTarget(request.url ?? "");
-    if (!host || !port || isLoopback(host)) return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-    const upstream = net.connect({ host, port }, () => {
+    const address = host && port ? await outsideAddress(host) : undefined;
+    if (!address || !port) return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+    const upstream = net.connect({ host: address, port }, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
       upstream.pipe(client);
@@ -53,16 +56,17 @@ export class EgressProxy {
     client.on("error", () => upstream.destroy());
   }
 
-  /** A plain-HTTP request by absolute URL: sent on, its answer sent back. */
-  private forward(request: http.IncomingMessage, response: http.ServerResponse): void {
+  /** A plain-HTTP request by absolute URL: sent on (to the address its name was checked at), its answer sent back. */
+  private async forward(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     let target: URL;
     try {
       target = new URL(request.url ?? "");
     } catch {
       return void response.writeHead(400).end("a proxy request names an absolute http:// URL\n");
     }
-    if (target.protocol !== "http:" || isLoopback(target.hostname)) return void response.writeHead(403).end();
-    const upstream = http.request(target, { method: request.method, headers: request.headers }, (answer) => {
+    const address = target.protocol === "http:" ? await outsideAddress(target.hostname.replace(/^\[|\]$/g, "")) : undefined;
+    if (!address) return void response.writeHead(403).end();
+    const upstream = http.request(target, { method: request.method, headers: request.headers, lookup: (_name, _options, done) => done(null, address, net.isIP(address)) }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
     });
@@ -77,7 +81,26 @@ function splitTarget(target: string): [string | undefined, number | undefined] {
   return match ? [match[1], Number(match[2])] : [undefined, undefined];
 }
 
-/** This computer's own loopback, which a machine's traffic out never reaches (its own is inside its namespace). */
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1" || host === "0.0.0.0";
+/** This computer's own addresses of loopback and "this host", which a machine's traffic out never reaches. */
+const THIS_HOST = new net.BlockList();
+THIS_HOST.addSubnet("127.0.0.0", 8, "ipv4");
+THIS_HOST.addSubnet("0.0.0.0", 8, "ipv4");
+THIS_HOST.addAddress("::1", "ipv6");
+THIS_HOST.addAddress("::", "ipv6");
+THIS_HOST.addSubnet("::ffff:127.0.0.0", 104, "ipv6");
+THIS_HOST.addSubnet("::ffff:0.0.0.0", 104, "ipv6");
+
+/**
+ * The address a target name or address resolves to, when none of its addresses is this computer's loopback (a name
+ * made to resolve there, an address written another way): the connection goes to that very address, so a second
+ * resolution cannot lead elsewhere. Undefined otherwise, or when the name does not resolve.
+ */
+async function outsideAddress(host: string): Promise<string | undefined> {
+  try {
+    const addresses = await lookup(host, { all: true, verbatim: true });
+    if (!addresses.length || addresses.some((a) => THIS_HOST.check(a.address, a.family === 6 ? "ipv6" : "ipv4"))) return undefined;
+    return addresses[0].address;
+  } catch {
+    return undefined;
+  }
 }

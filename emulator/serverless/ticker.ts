@@ -13,12 +13,19 @@ export function startAutoscaling(market: Marketplace): () => void {
   let probing = false;
   const tick = () => {
     if (!market.serverless.allEndpoints().length) return;
-    const acted = market.settle();
+    let acted: boolean;
+    try {
+      acted = market.settle();
+    } catch (error) {
+      // A look that fails (a rule the domain missed) is logged, never the end of the emulator.
+      console.error(`gpu-rental emulator: the autoscaler's look failed: ${(error as Error).stack ?? error}`);
+      return;
+    }
     if (market.workersServe && !probing) {
       probing = true;
       void probeLoading(market).finally(() => (probing = false));
     }
-    // With a data dir, what the autoscaler did is saved (a look that did nothing writes nothing).
+    // With a data dir, what the autoscaler did is saved (a look that changed no worker writes nothing).
     if (acted) void market.commit().catch(() => undefined);
   };
   const timer = setInterval(tick, TICK_MS);
@@ -48,7 +55,11 @@ function isRunning(market: Marketplace, instanceId: number): boolean {
   return !!instance && instance.intended === "running" && instance.bootPending === undefined && !instance.failure;
 }
 
-/** Whether something listens at the URL's host and port. */
+/**
+ * Whether a server answers at the URL: a request is sent and any byte back is an answer. (A published port is the
+ * emulator's own relay, which takes the connection whether or not the server inside listens: a connection alone
+ * proves nothing; the relay closes it without a byte when nothing does.)
+ */
 function accepts(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   if (!port) return Promise.resolve(false);
@@ -58,8 +69,10 @@ function accepts(url: string): Promise<boolean> {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(1000, () => done(false));
-    socket.once("connect", () => done(true));
+    socket.setTimeout(2000, () => done(false));
+    socket.once("connect", () => socket.write(`GET / HTTP/1.0\r\nHost: ${hostname}\r\n\r\n`));
+    socket.once("data", () => done(true));
+    socket.once("close", () => done(false));
     socket.once("error", () => done(false));
   });
 }

@@ -85,9 +85,13 @@ KEY = fetch_key()
 
 class Model(BaseHTTPRequestHandler):
     def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-        auth = body.get("auth_data") or {}
-        if not signed_for_me(KEY, auth):
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+            auth = body.get("auth_data") or {}
+            signed = signed_for_me(KEY, auth)
+        except (ValueError, TypeError, AttributeError) as error:
+            return self.answer(400, {"error": "not a routed request: %s" % error})
+        if not signed:
             return self.answer(401, {"error": "the route's signature does not hold for %s" % MY_URL})
         prompt = str((body.get("payload") or {}).get("prompt", ""))
         self.answer(200, {"reply": "echo: " + prompt, "worker": WORKER_ID, "version": VERSION, "reqnum": auth.get("reqnum")})

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CreateEndpointRequest, Endpoint, ENDPOINT_STATES, GpuRentalError } from "../../sdk";
+import { CreateEndpointRequest, Endpoint, ENDPOINT_DEFAULTS, ENDPOINT_STATES, GpuRentalError } from "../../sdk";
 import { ADOPT_ID, PropertyDescription, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
@@ -23,8 +23,6 @@ const TARGETS = {
 } as const satisfies Record<string, [keyof CreateEndpointRequest, "number" | "integer", string]>;
 type Target = keyof typeof TARGETS;
 const TARGET_NAMES = Object.keys(TARGETS) as Target[];
-/** The service's defaults, against which `maxWorkers` is checked when `coldWorkers` is not declared. */
-const DEFAULT_COLD_WORKERS = 5;
 
 const STATE = {
   name: "EndpointState",
@@ -63,7 +61,7 @@ const Spec = z
     ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[TARGETS[key][0]]])) as Record<Target, z.ZodOptional<z.ZodNumber>>),
     state: z.enum(ENDPOINT_STATES).optional(),
   })
-  .refine((s) => s.maxWorkers === undefined || s.maxWorkers >= (s.coldWorkers ?? DEFAULT_COLD_WORKERS), {
+  .refine((s) => s.maxWorkers === undefined || s.maxWorkers >= (s.coldWorkers ?? ENDPOINT_DEFAULTS.cold_workers), {
     path: ["maxWorkers"],
     message: "maxWorkers is below coldWorkers (5 when not declared): the autoscaler could not keep that many workers loaded. Raise maxWorkers or lower coldWorkers.",
   });
@@ -123,9 +121,12 @@ function wireOf(spec: EndpointSpec): CreateEndpointRequest {
   return wire as CreateEndpointRequest;
 }
 
-/** The endpoint `id` set to the spec in place; its outputs. */
+/**
+ * The endpoint `id` set to the spec in place (a target no longer declared goes back to the service's default; an
+ * inactivity timeout no longer declared stays, as the service takes no "unset"); its outputs.
+ */
 async function declared(id: number, spec: EndpointSpec, op: Operation): Promise<EndpointSpec & EndpointOutputs> {
-  const changed = await op.client.endpoints.update(id, { ...wireOf(spec), endpoint_state: spec.state ?? "active" });
+  const changed = await op.client.endpoints.update(id, { ...ENDPOINT_DEFAULTS, ...wireOf(spec), endpoint_state: spec.state ?? "active" });
   const found = changed && (await op.client.endpoints.get(id));
   if (!found) throw new GpuRentalError(`Endpoint ${id} is gone: run \`pulumi refresh\`, then up again to create it anew.`);
   return { ...spec, endpointId: id, apiKey: found.api_key ?? "" };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GpuRentalError, parseSearchParams, rentalWarnings, searchParamsText, WorkerGroup } from "../../sdk";
+import { GpuRentalError, parseSearchParams, rentalWarnings, searchParamsText, unwritableCriteria, WorkerGroup, workerFilters } from "../../sdk";
 import { CRITERIA_INPUTS, CriteriaFields, criteriaFilters } from "./criteria";
 import { ADOPT_ID, ResourceDescription } from "./description";
 import type { Kind, Operation, Props } from "./kind";
@@ -47,6 +47,9 @@ const Spec = z.object({
   coldWorkers: z.number().int().min(0).optional(),
   testWorkers: z.number().int().min(0).optional(),
   launchArgs: z.string().optional(),
+}).superRefine((spec, ctx) => {
+  const why = unwritableCriteria(criteriaFilters(spec));
+  if (why) ctx.addIssue({ code: "custom", path: ["filters"], message: why });
 });
 export type WorkerGroupSpec = z.infer<typeof Spec>;
 
@@ -104,10 +107,9 @@ export const WORKER_GROUP: Kind<WorkerGroupSpec, WorkerGroupOutputs> = {
   },
 };
 
-/** The offer filters the criteria stand for, with the GPU memory (MB on the market, GB here). */
+/** The offer filters the criteria stand for, with the GPU memory. */
 function filtersOf(spec: Pick<WorkerGroupSpec, "filters" | "gpuModel" | "gpuCount" | "gpuRam">) {
-  const filters = criteriaFilters(spec);
-  return { ...filters, gpu_ram: { ...filters.gpu_ram, gte: Math.max(filters.gpu_ram?.gte ?? 0, (spec.gpuRam ?? 24) * 1000) } };
+  return workerFilters(criteriaFilters(spec), spec.gpuRam ?? DEFAULTS.gpuRam as number);
 }
 
 function wireOf(spec: WorkerGroupSpec) {

@@ -38,6 +38,14 @@ export const EndpointTargets = z.object({
   inactivity_timeout: z.number().optional(),
 });
 
+/**
+ * What a creation takes for a target not given. Where the sources differ, the public client's, which the vendor's
+ * description shares but for min_load (10 there): emulator/SERVERLESS.md says so.
+ */
+export const ENDPOINT_DEFAULTS = {
+  min_load: 0, min_cold_load: 0, target_util: 0.9, cold_mult: 2.5, cold_workers: 5, max_workers: 20, max_queue_time: 30, target_queue_time: 10,
+} as const;
+
 export const CreateEndpointRequest = EndpointTargets;
 export type CreateEndpointRequest = z.infer<typeof CreateEndpointRequest>;
 export const UpdateEndpointRequest = EndpointTargets.extend({ endpoint_state: z.enum(ENDPOINT_STATES).optional() });

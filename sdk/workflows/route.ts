@@ -75,7 +75,7 @@ export async function route<T = unknown>(client: GpuRentalClient, endpoint: stri
     });
     requestIdx = answer.request_idx ?? requestIdx;
     if (answer.url && answer.signature && answer.reqnum !== undefined) {
-      const sent = await toWorker<T>(answer, payload, options.path ?? "/");
+      const sent = await toWorker<T>(answer, payload, options.path ?? "/", Math.max(1, deadline - clock.now()));
       if (sent.ok) return { body: sent.body, url: answer.url, reqnum: answer.reqnum, requestIdx, asks };
       lastStatus = `worker ${answer.url} unreachable (${sent.why})`;
     } else {
@@ -90,15 +90,19 @@ export async function route<T = unknown>(client: GpuRentalClient, endpoint: stri
 }
 
 /** Posts `{auth_data, payload}` to the worker; `ok: false` when it cannot be reached (a refusal throws). */
-async function toWorker<T>(answer: RouteResponse, payload: unknown, path: string): Promise<{ ok: true; body: T } | { ok: false; why: string }> {
+async function toWorker<T>(answer: RouteResponse, payload: unknown, path: string, timeoutMs: number): Promise<{ ok: true; body: T } | { ok: false; why: string }> {
   const auth: RouteAuthData = { cost: answer.cost ?? 0, endpoint: answer.endpoint, reqnum: answer.reqnum!, request_idx: answer.request_idx, signature: answer.signature!, url: answer.url! };
   let response: Response;
   try {
-    response = await fetch(new URL(path, answer.url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ auth_data: auth, payload }) });
+    // Within the route's deadline: a worker that hangs does not hold the request past it.
+    const signal = AbortSignal.timeout(timeoutMs);
+    response = await fetch(new URL(path, answer.url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ auth_data: auth, payload }), signal });
   } catch (error) {
     return { ok: false, why: ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message };
   }
-  const text = await response.text();
+  const text = await response.text().catch((error: Error) => {
+    throw new WorkerError(`The worker at ${answer.url} did not finish its answer: ${error.message}`, response.status, "");
+  });
   if (!response.ok) throw new WorkerError(`The worker at ${answer.url} answered ${response.status}: ${text.slice(0, 300)}`, response.status, text);
   return { ok: true, body: (text ? JSON.parse(text) : undefined) as T };
 }
@@ -106,9 +110,11 @@ async function toWorker<T>(answer: RouteResponse, payload: unknown, path: string
 /**
  * The check a worker (a model server) makes of each request: the route's signature over its own URL, by the key
  * the autoscaler publishes (`GET <autoscaler>/pubkey/`): RSA PKCS#1 v1.5, SHA-256, over `{"url": <url>}` as JSON
- * with an indent of 4. Answers whether it holds; `url` is what the worker knows itself as (its public address).
+ * with an indent of 4. Answers whether it holds; `url` is what the worker knows itself as (its public address:
+ * `http://$PUBLIC_IPADDR:$VAST_TCP_PORT_<port>`), so a request signed for another worker is refused. The signature
+ * covers the URL only (the service's design): it says the route chose this worker, not which request it is.
  */
-export function verifyRouteSignature(publicKeyPem: string, auth: Pick<RouteAuthData, "url" | "signature">, url = auth.url): boolean {
+export function verifyRouteSignature(publicKeyPem: string, auth: Pick<RouteAuthData, "url" | "signature">, url: string): boolean {
   if (auth.url !== url) return false;
   try {
     return createVerify("sha256").update(JSON.stringify({ url }, null, 4)).verify(publicKeyPem, auth.signature, "base64");

@@ -1,4 +1,5 @@
 import { createVerify } from "node:crypto";
+import { verifyRouteSignature } from "../../sdk";
 import { diskOf } from "../../emulator/domain/instances";
 import { storagePerHour } from "../../emulator/domain/offers";
 import { emulator, http as call, TestEmulator } from "../helpers/emulator";
@@ -50,6 +51,9 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     expect((await api("POST", "/api/v0/autojobs/", { endpoint_id: 999, template_hash: hash })).body.msg).toMatch(/valid endpoint identifier/);
     expect((await api("POST", "/api/v0/autojobs/", { endpoint_id: id })).body.msg).toMatch(/template_hash or template_id/);
     expect((await api("POST", "/api/v0/autojobs/", { endpoint_id: id, template_hash: hash, search_params: "num_gpus>>1" })).status).toBe(400);
+    // A value of the wrong type is refused at once, not by the autoscaler's search later.
+    expect((await api("POST", "/api/v0/autojobs/", { endpoint_id: id, template_hash: hash, search_params: "num_gpus=abc" })).body).toMatchObject({ error: "invalid_args", msg: expect.stringContaining("num_gpus") });
+    expect(emu.marketplace.serverless.groupsOfOwner(emu.marketplace.seededUser.id)).toEqual([]);
     const groupId = (await api("POST", "/api/v0/autojobs/", { endpoint_name: "llm", template_hash: hash, search_params: "gpu_name=RTX_4090 num_gpus>=1" })).body.id;
     const groups = (await api("GET", "/api/v0/workergroups/")).body.results;
     expect(groups).toEqual([expect.objectContaining({ id: groupId, endpoint_id: id, template_hash: hash, search_query: { gpu_name: { eq: "RTX 4090" }, num_gpus: { gte: 1 } }, gpu_ram: 24, test_workers: 3 })]);
@@ -84,6 +88,9 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     const pem = (await fetch(`${emu.url}/pubkey/`)).text();
     const signed = JSON.stringify({ url: again.body.url }, null, 4);
     expect(createVerify("sha256").update(signed).verify(await pem, again.body.signature, "base64")).toBe(true);
+    // The check a model server makes (the SDK's): for its own URL only.
+    expect(verifyRouteSignature(await pem, again.body, again.body.url)).toBe(true);
+    expect(verifyRouteSignature(await pem, again.body, "http://127.0.0.1:1")).toBe(false);
 
     // A burst: the load asks for more than the cap; the workers grow to 3 and no further.
     const burst = await Promise.all(Array.from({ length: 40 }, () => route({ cost: 100 })));
@@ -141,6 +148,10 @@ describe("serverless endpoints and the autoscaler (emulator/SERVERLESS.md)", () 
     expect((await call(emu.url, "POST", "/route/", { body: { endpoint: "other", api_key: emu.apiKey } })).status).toBe(400);
     const key = (await api("GET", "/api/v0/endptjobs/")).body.results[0].api_key;
     expect((await route({ api_key: key })).status).toBe(200);
+    // The endpoint's key routes; it does not roll a worker group (an account key of the owner does).
+    const groupId = await group((await api("GET", "/api/v0/endptjobs/")).body.results[0].id, await template());
+    expect((await call(emu.url, "POST", "/update_workers/", { body: { workergroup_id: groupId, api_key: key } })).status).toBe(401);
+    expect((await call(emu.url, "POST", "/update_workers/", { body: { workergroup_id: groupId, api_key: emu.apiKey } })).body).toMatchObject({ success: true, workers_to_update: 1 });
     expect((await call(emu.url, "POST", "/worker_status/", { body: { id: 5, mtoken: "x", cur_load: 1 } })).status).toBe(401);
   });
 });

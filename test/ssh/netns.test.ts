@@ -102,12 +102,15 @@ async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
       const view = await bootToRunning(emu, await createInstance(emu, { env: { "-p 8000:8000": "1" } }));
       const fetchWith = (url: string) => `python3 -c 'import urllib.request,sys; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())' ${url} 2>&1 | tail -1`;
       const direct = `python3 -c 'import socket; s=socket.socket(); s.settimeout(2); print(s.connect_ex(("${address}", ${port})))'`;
-      const inside = await run(view, `${fetchWith(`http://${address}:${port}/`)}; ${direct}; ${fetchWith(`http://127.0.0.2:${emu.url.split(":").pop()}/_emulator/machines`)}`);
-      const [proxied, connect, loopback] = inside.stdout.trim().split("\n");
+      const apiPort = emu.url.split(":").pop();
+      const loopbacks = [`http://127.0.0.2:${apiPort}/`, `http://[::ffff:127.0.0.1]:${apiPort}/`, `http://localhost.:${apiPort}/`, `http://2130706433:${apiPort}/`];
+      const inside = await run(view, [fetchWith(`http://${address}:${port}/`), direct, ...loopbacks.map(fetchWith)].join("; "));
+      const [proxied, connect, ...loopback] = inside.stdout.trim().split("\n");
       expect(proxied).toBe("from outside");
-      // Without the proxy there is no route out of its namespace, and through it this computer's loopback is refused.
+      // Without the proxy there is no route out of its namespace, and through it this computer's loopback is refused,
+      // however it is written.
       expect(connect).not.toBe("0");
-      expect(loopback).toMatch(/403/);
+      expect(loopback).toEqual(loopbacks.map(() => expect.stringMatching(/403/)));
     } finally {
       outside.close();
     }
