@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
 import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
+import { promiseStacksOff } from "../promise-stacks";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
 
 /** The inputs of an Instance. */
@@ -110,7 +111,12 @@ export interface InstanceOutputProperties {
 export class Instance extends pulumi.CustomResource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Instance extends InstanceOutputProperties {}
@@ -175,7 +181,12 @@ export interface TemplateOutputProperties {
 export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Template extends TemplateOutputProperties {}
@@ -220,7 +231,12 @@ export interface NetworkVolumeOutputProperties {
 export class NetworkVolume extends pulumi.CustomResource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
@@ -265,7 +281,12 @@ export interface LocalVolumeOutputProperties {
 export class LocalVolume extends pulumi.CustomResource {
   constructor(name: string, args: LocalVolumeArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "LocalVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface LocalVolume extends LocalVolumeOutputProperties {}
@@ -292,7 +313,12 @@ export interface ApiKeyOutputProperties {
 export class ApiKey extends pulumi.CustomResource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
@@ -313,7 +339,12 @@ export interface SshKeyOutputProperties {
 export class SshKey extends pulumi.CustomResource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface SshKey extends SshKeyOutputProperties {}
@@ -336,7 +367,12 @@ export interface EnvVarOutputProperties {
 export class EnvVar extends pulumi.CustomResource {
   constructor(name: string, args: EnvVarArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface EnvVar extends EnvVarOutputProperties {}
@@ -431,7 +467,12 @@ export interface GpuFleetOutputProperties {
 export class GpuFleet extends pulumi.CustomResource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}
@@ -452,7 +493,12 @@ export interface TeamOutputProperties {
 export class Team extends pulumi.CustomResource {
   constructor(name: string, args: TeamArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Team", outputs: ["accountId"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Team extends TeamOutputProperties {}
@@ -475,7 +521,12 @@ export interface TeamRoleOutputProperties {
 export class TeamRole extends pulumi.CustomResource {
   constructor(name: string, args: TeamRoleArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "TeamRole", outputs: ["roleId"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface TeamRole extends TeamRoleOutputProperties {}
@@ -500,7 +551,12 @@ export interface TeamMemberOutputProperties {
 export class TeamMember extends pulumi.CustomResource {
   constructor(name: string, args: TeamMemberArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "TeamMember", outputs: ["userId", "status"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface TeamMember extends TeamMemberOutputProperties {}
@@ -529,7 +585,12 @@ export interface SubaccountOutputProperties {
 export class Subaccount extends pulumi.CustomResource {
   constructor(name: string, args: SubaccountArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Subaccount", outputs: ["subaccountId", "keyId"], secretInputs: ["password"], secrets: ["password"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Subaccount extends SubaccountOutputProperties {}
@@ -558,7 +619,12 @@ export interface WebhookOutputProperties {
 export class Webhook extends pulumi.CustomResource {
   constructor(name: string, args: WebhookArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Webhook", outputs: ["webhookId", "secret"], secretInputs: [], secrets: ["secret"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Webhook extends WebhookOutputProperties {}
@@ -601,7 +667,12 @@ export interface EndpointOutputProperties {
 export class Endpoint extends pulumi.CustomResource {
   constructor(name: string, args: EndpointArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Endpoint", outputs: ["endpointId", "apiKey"], secretInputs: [], secrets: ["apiKey"] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface Endpoint extends EndpointOutputProperties {}
@@ -640,7 +711,12 @@ export interface WorkerGroupOutputProperties {
 export class WorkerGroup extends pulumi.CustomResource {
   constructor(name: string, args: WorkerGroupArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "WorkerGroup", outputs: ["workerGroupId", "searchParams"], secretInputs: [], secrets: [] }, name, args, opts);
-    super(type, name, props, options);
+    const restore = promiseStacksOff();
+    try {
+      super(type, name, props, options);
+    } finally {
+      restore();
+    }
   }
 }
 export interface WorkerGroup extends WorkerGroupOutputProperties {}
