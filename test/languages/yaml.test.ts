@@ -237,13 +237,10 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
       program: "resources:\n  ops:\n    type: gpu-rental:index:Webhook\n    properties:\n      url: https://hooks.example.com/x\n      eventTypes: [client:nope]\n",
       fails: /eventTypes.*client:nope|eventTypes\.0/,
     },
-    "endpoint-cap": {
-      program: "resources:\n  small:\n    type: gpu-rental:index:Endpoint\n    properties:\n      name: small\n      coldWorkers: 4\n      maxWorkers: 2\n",
-      fails: /property maxWorkers .*maxWorkers is below coldWorkers/,
-    },
-    "endpoint-utilisation": {
-      program: "resources:\n  eager:\n    type: gpu-rental:index:Endpoint\n    properties:\n      name: eager\n      targetUtil: 1.5\n",
-      fails: /property targetUtil .*a share of active capacity, in \(0, 1\]/,
+    // One endpoint with two problems: preview names both (the check reports every failure of a resource).
+    "endpoint-targets": {
+      program: "resources:\n  small:\n    type: gpu-rental:index:Endpoint\n    properties:\n      name: small\n      coldWorkers: 4\n      maxWorkers: 2\n      targetUtil: 1.5\n",
+      fails: /(?=[\s\S]*maxWorkers: maxWorkers is below coldWorkers)(?=[\s\S]*targetUtil: a share of active capacity, in \(0, 1\])/,
     },
     "group-without-template": {
       program: "resources:\n  workers:\n    type: gpu-rental:index:WorkerGroup\n    properties:\n      endpointId: 1\n",
