@@ -293,6 +293,12 @@ export class Machines implements InstanceWatcher {
     }, this.limits.maxRunMs);
     timer.unref();
     machine.processes.add(handle);
+    // A stop at the moment of the start (forked, not yet running its program: in no group, not yet marked) finds
+    // neither the group nor the mark: the process ends as soon as it runs instead.
+    const boot = machine.boot;
+    child.once("spawn", () => {
+      if (machine.boot !== boot) kill();
+    });
     child.on("error", () => undefined);
     child.on("exit", () => {
       clearTimeout(timer);
