@@ -237,22 +237,13 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
       program: "resources:\n  ops:\n    type: gpu-rental:index:Webhook\n    properties:\n      url: https://hooks.example.com/x\n      eventTypes: [client:nope]\n",
       fails: /eventTypes.*client:nope|eventTypes\.0/,
     },
-    // One endpoint with two problems: preview names both (the check reports every failure of a resource).
-    "endpoint-targets": {
-      program: "resources:\n  small:\n    type: gpu-rental:index:Endpoint\n    properties:\n      name: small\n      coldWorkers: 4\n      maxWorkers: 2\n      targetUtil: 1.5\n",
-      fails: /(?=[\s\S]*maxWorkers: maxWorkers is below coldWorkers)(?=[\s\S]*targetUtil: a share of active capacity, in \(0, 1\])/,
-    },
-    "group-without-template": {
-      program: "resources:\n  workers:\n    type: gpu-rental:index:WorkerGroup\n    properties:\n      endpointId: 1\n",
-      fails: /templateHash/,
-    },
     "negative-limit": {
       program: "variables:\n  offers:\n    fn::invoke:\n      function: gpu-rental:index:getOffers\n      arguments:\n        limit: -1\n",
       fails: /Invalid getOffers: limit: limit must be a whole number from 1 to 1000/,
     },
   };
 
-  it("fails preview naming the input for a misspelt input, a misspelt filter, an operand of the wrong type, an unknown operator, an SSH key that is not one, a negative limit, an env var name, a volume larger than any offer, a permission category, a webhook URL or event type, an endpoint's targets, a worker group without a template, making nothing", async () => {
+  it("fails preview naming the input for a misspelt input, a misspelt filter, an operand of the wrong type, an unknown operator, an SSH key that is not one, a negative limit, an env var name, a volume larger than any offer, a permission category, a webhook URL or event type, making nothing", async () => {
     const before = await holdings();
     const previews = await machine.withOwnSecrets((secretsProvider) =>
       Promise.all(

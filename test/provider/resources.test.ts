@@ -104,3 +104,21 @@ describe("ApiKey through the real provider host", () => {
     await expect(host.create({ permissions: { api: { teleport: {} } } })).rejects.toThrow(/Unknown permission categories: teleport\. Known: misc, /);
   });
 });
+
+describe("Endpoint and WorkerGroup through the real provider host", () => {
+  it("refuse at check (what preview shows) a maxWorkers below coldWorkers, a targetUtil outside (0, 1], a group without a template or an endpoint, each naming the input", async () => {
+    const endpoint = await hostOf(PROVIDER_MODULE, "Endpoint");
+    const failures = (await endpoint.check({}, { name: "llm", coldWorkers: 4, maxWorkers: 2, targetUtil: 1.5 })).failures;
+    expect(failures).toHaveLength(2);
+    expect(failures).toEqual(
+      expect.arrayContaining([
+        { property: "targetUtil", reason: expect.stringContaining("a share of active capacity, in (0, 1]") },
+        { property: "maxWorkers", reason: expect.stringContaining("maxWorkers is below coldWorkers") },
+      ]),
+    );
+    expect((await endpoint.check({}, { name: "llm", coldWorkers: 1, maxWorkers: 2 })).failures).toEqual([]);
+    const group = await hostOf(PROVIDER_MODULE, "WorkerGroup");
+    expect((await group.check({}, { endpointId: 1 })).failures.map((f) => f.property)).toEqual(["templateHash"]);
+    expect((await group.check({}, { templateHash: "abc" })).failures.map((f) => f.property)).toEqual(["endpointId"]);
+  });
+});
