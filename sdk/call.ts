@@ -13,6 +13,8 @@ export interface Call<S extends z.ZodType> {
    * after a 5xx or a reset its outcome is unknown, so only refusals that prove nothing happened are retried.
    */
   idempotent?: boolean;
+  /** Sent to the service's autoscaler (its own host on the live service: the client's `autoscalerUrl`), not its API. */
+  autoscaler?: boolean;
 }
 
 /**

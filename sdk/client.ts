@@ -65,6 +65,12 @@ export interface ClientOptions extends Partial<Connection> {
    */
   maxRetryAfterMs?: number;
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Where the service's autoscaler answers its own calls (`/route/`, an endpoint's workers and logs, a group's
+   * roll): on the live service a host of its own (`https://run.vast.ai`). Default the API's URL, where the emulator
+   * answers them.
+   */
+  autoscalerUrl?: string;
   /** The clock of the call deadlines and of the pauses a 429 asks for. Default real time. */
   clock?: Clock;
   /**
@@ -185,12 +191,14 @@ export class GpuRentalClient {
   private async send<S extends z.ZodType>(call: Call<S>, request: RequestInfo, deadline: number): Promise<z.infer<S>> {
     let res: AxiosResponse;
     const timeout = Math.max(1, Math.min(this.options.timeoutMs ?? 15_000, deadline - this.#clock.now()));
+    // An absolute URL goes there rather than to the API's.
+    const base = call.autoscaler && this.options.autoscalerUrl ? this.options.autoscalerUrl.replace(/\/+$/, "") : undefined;
     try {
-      res = await this.http.request({ method: call.method, url: call.path, data: call.body, timeout });
+      res = await this.http.request({ method: call.method, url: base ? `${base}${call.path}` : call.path, data: call.body, timeout });
     } catch (error) {
       const code = (error as { code?: string }).code ?? "network";
       const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${seconds(timeout)}` : `no response (${code})`;
-      throw new NetworkError(`${call.method} ${call.path} failed: ${what} from ${this.apiUrl}. Is the service reachable?`, { code, request, cause: error });
+      throw new NetworkError(`${call.method} ${call.path} failed: ${what} from ${base ?? this.apiUrl}. Is the service reachable?`, { code, request, cause: error });
     }
     // `success: false` is a refusal whatever the status (a retired endpoint may answer so with a 200).
     if (res.status < 200 || res.status >= 300 || declined(res.data)) throw toServiceError(res, request);

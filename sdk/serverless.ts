@@ -47,10 +47,10 @@ export function endpointsApi(client: Caller) {
       unlessGone(() => client.call({ method: "DELETE", path: path(id), body: { endptjob_id: id }, schema: DeleteServerlessResponse, idempotent: true })),
     /** Its workers as the autoscaler sees them (state, URL, load). */
     workers: async (id: number): Promise<EndpointWorker[]> =>
-      client.call({ method: "POST", path: "/get_endpoint_workers/", body: AutoscalerIdRequest.parse({ id }), schema: EndpointWorkersResponse, idempotent: true }),
+      client.call({ method: "POST", path: "/get_endpoint_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: EndpointWorkersResponse, idempotent: true }),
     /** The autoscaler's log of it: the last `tail` lines. */
     logs: async (id: number, tail?: number): Promise<string> =>
-      (await client.call({ method: "POST", path: "/get_endpoint_logs/", body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
+      (await client.call({ method: "POST", path: "/get_endpoint_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
   };
 }
 
@@ -73,9 +73,9 @@ export function workerGroupsApi(client: Caller) {
     delete: async (id: number): Promise<DeletedWorkers | null> =>
       unlessGone(() => client.call({ method: "DELETE", path: path(id), body: {}, schema: DeleteServerlessResponse, idempotent: true })),
     logs: async (id: number, tail?: number): Promise<string> =>
-      (await client.call({ method: "POST", path: "/get_workergroup_logs/", body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
+      (await client.call({ method: "POST", path: "/get_workergroup_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
     /** Rolls every worker of the group onto what it runs now (or cancels a roll); answers how many roll. */
     rollWorkers: async (id: number, options: { cancel?: boolean } = {}): Promise<number> =>
-      (await client.call({ method: "POST", path: "/update_workers/", body: { workergroup_id: id, cancel_update: options.cancel ?? false }, schema: UpdateWorkersResponse })).workers_to_update ?? 0,
+      (await client.call({ method: "POST", path: "/update_workers/", autoscaler: true, body: { workergroup_id: id, cancel_update: options.cancel ?? false }, schema: UpdateWorkersResponse })).workers_to_update ?? 0,
   };
 }

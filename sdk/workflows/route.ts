@@ -69,6 +69,7 @@ export async function route<T = unknown>(client: GpuRentalClient, endpoint: stri
     const answer = await client.call({
       method: "POST",
       path: "/route/",
+      autoscaler: true,
       body: { endpoint, cost: options.cost ?? 100, ...(options.endpointKey && { api_key: options.endpointKey }), ...(requestIdx !== undefined && { request_idx: requestIdx }) },
       schema: RouteResponse,
       idempotent: true,

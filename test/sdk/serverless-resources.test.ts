@@ -1,4 +1,5 @@
 import { direct, ENDPOINT, WORKER_GROUP } from "../../provider/lifecycle";
+import { GpuRentalClient } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const Endpoint = direct(ENDPOINT);
@@ -65,6 +66,12 @@ describe("Endpoint and WorkerGroup", () => {
 
       expect(await Endpoint.import(made.id, options())).toMatchObject({ inputs: { name: "llm", coldWorkers: 1, maxWorkers: 3, targetUtil: 0.9, inactivityTimeout: 60 } });
       expect(await WorkerGroup.import(group.id, options())).toMatchObject({ inputs: { endpointId: Number(made.id), templateHash: edited, filters: { num_gpus: { eq: 1 } }, gpuRam: 8 } });
+
+      // The autoscaler's own calls go to the client's autoscalerUrl (the live service's run.vast.ai); the API's to apiUrl.
+      const split = new GpuRentalClient({ apiUrl: "http://127.0.0.1:9", apiKey: emu.apiKey, autoscalerUrl: emu.url, retries: 0 });
+      expect((await split.endpoints.workers(Number(made.id))).map((w) => w.status)).toEqual(["ready"]);
+      expect(await split.endpoints.logs(Number(made.id))).toMatch(/rented/);
+      await expect(split.endpoints.list()).rejects.toThrow(/from http:\/\/127\.0\.0\.1:9/);
 
       await WorkerGroup.delete(group.id, options());
       await Endpoint.delete(made.id, options());
