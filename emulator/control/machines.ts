@@ -35,7 +35,7 @@ export function registerMachineControl(app: FastifyInstance, market: Marketplace
 function registerInstanceMachines(app: FastifyInstance, market: Marketplace, machines: Machines): void {
   const instanceOf = (params: unknown) => {
     const id = idParam(params as Record<string, string>, "id");
-    const instance = market.instances.all().find((i) => i.id === id);
+    const instance = market.instances.byId(id);
     if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     return instance;
   };

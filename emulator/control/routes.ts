@@ -106,7 +106,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
   app.post("/_emulator/instances/:id/price-increase", async (request) => {
     const { factor } = parse(PriceRaise, request.body, "request");
     const id = idParam(request.params as Record<string, string>, "id");
-    const instance = market.instances.all().find((i) => i.id === id);
+    const instance = market.instances.byId(id);
     if (!instance) throw notFound("no_such_instance", `Instance ${id} does not exist.`);
     const raise = priceIncreases.raise(instance, factor, market.clock.now());
     return { success: true, pending_price_increase_id: raise.id, new_price_per_hour: raise.newPricePerHour };

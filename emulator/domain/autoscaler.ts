@@ -91,7 +91,7 @@ export class Autoscaler {
     for (const group of groups) this.roll(endpoint, group);
     if (!groups.length) return;
     const workers = this.live(endpoint);
-    const active = workers.filter((w) => this.state(w) !== "inactive");
+    const active = workers.filter((w) => this.stateOf(w) !== "inactive");
     const { activeTarget, totalTarget } = this.targets(endpoint, groups, active.length);
     if (active.length < activeTarget) return this.grow(endpoint, groups, workers, activeTarget - active.length);
     // Cold workers: rented to load the model, then stopped (below) while the load does not need them.
@@ -130,7 +130,7 @@ export class Autoscaler {
 
   /** More workers serving: inactive ones started first (their model is loaded), then new ones rented, up to the cap. */
   private grow(endpoint: EndpointRecord, groups: WorkerGroupRecord[], workers: WorkerRecord[], needed: number): void {
-    for (const worker of workers.filter((w) => this.state(w) === "inactive" && !w.retiring).slice(0, needed)) {
+    for (const worker of workers.filter((w) => this.stateOf(w) === "inactive" && !w.retiring).slice(0, needed)) {
       this.deps.start(this.deps.instance(worker.instanceId)!);
       this.deps.log(endpoint, undefined, `worker ${worker.instanceId} started (inactive to active)`);
       needed--;
@@ -157,15 +157,15 @@ export class Autoscaler {
     const byCost = (w: WorkerRecord) => this.deps.instance(w.instanceId)?.pricePerHour ?? 0;
     const ranked = [...workers].sort((a, b) => byCost(b) - byCost(a));
     let total = ranked.length;
-    let active = ranked.filter((w) => this.state(w) !== "inactive").length;
+    let active = ranked.filter((w) => this.stateOf(w) !== "inactive").length;
     for (const worker of ranked) {
       if (this.deps.router.working(worker.instanceId)) continue;
-      const inactive = this.state(worker) === "inactive";
+      const inactive = this.stateOf(worker) === "inactive";
       if (total > totalTarget) {
         this.retire(endpoint, worker, "scaled down");
         total--;
         if (!inactive) active--;
-      } else if (this.state(worker) === "ready" && active > activeTarget) {
+      } else if (this.stateOf(worker) === "ready" && active > activeTarget) {
         this.deps.stop(this.deps.instance(worker.instanceId)!);
         this.deps.log(endpoint, undefined, `worker ${worker.instanceId} stopped (inactive, model kept)`);
         active--;
@@ -181,15 +181,15 @@ export class Autoscaler {
   private roll(endpoint: EndpointRecord, group: WorkerGroupRecord): void {
     const workers = this.deps.serverless.workersOf({ groupId: group.id }).filter((w) => !w.retiring);
     // A replacement that is loaded frees its old worker, even if the group moved on again meanwhile (it rolls in turn).
-    for (const worker of workers.filter((w) => w.replaces !== undefined && ["ready", "updating"].includes(this.state(w, group)))) {
+    for (const worker of workers.filter((w) => w.replaces !== undefined && ["ready", "updating"].includes(this.stateOf(w, group)))) {
       const old = this.deps.serverless.worker(worker.replaces!);
       if (old && !old.retiring) this.retire(endpoint, old, `replaced by worker ${worker.instanceId} of the new version`);
       delete worker.replaces;
     }
     const outdated = workers.filter((w) => w.version < group.version && !w.retiring);
-    for (const worker of outdated.filter((w) => this.state(w) === "inactive")) this.retire(endpoint, worker, "updated (inactive)");
+    for (const worker of outdated.filter((w) => this.stateOf(w) === "inactive")) this.retire(endpoint, worker, "updated (inactive)");
     const replacing = workers.some((w) => w.replaces !== undefined);
-    const next = outdated.find((w) => this.state(w) !== "inactive" && !w.retiring);
+    const next = outdated.find((w) => this.stateOf(w) !== "inactive" && !w.retiring);
     if (next && !replacing) this.rentFor(endpoint, group, next.instanceId);
   }
 
@@ -217,7 +217,7 @@ export class Autoscaler {
   private clearGone(endpoint: EndpointRecord): void {
     for (const worker of this.deps.serverless.workersOf({ endpointId: endpoint.id })) {
       const instance = this.deps.instance(worker.instanceId);
-      const failed = this.state(worker) === "error";
+      const failed = this.stateOf(worker) === "error";
       const finished = worker.retiring && !this.deps.router.working(worker.instanceId);
       if (instance && !failed && !finished) continue;
       if (instance) this.deps.destroy(instance);
@@ -231,7 +231,7 @@ export class Autoscaler {
   /** A stopped endpoint: every worker inactive. */
   private stopAll(endpoint: EndpointRecord): void {
     for (const worker of this.live(endpoint)) {
-      if (this.state(worker) === "inactive") continue;
+      if (this.stateOf(worker) === "inactive") continue;
       this.deps.stop(this.deps.instance(worker.instanceId)!);
     }
   }
@@ -245,7 +245,4 @@ export class Autoscaler {
     return workerState(this.deps, worker, group);
   }
 
-  private state(worker: WorkerRecord, group?: WorkerGroupRecord): WorkerState {
-    return this.stateOf(worker, group);
-  }
 }

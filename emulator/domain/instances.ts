@@ -488,6 +488,11 @@ export class Instances implements Persistent<InstancesSnapshot> {
     return [...this.records.values()];
   }
 
+  /** The instance of that id, whoever owns it (the emulator's own lookups: the autoscaler, the machines). */
+  byId(id: number): InstanceRecord | undefined {
+    return this.records.get(id);
+  }
+
   /** Charges every instance's owner up to now. */
   settle(): void {
     for (const instance of this.records.values()) this.settleOne(instance);

@@ -182,7 +182,7 @@ export class Marketplace {
       now,
       serverless: this.serverless,
       router: this.router,
-      instance: (id) => this.instances.all().find((i) => i.id === id),
+      instance: (id) => this.instances.byId(id),
       status: (instance) => actualStatus(instance, now(), this.lifecycle),
       rent: (group, endpoint) => this.rentWorker(group, endpoint),
       start: (instance) => this.instances.update(instance, { state: "running" }),
@@ -378,7 +378,7 @@ export class Marketplace {
 
   /** Where a worker serves: its model server's port as published on its public address (the worker port of its template). */
   workerUrl(worker: WorkerRecord): string {
-    const instance = this.instances.all().find((i) => i.id === worker.instanceId);
+    const instance = this.instances.byId(worker.instanceId);
     if (!instance) return "";
     const host = instance.sshEndpoint?.host ?? instance.publicIp;
     const port = workerPort(instance);

@@ -169,7 +169,7 @@ function reportingWorker(market: Marketplace, id: number, key: string | undefine
   } catch {
     principal = undefined;
   }
-  const owner = market.instances.all().find((i) => i.id === id)?.ownerId;
+  const owner = market.instances.byId(id)?.ownerId;
   const allowed = principal && principal.user.id === owner && (principal.key.instanceId === undefined || principal.key.instanceId === id);
   if (!worker || !allowed) throw unauthorized("auth_error", `No worker ${id} reports with this key: send the worker's CONTAINER_API_KEY as mtoken.`);
   return worker;
@@ -188,7 +188,7 @@ function statusText(market: Marketplace, endpoint: EndpointRecord): string {
 }
 
 function workerView(market: Marketplace, worker: WorkerRecord) {
-  const instance = market.instances.all().find((i) => i.id === worker.instanceId);
+  const instance = market.instances.byId(worker.instanceId);
   const group = market.serverless.groupsOf(worker.endpointId).find((g) => g.id === worker.groupId);
   const state = market.autoscaler.stateOf(worker, group);
   return {

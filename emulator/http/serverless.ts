@@ -127,7 +127,7 @@ export function registerServerless(app: FastifyInstance, market: Marketplace): v
 function destroyed(market: Marketplace, workers: WorkerRecord[], msg: string) {
   const deleted: number[] = [];
   for (const worker of workers) {
-    const instance = market.instances.all().find((i) => i.id === worker.instanceId);
+    const instance = market.instances.byId(worker.instanceId);
     market.router.forget({ workerId: worker.instanceId });
     if (instance) market.instances.destroy(instance);
     deleted.push(worker.instanceId);

@@ -51,7 +51,7 @@ async function probeLoading(market: Marketplace): Promise<void> {
 }
 
 function isRunning(market: Marketplace, instanceId: number): boolean {
-  const instance = market.instances.all().find((i) => i.id === instanceId);
+  const instance = market.instances.byId(instanceId);
   return !!instance && instance.intended === "running" && instance.bootPending === undefined && !instance.failure;
 }
 

@@ -53,10 +53,10 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
 
   const endpoints: SshEndpoints = new SshEndpoints(hostKey.private, {
     running: (id) => {
-      const instance = market.instances.all().find((i) => i.id === id);
+      const instance = market.instances.byId(id);
       return instance && machines.isUp(instance) ? instance : undefined;
     },
-    authorizedKeys: (id) => market.instances.all().find((i) => i.id === id)?.sshKeys ?? [],
+    authorizedKeys: (id) => market.instances.byId(id)?.sshKeys ?? [],
     get machines(): Machines {
       return machines;
     },
