@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PACKAGE_ROOT } from "../cli/toolchain";
+import { PACKAGE_ROOT } from "../sdk/package-root";
 
 /**
  * A program of `files` outside the repository with the packed package of this checkout and `packages` installed,

@@ -14,15 +14,4 @@ try {
   }
   throw error;
 }
-// Output piped into a reader that stopped reading (`gpu-rental emulator --help | head`) ends the command quietly.
-process.stdout.on("error", (error) => {
-  if (error && error.code === "EPIPE") process.exit(0);
-  throw error;
-});
-cli.main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(`gpu-rental: ${(error && error.stack) || error}`);
-    process.exit(1);
-  },
-);
+cli.run(process.argv.slice(2));

@@ -1,6 +1,8 @@
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { ensureToolchain, LANGUAGES, PACKAGE_ROOT } from "./toolchain";
+import { ensureToolchain, LANGUAGES } from "./toolchain";
+import { PACKAGE_ROOT } from "../sdk/package-root";
 
 /**
  * The commands' modules, each loaded when its command runs: most load the SDK, some the emulator too (a third of
@@ -18,7 +20,7 @@ const load = {
 };
 
 /** The package's version, as `gpu-rental --version` prints it. */
-const VERSION: string = require(path.join(PACKAGE_ROOT, "package.json")).version;
+const VERSION: string = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).version;
 
 /** A number within bounds, for an option's value; commander names the option and the value when it is not. */
 function number(min = 0, max = Number.MAX_SAFE_INTEGER, whole = false): (value: string) => number {
@@ -340,4 +342,23 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`gpu-rental${command ? ` ${command}` : ""}: ${(error as Error)?.message ?? error}`);
     return 1;
   }
+}
+
+/**
+ * `gpu-rental <argv>` as a process: runs main, then exits with its code; output piped into a reader that stopped
+ * reading (`gpu-rental emulator --help | head`) ends it quietly. bin/gpu-rental.js and the release's executable
+ * (provider/release/executable.ts) run the command so.
+ */
+export function run(argv: string[]): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+  main(argv).then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(`gpu-rental: ${(error && error.stack) || error}`);
+      process.exit(1);
+    },
+  );
 }

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
 import { makeOnce, markUsed, pruneUnused } from "./cache-folders";
 import { linkPluginFolder } from "./pulumi";
-import { PACKAGE_ROOT } from "./toolchain";
+import { PACKAGE_ROOT, RELEASE_EXECUTABLE } from "../sdk/package-root";
 
 /** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
 export const PLUGIN_NAME = "gpu-rental";
@@ -55,7 +55,9 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
   const version = packageVersion(PACKAGE_ROOT);
   const folder = preparedPluginFolder(log);
   const dir = path.join(pulumiHome(options.env), "plugins", `resource-${PLUGIN_NAME}-v${version}`);
-  if (!(options.link && linkPluginFolder(folder, dir))) {
+  // The release's executable run from the very folder (the engine downloaded it there): installed already.
+  const there = fs.existsSync(dir) && fs.realpathSync(folder) === fs.realpathSync(dir);
+  if (!there && !(options.link && linkPluginFolder(folder, dir))) {
     log(`gpu-rental plugin install: pulumi plugin install resource ${PLUGIN_NAME} v${version} --file ${folder}`);
     const args = ["plugin", "install", "resource", PLUGIN_NAME, `v${version}`, "--file", folder, "--reinstall", "--non-interactive"];
     const result = spawnSync(options.pulumi, args, { env: options.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -69,12 +71,14 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
 }
 
 /**
- * The plugin folder, made once per package content and kept in the cache (~/.cache/gpu-rental, or
- * $GPU_RENTAL_CACHE): the plugin executable (a shim that runs node on index.js), this package packed into it as a tarball, a
- * package.json that depends on that tarball and on the @pulumi/pulumi in use, and their node_modules. npm's
- * install is the slow part (a minute); later installs, into any Pulumi home, copy the folder (or link it, `link`).
+ * The plugin folder. In the release's executable, the folder it runs from, as its archive unpacks (the plugin is the
+ * executable itself). In the npm package, made once per package content and kept in the cache (~/.cache/gpu-rental,
+ * or $GPU_RENTAL_CACHE): the plugin executable (a shim that runs node on index.js), this package packed into it as
+ * a tarball, a package.json that depends on that tarball and on the @pulumi/pulumi in use, and their node_modules.
+ * npm's install is the slow part (a minute); later installs, into any Pulumi home, copy the folder (or link it, `link`).
  */
 export function preparedPluginFolder(log: (line: string) => void): string {
+  if (RELEASE_EXECUTABLE) return path.dirname(RELEASE_EXECUTABLE);
   const cache = userCacheDir();
   fs.mkdirSync(cache, { recursive: true });
   const pulumiSdk = pulumiVersion();
@@ -131,21 +135,39 @@ function writePluginFolder(dir: string, version: string, tarball: string, pulumi
 }
 
 /**
- * A hash of what `npm pack` would put in the package (package.json and the folders and files its `files` names,
- * read here rather than packed): a prepared plugin folder is found again without packing (a second of CPU).
+ * A hash of what `npm pack` would put in the package (publishedFiles): a prepared plugin folder is found again
+ * without packing (a second of CPU).
  */
 function packageContent(): crypto.Hash {
   const hash = crypto.createHash("sha256");
-  const { files } = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { files: string[] };
-  const roots = ["package.json", ...files.filter((entry) => !entry.startsWith("!")).map((entry) => entry.split("/*")[0])];
-  const under = (root: string): string[] => {
-    const full = path.join(PACKAGE_ROOT, root);
-    if (!fs.existsSync(full)) return [];
-    if (!fs.statSync(full).isDirectory()) return [root];
-    return fs.readdirSync(full, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(PACKAGE_ROOT, path.join(entry.parentPath, entry.name)));
-  };
-  for (const file of [...new Set(roots.flatMap(under))].sort()) hash.update(`${file}\0`).update(fs.readFileSync(path.join(PACKAGE_ROOT, file))).update("\0");
+  for (const file of publishedFiles()) hash.update(`${file}\0`).update(fs.readFileSync(path.join(PACKAGE_ROOT, file))).update("\0");
   return hash;
+}
+
+/**
+ * The package's files as `npm pack` takes them (package.json and what its `files` names, less what its `!` patterns
+ * name), read here rather than packed: paths relative to the package's folder, `/`-separated, sorted.
+ */
+export function publishedFiles(): string[] {
+  const { files } = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { files: string[] };
+  const under = (dir: string): string[] => {
+    const full = path.join(PACKAGE_ROOT, dir);
+    if (!fs.existsSync(full)) return [];
+    if (!fs.statSync(full).isDirectory()) return [dir];
+    return fs.readdirSync(full, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(PACKAGE_ROOT, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"));
+  };
+  // A pattern names the files under its folder part that it matches; a plain entry, a file or all of a folder.
+  const named = (entry: string): string[] => (entry.includes("*") ? under(entry.slice(0, entry.indexOf("*")).replace(/\/[^/]*$/, "")).filter((file) => globPattern(entry).test(file)) : under(entry));
+  const excluded = files.filter((entry) => entry.startsWith("!")).map((entry) => globPattern(entry.slice(1)));
+  const included = ["package.json", ...files.filter((entry) => !entry.startsWith("!")).flatMap(named)];
+  return [...new Set(included)].filter((file) => !excluded.some((pattern) => pattern.test(file))).sort();
+}
+
+/** A `files` pattern of package.json (`*` within a name, `**\/` any folders) as a test of a `/`-separated path. */
+function globPattern(pattern: string): RegExp {
+  const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+  const source = pattern.split("**/").map((part) => part.split("*").map(escape).join("[^/]*")).join("(?:.*/)?");
+  return new RegExp(`^${source}$`);
 }
 
 /** `npm pack` of this package (its files as published; no build scripts run) into `dir`; the tarball's name. */

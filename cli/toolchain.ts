@@ -2,18 +2,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
+import { PACKAGE_ROOT } from "../sdk/package-root";
 import { pruneUnused } from "./cache-folders";
-
-/** The folder of gpu-rental's package.json, from its sources (tests) or its compiled dist/ alike. */
-export const PACKAGE_ROOT = findPackageRoot(__dirname);
-
-function findPackageRoot(from: string): string {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const manifest = path.join(dir, "package.json");
-    if (fs.existsSync(manifest) && JSON.parse(fs.readFileSync(manifest, "utf8")).name === "gpu-rental") return dir;
-  }
-  throw new Error(`gpu-rental's package.json not found above ${from}`);
-}
 
 /** The runtimes whose programs the toolchain can run (a language host each, beside `pulumi`). */
 export const LANGUAGES = ["nodejs", "python", "go", "yaml"] as const;

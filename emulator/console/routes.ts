@@ -5,6 +5,8 @@ import { z } from "zod";
 import { Marketplace } from "../domain/marketplace";
 import { Faults } from "../control/faults";
 import { parse } from "../http/routes";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
+import { CONSOLE_LIBRARIES, CONSOLE_SCRIPT, dependencyFile } from "./assets";
 import { CONSOLE_CSS, CONSOLE_HTML } from "./page";
 import { consoleView, MarketCache } from "./view";
 
@@ -54,31 +56,19 @@ interface Asset {
   text(): string;
 }
 
-/**
- * The page's scripts and styles: the libraries' own prebuilt files from the package's dependencies (uPlot, and htm
- * with Preact in one file), and the page's script, built with the rest of the package (dist/emulator/console/browser).
- * Each file is read once, when first asked for.
- */
+/** The page's scripts and styles: the libraries' files, its own styles and script; each read once, when first asked for. */
 function consoleAssets(): Map<string, Asset> {
-  const js = "text/javascript; charset=utf-8";
+  const libraries = Object.entries(CONSOLE_LIBRARIES).map(([name, { dependency, file, type }]): [string, Asset] => [name, once(type, () => fs.readFileSync(dependencyFile(dependency, file), "utf8"))]);
   return new Map<string, Asset>([
-    ["uplot.js", once(js, () => fs.readFileSync(require.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"))],
-    ["uplot.css", once("text/css; charset=utf-8", () => fs.readFileSync(require.resolve("uplot/dist/uPlot.min.css"), "utf8"))],
-    ["preact.js", once(js, () => fs.readFileSync(path.join(packageDir("htm"), "preact", "standalone.umd.js"), "utf8"))],
+    ...libraries,
     ["console.css", once("text/css; charset=utf-8", () => CONSOLE_CSS)],
-    ["console.js", once(js, () => asBrowserScript(fs.readFileSync(builtScript(), "utf8")))],
+    ["console.js", once("text/javascript; charset=utf-8", () => asBrowserScript(fs.readFileSync(builtScript(), "utf8")))],
   ]);
 }
 
 function once(type: string, read: () => string): Asset {
   let text: string | undefined;
   return { type, text: () => (text ??= read()) };
-}
-
-/** A dependency's folder (htm's exports map names no file of its standalone UMD build, so it is found by its main). */
-function packageDir(name: string): string {
-  const main = require.resolve(name);
-  return main.slice(0, main.lastIndexOf(`${path.sep}node_modules${path.sep}${name}${path.sep}`)) + `${path.sep}node_modules${path.sep}${name}`;
 }
 
 /**
@@ -89,10 +79,9 @@ function asBrowserScript(built: string): string {
   return `(function (exports) {\n${built.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")}})({});\n`;
 }
 
-/** The page's script as built: beside this file in dist/, or in dist/ when this file runs from its source (tests). */
+/** The page's script in the package's dist/ (from the sources too: tests run them beside a build). */
 function builtScript(): string {
-  const candidates = [path.join(__dirname, "browser", "app.js"), path.resolve(__dirname, "..", "..", "dist", "emulator", "console", "browser", "app.js")];
-  const found = candidates.find((file) => fs.existsSync(file));
-  if (!found) throw new Error(`The console's script is not built (${candidates.join(", ")}): run npm run build.`);
-  return found;
+  const file = path.join(PACKAGE_ROOT, CONSOLE_SCRIPT);
+  if (!fs.existsSync(file)) throw new Error(`The console's script is not built (${file}): run npm run build.`);
+  return file;
 }

@@ -1,23 +1,26 @@
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Plugin } from "esbuild";
-import { PACKAGE_PLUGIN_DIR } from "../../cli/plugin-install";
-import { PACKAGE_ROOT } from "../../cli/toolchain";
+import { PLUGIN_EXECUTABLE, publishedFiles } from "../../cli/plugin-install";
+import { CONSOLE_LIBRARIES, CONSOLE_SCRIPT, dependencyFile } from "../../emulator/console/assets";
+import type { EmbeddedFile } from "../../sdk/embedded-package";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { PULUMI_MODULES } from "../pulumi-modules";
 
 /**
- * The plugin as one CommonJS file with every dependency inside (no node_modules, no require of anything but
- * Node's own modules): what a single executable application runs. Made from the compiled package (dist/, so
- * `npm run build` first) through the plugin folder's own entry, plugin/index.js, by esbuild.
+ * The release's executable as one CommonJS file with every dependency inside (no node_modules, no require of
+ * anything but Node's own modules): what a single executable application runs, the provider plugin and the
+ * `gpu-rental` command (./executable.ts). Made from the compiled package (dist/, so `npm run build` first) by esbuild.
  */
 export async function bundlePlugin(outFile: string): Promise<void> {
   await withEsbuild((esbuild) =>
     esbuild.build({
       ...COMMON,
-      entryPoints: [path.join(PACKAGE_PLUGIN_DIR, "index.js")],
+      entryPoints: [path.join(PACKAGE_ROOT, "dist", "provider", "release", "executable.js")],
       outfile: outFile,
-      plugins: [pulumiModulesBuiltIn(), nativeAddonsAbsent()],
+      plugins: [pulumiModulesBuiltIn(), packageRootBuiltIn(), nativeAddonsAbsent()],
       // ssh2 once: in the executable sdk/ssh2.ts finds no bundle beside it and requires `ssh2`, which is that bundle.
       alias: { ssh2: path.join(PACKAGE_ROOT, "dist", "sdk", "ssh2-bundle.js") },
       // Run by a machine's own Node.js (the launchers of other platforms), an older one would fail obscurely.
@@ -100,12 +103,52 @@ function nativeAddonsAbsent(): Plugin {
 function pulumiModulesBuiltIn(): Plugin {
   const fromPulumi = createRequire(require.resolve("@pulumi/pulumi", { paths: [PACKAGE_ROOT] }));
   const table = PULUMI_MODULES.map((id) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(fromPulumi.resolve(id))}),`);
-  const contents = `const modules = {\n${table.join("\n")}\n};\nexports.PULUMI_MODULES = Object.keys(modules);\nexports.fromPulumi = (id) => modules[id]();\n`;
+  return moduleInPlace("pulumi-modules", `const modules = {\n${table.join("\n")}\n};\nexports.PULUMI_MODULES = Object.keys(modules);\nexports.fromPulumi = (id) => modules[id]();\n`);
+}
+
+/**
+ * sdk/package-root finds the package's folder around it, which the executable does not have: in the bundle, the
+ * package files the command runs or serves are built in (embeddedFiles) and the package root is where they are
+ * unpacked (sdk/embedded-package.ts); the release's executable is this process's own file (a single executable
+ * application), or the launcher beside the bundle.
+ */
+function packageRootBuiltIn(): Plugin {
+  const files = embeddedFiles();
+  const key = crypto.createHash("sha256").update(JSON.stringify(files)).digest("hex").slice(0, 12);
+  const unpack = JSON.stringify(path.join(PACKAGE_ROOT, "dist", "sdk", "embedded-package.js"));
+  const contents = `const path = require("node:path");
+const { unpackedPackage } = require(${unpack});
+const sea = (() => { try { return require("node:sea").isSea(); } catch { return false; } })();
+exports.RELEASE_EXECUTABLE = sea ? process.execPath : path.join(__dirname, process.platform === "win32" ? "${PLUGIN_EXECUTABLE}.cmd" : "${PLUGIN_EXECUTABLE}");
+exports.PACKAGE_ROOT = unpackedPackage(${JSON.stringify(files)}, ${JSON.stringify(key)});
+`;
+  return moduleInPlace("package-root", contents);
+}
+
+/**
+ * What the executable's command reads of the package (its other files are built into the bundle itself): its
+ * manifest, the toolchain's scripts and sources (tools/ as the package publishes them) with the built files the
+ * toolchain installs beside `pulumi`, and the console's scripts and styles.
+ */
+function embeddedFiles(): Record<string, EmbeddedFile> {
+  const consoleFiles = [CONSOLE_SCRIPT, ...Object.values(CONSOLE_LIBRARIES).map(({ dependency, file }) => path.relative(PACKAGE_ROOT, dependencyFile(dependency, file)))];
+  const toolchain = publishedFiles().filter((file) => file.startsWith("tools/"));
+  const installed = ["dynamic-host", "provider-server", "code-cache"].map((name) => path.join("dist", "provider", `${name}.js`));
+  const embedded: Record<string, EmbeddedFile> = {};
+  for (const file of ["package.json", ...toolchain, ...installed, ...consoleFiles]) {
+    const full = path.join(PACKAGE_ROOT, file);
+    embedded[file.split(path.sep).join("/")] = { text: fs.readFileSync(full, "utf8"), mode: fs.statSync(full).mode & 0o777 };
+  }
+  return embedded;
+}
+
+/** Puts `contents` in the place of a module of the package, by its file's name (`pulumi-modules`: provider/pulumi-modules.ts). */
+function moduleInPlace(name: string, contents: string): Plugin {
   return {
-    name: "pulumi-modules",
+    name,
     setup(build) {
-      build.onResolve({ filter: /[/\\]pulumi-modules(\.js)?$/ }, () => ({ path: "pulumi-modules", namespace: "pulumi-modules" }));
-      build.onLoad({ filter: /.*/, namespace: "pulumi-modules" }, () => ({ contents, loader: "js", resolveDir: PACKAGE_ROOT }));
+      build.onResolve({ filter: new RegExp(`[/\\\\]${name}(\\.js)?$`) }, () => ({ path: name, namespace: name }));
+      build.onLoad({ filter: /.*/, namespace: name }, () => ({ contents, loader: "js", resolveDir: PACKAGE_ROOT }));
     },
   };
 }

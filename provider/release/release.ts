@@ -5,11 +5,12 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { runPulumi } from "../../cli/pulumi";
-import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
+import { ensureToolchain } from "../../cli/toolchain";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { PLUGIN_DOWNLOAD_URL } from "../schema/schema";
 import { buildWheel, generateSdk } from "../schema/sdks";
 import { archiveName, hostPlatform, makePluginArchives, PLATFORMS } from "./archives";
-import { onlyPulumiFromPyPI } from "./python-deps";
+import { onlyPulumiFromPyPI, withCommand } from "./python-sdk";
 
 /**
  * `npm run release -- --out DIR [--download-url URL]`: what a release publishes, into DIR. The plugin archives
@@ -116,6 +117,7 @@ async function pythonWheel(schemaFile: string, downloadUrl: string, out: string)
     const manifest = JSON.parse(fs.readFileSync(path.join(work, "python", "pulumi_gpu_rental", "pulumi-plugin.json"), "utf8"));
     if (manifest.server !== downloadUrl) throw new Error(`the Python SDK's pulumi-plugin.json names server ${JSON.stringify(manifest.server)}, not ${downloadUrl}`);
     onlyPulumiFromPyPI(path.join(work, "python"));
+    withCommand(path.join(work, "python"));
     const built = buildWheel(path.join(work, "python"), path.join(work, "wheels"));
     fs.mkdirSync(out, { recursive: true });
     const wheel = path.join(out, path.basename(built));

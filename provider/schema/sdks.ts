@@ -4,7 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { runPulumi } from "../../cli/pulumi";
-import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
+import { ensureToolchain } from "../../cli/toolchain";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 
 /**
  * The SDK packages a release publishes, generated from the plugin's schema by `pulumi package gen-sdk` (the

@@ -4,7 +4,8 @@ import * as path from "node:path";
 import { initStack, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
 import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { stackStateOf } from "../../cli/stack-state";
-import { ensureToolchain, PACKAGE_ROOT } from "../../cli/toolchain";
+import { ensureToolchain } from "../../cli/toolchain";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 
 /**
  * The engine runs TypeScript programs without type-checking them (ts-node's transpile-only, which @pulumi/pulumi

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 
 /** The generator's line that reads the SDK's own version with `parver`, a package pulumi does not bring. */
 const PARVER_IMPORT = "from parver import Version as PEP440Version";
@@ -45,4 +46,21 @@ export function onlyPulumiFromPyPI(sdkDir: string, packageName = "pulumi_gpu_ren
   // A TOML array of basic strings on one line reads as JSON.
   const kept = (JSON.parse(line[2]) as string[]).filter((requirement) => !DROPPED.test(requirement));
   fs.writeFileSync(pyproject, toml.replace(line[0], `${line[1]}[${kept.map((r) => JSON.stringify(r)).join(", ")}]`));
+}
+
+/** The command's module in the SDK (./command.py, copied as it is) and its console script, as pyproject declares it. */
+const COMMAND_MODULE = "_command.py";
+const COMMAND_SCRIPT = `[project.scripts]\n    gpu-rental = "pulumi_gpu_rental._command:main"`;
+
+/**
+ * Gives the Python SDK Pulumi's generator wrote in `sdkDir` the `gpu-rental` command (./command.py says how it runs
+ * the release's executable): `pip install` of the wheel puts it on PATH, so a Python team needs no Node.js for the
+ * emulator, `gpu-rental test`, `sweep` or `spend`.
+ */
+export function withCommand(sdkDir: string, packageName = "pulumi_gpu_rental"): void {
+  fs.copyFileSync(path.join(PACKAGE_ROOT, "provider", "release", "command.py"), path.join(sdkDir, packageName, COMMAND_MODULE));
+  const pyproject = path.join(sdkDir, "pyproject.toml");
+  const toml = fs.readFileSync(pyproject, "utf8");
+  if (!/^\[build-system\]$/m.test(toml) || toml.includes("[project.scripts]")) throw new Error(`${pyproject} is not as withCommand expects (a [build-system] table, no [project.scripts]): check it against the generator`);
+  fs.writeFileSync(pyproject, toml.replace(/^\[build-system\]$/m, `  ${COMMAND_SCRIPT}\n\n[build-system]`));
 }
