@@ -17,6 +17,12 @@ export const PACKAGE_ROOT = findPackageRoot(__dirname);
  */
 export const RELEASE_EXECUTABLE: string | undefined = undefined;
 
+/**
+ * The command line that runs the release's executable again, with arguments of its own after it: the executable
+ * (node and the bundle, where a launcher runs it); undefined in the npm package.
+ */
+export const RELEASE_COMMAND: string[] | undefined = undefined;
+
 function findPackageRoot(from: string): string {
   for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const manifest = path.join(dir, "package.json");

@@ -10,7 +10,7 @@ import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStat
 import { killMarked, runMarksOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
 import { EgressProxy } from "./egress-proxy";
-import { installHolder } from "./netns-holder";
+import { holderCommand } from "./netns-holder";
 
 /** The environment variable that marks every process of a machine (and their children), to find them at stop. */
 export const MACHINE_MARK = "GPU_RENTAL_MACHINE";
@@ -112,8 +112,8 @@ export function machinesUnsupported(): string | undefined {
 export class Machines implements InstanceWatcher {
   private readonly machines = new Map<number, Machine>();
   private readonly emulatorId = randomBytes(4).toString("hex");
-  /** The namespace holder's program, where machines get networks of their own; undefined where they cannot. */
-  private readonly holder?: string;
+  /** The command that runs a namespace's holder, where machines get networks of their own; undefined where they cannot. */
+  private readonly holder?: string[];
   /** Why the machines run in this computer's network, not each in its own (./network.ts); undefined when they do not. */
   readonly sharedNetworkWhy?: string;
   /** A short folder for the holders' sockets, made only when the sandboxes' path is too long for a socket's. */
@@ -134,7 +134,7 @@ export class Machines implements InstanceWatcher {
   ) {
     this.clockMoved();
     this.sharedNetworkWhy = ownNetworkUnsupported();
-    if (!this.sharedNetworkWhy) this.holder = installHolder(path.join(root, ".tools"));
+    if (!this.sharedNetworkWhy) this.holder = holderCommand(path.join(root, ".tools"));
   }
 
   /** The emulator's clock moved: the machines' `date` and `sleep` see it at their next look. */

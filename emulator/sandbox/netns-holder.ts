@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { RELEASE_COMMAND } from "../../sdk/package-root";
 
 /**
  * The program that holds an emulated machine's own network namespace (./network.ts): Node runs it as
@@ -54,12 +55,26 @@ process.stdin.on("close", () => process.exit(0));
 process.stdin.resume();
 `;
 
-/** Writes the holder into `toolsDir` (the machines' shared tools folder) and says where; a newer emulator's replaces an older's. */
-export function installHolder(toolsDir: string): string {
+/**
+ * The command line (program and arguments before the holder's own) that runs the holder: Node on the holder's
+ * file, written into `toolsDir` (the machines' shared tools folder; a newer emulator's replaces an older's); in the
+ * release's executable, which runs no script file, the executable itself with HOLDER_ARGUMENT first.
+ */
+export function holderCommand(toolsDir: string): string[] {
+  if (RELEASE_COMMAND) return [...RELEASE_COMMAND, HOLDER_ARGUMENT];
   const file = path.join(toolsDir, "netns-holder.js");
   fs.mkdirSync(toolsDir, { recursive: true });
   const written = `${file}.${process.pid}.new`;
   fs.writeFileSync(written, HOLDER);
   fs.renameSync(written, file);
-  return file;
+  return [process.execPath, file];
+}
+
+/** The release executable's first argument that makes it the holder (provider/release/executable.ts). */
+export const HOLDER_ARGUMENT = "gpu-rental-netns-holder";
+
+/** Runs the holder in this process (the release's executable), its arguments after the first: as a file of it would. */
+export function runHolder(): void {
+  process.argv.splice(2, 1);
+  new Function("require", HOLDER)(require);
 }

@@ -41,21 +41,12 @@ export function ownNetworkUnsupported(): string | undefined {
 
 function probe(): { tools?: NetnsTools; why?: string } {
   if (process.platform !== "linux") return { why: "network namespaces are Linux's" };
-  if (runsAsSingleExecutable()) return { why: "the emulator runs as a single executable, which cannot run the namespace's holder script" };
   const [unshare, nsenter, ip] = ["unshare", "nsenter", "ip"].map(which);
   if (!unshare || !nsenter) return { why: "this computer has no unshare and nsenter (util-linux)" };
   if (!ip) return { why: "this computer has no ip (iproute2) to bring a namespace's loopback up" };
   const tried = spawnSync(unshare, ["-rn", ip, "link", "set", "lo", "up"], { encoding: "utf8", timeout: 5_000 });
   if (tried.status !== 0) return { why: `unshare -rn fails here: ${(tried.stderr || tried.error?.message || `status ${tried.status}`).trim()}` };
   return { tools: { unshare, nsenter, ip } };
-}
-
-function runsAsSingleExecutable(): boolean {
-  try {
-    return (require("node:sea") as { isSea(): boolean }).isSea();
-  } catch {
-    return false;
-  }
 }
 
 /** A program's file, looked for where distributions put it (sbin is often off a user's PATH). */
@@ -65,8 +56,8 @@ function which(name: string): string | undefined {
 }
 
 export interface NetworkPlan {
-  /** The machine's own namespace: the holder's program and the folder of its sockets. Without it, this computer's. */
-  own?: { holder: string; sockets: string };
+  /** The machine's own namespace: the holder's command (./netns-holder.ts) and the folder of its sockets. Without it, this computer's. */
+  own?: { holder: string[]; sockets: string };
   /** The container ports published (TCP; SSH's 22 is the emulator's own), each on a port of its own on `host`. */
   ports: number[];
   /** Ports of this computer's loopback the machine reaches at the same port of its own: the emulator's API, the way out. */
@@ -120,10 +111,10 @@ export class MachineNetwork {
     if (this.holder?.pid) killGroup(this.holder.pid);
   }
 
-  private startHolder(own: { holder: string; sockets: string }): Promise<void> {
+  private startHolder(own: { holder: string[]; sockets: string }): Promise<void> {
     const { unshare, ip } = probed!.tools!;
     const relays = [...this.plan.ports.map(String), ...this.plan.reach.map((port) => `host-${port}`)];
-    const args = ["-rn", process.execPath, own.holder, ip, own.sockets, ...relays];
+    const args = ["-rn", ...own.holder, ip, own.sockets, ...relays];
     // Its own process group, as the machine's other processes: a Ctrl-C meant for the emulator is the emulator's.
     const holder = spawn(unshare, args, { env: this.plan.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.holder = holder;

@@ -110,7 +110,7 @@ function pulumiModulesBuiltIn(): Plugin {
  * sdk/package-root finds the package's folder around it, which the executable does not have: in the bundle, the
  * package files the command runs or serves are built in (embeddedFiles) and the package root is where they are
  * unpacked (sdk/embedded-package.ts); the release's executable is this process's own file (a single executable
- * application), or the launcher beside the bundle.
+ * application), or the launcher beside the bundle, which runs node on it.
  */
 function packageRootBuiltIn(): Plugin {
   const files = embeddedFiles();
@@ -120,6 +120,7 @@ function packageRootBuiltIn(): Plugin {
 const { unpackedPackage } = require(${unpack});
 const sea = (() => { try { return require("node:sea").isSea(); } catch { return false; } })();
 exports.RELEASE_EXECUTABLE = sea ? process.execPath : path.join(__dirname, process.platform === "win32" ? "${PLUGIN_EXECUTABLE}.cmd" : "${PLUGIN_EXECUTABLE}");
+exports.RELEASE_COMMAND = sea ? [process.execPath] : [process.execPath, __filename];
 exports.PACKAGE_ROOT = unpackedPackage(${JSON.stringify(files)}, ${JSON.stringify(key)});
 `;
   return moduleInPlace("package-root", contents);

@@ -1,3 +1,5 @@
+import { HOLDER_ARGUMENT } from "../../emulator/sandbox/netns-holder";
+
 /**
  * The release's executable (./archives.ts): the provider plugin, as the engine runs it, and the `gpu-rental` command
  * when its first argument is `gpu-rental` (`pulumi-resource-gpu-rental gpu-rental test ...`, as the Python SDK's
@@ -7,4 +9,6 @@
 export const COMMAND_ARGUMENT = "gpu-rental";
 
 if (process.argv[2] === COMMAND_ARGUMENT) require("../../cli/index").run(process.argv.slice(3));
+// The emulator's machines' network namespaces are each held by a process of it (emulator/sandbox/netns-holder.ts).
+else if (process.argv[2] === HOLDER_ARGUMENT) require("../../emulator/sandbox/netns-holder").runHolder();
 else void require("../plugin/main").main();
