@@ -11,6 +11,7 @@ pulumi_gpu_rental/_command.py (provider/release/python-sdk.ts).
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,7 @@ def _fetched(version: str, server: Optional[str]) -> str:
 def _download(version: str, server: Optional[str]) -> None:
     """The release's archive for this platform from `server`, unpacked into gpu-rental's cache (no Pulumi CLI here)."""
     archive = f"{EXECUTABLE}-v{version}-{_platform()}.tar.gz"
+    server = _mirrored(server) if server else server
     if server and server.startswith(("http://", "https://")):
         url = f"{server.rstrip('/')}/{archive}"
     elif server and server.startswith("github://api.github.com/"):
@@ -91,6 +93,22 @@ def _download(version: str, server: Optional[str]) -> None:
         _fail(f"could not fetch {url}: {error}")
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _mirrored(server: str) -> str:
+    """The place of `server` after PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES, read as the engine reads it (a team's mirror
+    of plugin downloads): `regexp=URL` pairs, comma-separated; the first whose regexp matches gives the URL, its
+    `$1` and `${name}` filled with what the groups matched."""
+    for pair in filter(None, os.environ.get("PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES", "").split(",")):
+        pattern, _, url = pair.partition("=")
+        match = re.search(pattern, server)
+        if match:
+            for index in range(len(match.groups()), -1, -1):  # $10 before $1
+                url = url.replace(f"${index}", match.group(index) or "")
+            for name, group in match.groupdict().items():
+                url = url.replace("${%s}" % name, group or "")
+            return url
+    return server
 
 
 def _cache_folder(version: str) -> str:

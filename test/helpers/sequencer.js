@@ -17,6 +17,7 @@ const LONGEST_FIRST = [
   "test/package/readme.test.ts",
   "test/docs/spend-guard.test.ts",
   "test/languages/yaml.test.ts",
+  "test/languages/python-npm.test.ts",
   "test/plugin/release.test.ts",
   "test/package/interrupted.test.ts",
   "test/package/ci.test.ts",

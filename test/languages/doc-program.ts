@@ -102,10 +102,15 @@ export class DocMachine {
     private readonly registry: LocalRegistry,
   ) {}
 
-  static async start(name: string): Promise<DocMachine> {
+  /**
+   * `options`: a machine with no Node.js (no node, npm or npx on any PATH), one with the Pulumi CLI installed (the
+   * toolchain's on the page's PATH too), and settings of the machine's own (its network's proxy, say).
+   */
+  static async start(name: string, options: { node?: boolean; pulumiInstalled?: boolean; env?: Record<string, string> } = {}): Promise<DocMachine> {
     const registry = await LocalRegistry.start(tarball());
     const home = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`));
     fs.mkdirSync(path.join(home, "backend"));
+    const system = options.node === false ? withoutNode(home) : withoutPulumi(process.env.PATH ?? "");
     const user: NodeJS.ProcessEnv = {
       ...process.env,
       HOME: home,
@@ -117,15 +122,16 @@ export class DocMachine {
       // Go's module and build caches are the user's own, not under this machine's home folder.
       ...goCaches(),
       GPU_RENTAL_CACHE: process.env.GPU_RENTAL_CACHE ?? path.join(os.homedir(), ".cache", "gpu-rental"),
-      PATH: withoutPulumi(process.env.PATH ?? ""),
+      PATH: options.pulumiInstalled ? `${ensureToolchain().bin}${path.delimiter}${system}` : system,
       PULUMI_HOME: path.join(home, ".pulumi"),
       // Where `pulumi login --local` would keep the stacks, without logging in.
       PULUMI_BACKEND_URL: `file://${path.join(home, "backend")}`,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      ...options.env,
     };
     for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "GPU_RENTAL_TOOLCHAIN", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];
-    const env = { ...user, PATH: `${ensureToolchain().bin}${path.delimiter}${user.PATH}`, PULUMI_CONFIG_PASSPHRASE: DOCS_PASSPHRASE };
+    const env = { ...user, PATH: `${ensureToolchain().bin}${path.delimiter}${system}`, PULUMI_CONFIG_PASSPHRASE: DOCS_PASSPHRASE };
     return new DocMachine(home, env, user, registry);
   }
 
@@ -163,7 +169,8 @@ export class DocMachine {
 
   /**
    * Runs a page's commands as printed, in order, as a user in one shell does: each terminal's command is started
-   * where the page has it (in the folder the shell is in then), and waited for until `ready` matches its output;
+   * where the page has it (in the folder the shell is in then, with the variables it exported: a terminal that a
+   * page says to set up "as above"), and waited for until `ready` matches its output;
    * then what the user would have done meanwhile (`meanwhile`); the script goes on where it was, its working
    * folder and exported variables (PATH after `eval "$(npx gpu-rental toolchain --env)"`) kept. All of it must succeed.
    */
@@ -177,7 +184,7 @@ export class DocMachine {
     let output = "";
     for (const step of page.steps) {
       if ("terminal" in step) {
-        const terminal = new Terminal(step.terminal, cwd, this.printedEnv);
+        const terminal = new Terminal(`[ ! -f ${state} ] || . ${state}\n${step.terminal}`, cwd, this.printedEnv);
         this.terminals.push(terminal);
         await terminal.waitFor(ready.shift()!);
         await meanwhile?.();
@@ -273,6 +280,24 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): voi
   } catch {
     // already gone
   }
+}
+
+/**
+ * This PATH as on a machine without Node.js (nor Pulumi): its folders as they are, but those holding node, npm, npx
+ * or corepack, whose other commands are linked into a folder in `home` in their place.
+ */
+export function withoutNode(home: string, pathValue = process.env.PATH ?? ""): string {
+  const hidden = ["node", "nodejs", "npm", "npx", "corepack"];
+  const bin = path.join(home, ".system-bin");
+  fs.mkdirSync(bin, { recursive: true });
+  const dirs = withoutPulumi(pathValue).split(path.delimiter).map((dir) => {
+    if (!hidden.some((name) => fs.existsSync(path.join(dir, name)))) return dir;
+    for (const name of fs.readdirSync(dir)) {
+      if (!hidden.includes(name) && !fs.existsSync(path.join(bin, name))) fs.symlinkSync(path.join(dir, name), path.join(bin, name));
+    }
+    return bin;
+  });
+  return [...new Set(dirs)].join(path.delimiter);
 }
 
 /** PATH without its folders that hold a `pulumi`: a machine where Pulumi is not installed. */

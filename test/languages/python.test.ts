@@ -4,6 +4,7 @@ import { ed25519KeyPair } from "../../emulator";
 import { DEFAULT_ORDER, GpuRentalClient, offerQuery } from "../../sdk";
 import { AccountProgram, checkAccountAsCode } from "./account-as-code";
 import { checkServerlessProgram } from "./serverless-checks";
+import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
 import { DocMachine, loginWith, pageScript, portIsFree, scriptOfPage, terminalsOf } from "./doc-program";
 
 /** Serverless inference in Python (./serverless-checks.ts says what is checked): the example's model server. */
@@ -67,27 +68,32 @@ async function holdings(key: string) {
 }
 
 /**
- * docs/python.md followed as printed, on a user's machine with no `pulumi` installed: the package from the local
- * registry, `pulumi` put on PATH by `eval "$(npx gpu-rental toolchain --env)"`, the plugin by `npx gpu-rental plugin
- * install`, the SDK by `pulumi package add`, the emulator in a terminal of its own with the second account the page
- * names; `up` of an SshKey, a Template, an Instance from it with a NetworkVolume attached and a CI key attached by
- * `ssh_keys`, an ApiKey, an Instance of the second account through an explicit provider, a GpuFleet of 4 and
- * `get_offers`; `gpu-rental test` of the program; `pulumi import` of an instance and an SSH key made by hand. Then,
- * beyond the page: the trainer logged into over the emulator's SSH with both keys, `get_offers` against the SDK's
- * search, a refused input in Python's words, a resize of the fleet, a label changed and the CI key detached in
- * place (that key then refused), refresh, destroy, nothing left in either account, and no key in plaintext.
+ * docs/python.md followed as printed, the pip way, on a user's machine with no Node.js (no node, npm or npx on any
+ * PATH) and the Pulumi CLI installed, behind a network whose proxy mirrors the release's GitHub downloads
+ * (test/helpers/release-mirror.ts: the page names the real URLs): `pulumi install` of the wheel and pulumi, the
+ * SDK's `gpu-rental` command on PATH by the virtual environment, which fetches the plugin's executable on its first
+ * run; the emulator (that executable) in a terminal of its own with the second account the page names; `up` of an
+ * SshKey, a Template, an Instance from it with a NetworkVolume attached and a CI key attached by `ssh_keys`, an
+ * ApiKey, an Instance of the second account through an explicit provider, a GpuFleet of 4 and `get_offers`;
+ * `gpu-rental test` of the program; `pulumi import` of an instance and an SSH key made by hand; `spend` and `sweep`.
+ * Then, beyond the page: the trainer logged into over the emulator's SSH with both keys, `get_offers` against the
+ * SDK's search, a refused input in Python's words, a resize of the fleet, a label changed and the CI key detached in
+ * place (that key then refused), refresh, destroy, nothing left in either account, no key in plaintext, and the
+ * account as code and serverless inference in Python. The page's npm way is python-npm.test.ts's.
  */
-describe("a Python program, as docs/python.md sets it up", () => {
+describe("a Python program, as docs/python.md sets it up with pip, on a machine with no Node.js", () => {
   let machine: DocMachine;
+  let mirror: ReleaseMirror;
   let output: string;
   const dir = "gpu-python";
 
   beforeAll(async () => {
     expect(await portIsFree(8766)).toBe(true);
-    machine = await DocMachine.start("python-docs");
-    const page = pageScript("docs/python.md", ["Set up", "Deploy", "Test it as CI does", "Adopt what was made elsewhere"]);
-    expect(terminalsOf(page)).toEqual(["npx gpu-rental emulator --port 8766 --api-key local-dev-key-1 --account-key team-dev-key-1"]);
-    expect(scriptOfPage(page)).toMatch(/pulumi package add gpu-rental/);
+    mirror = await ReleaseMirror.start([await sharedRelease()]);
+    machine = await DocMachine.start("python-docs", { node: false, pulumiInstalled: true, env: mirror.env });
+    const page = pageScript("docs/python.md", ["The project", "Install with pip (no Node.js)", "Deploy", "Test it as CI does", "Adopt what was made elsewhere", "What it costs, and what is left behind"]);
+    expect(terminalsOf(page)).toEqual(["gpu-rental emulator --port 8766 --api-key local-dev-key-1 --account-key team-dev-key-1"]);
+    expect(scriptOfPage(page)).not.toMatch(/\b(npm|npx|node)\b/);
     // Made elsewhere (a script, the service's console): the instance the page's last section adopts.
     const madeByHand = async () => {
       const [offer] = await client(KEYS.mine).offers.search({ filters: { rentable: { eq: true } }, limit: 1 });
@@ -102,11 +108,16 @@ describe("a Python program, as docs/python.md sets it up", () => {
   afterAll(async () => {
     await machine?.run("pulumi destroy --yes && pulumi stack rm --yes --force", dir);
     await machine?.close();
+    await mirror?.close();
   });
 
-  it("deploys, tests as CI does, and adopts, each command as printed; npm warns of no engine", async () => {
-    expect(output).not.toMatch(/EBADENGINE/);
-    expect(output).not.toMatch(/gpu-rental@[\d.]+ \((pre|post)?(install|prepare)/);
+  it("deploys, tests as CI does, adopts, spends and sweeps, each command as printed, with the release's wheel and executable alone", async () => {
+    expect(await machine.ok("command -v node npm npx || echo none")).toMatch(/^none$/m);
+    expect(await machine.ok(". venv/bin/activate && command -v gpu-rental", dir)).toBe(`${path.join(machine.home, dir, "venv", "bin", "gpu-rental")}\n`);
+    // The wheel from the release's URL, the executable fetched once, by the command's first run (the engine and
+    // `gpu-rental test` found it in the Pulumi plugins afterwards).
+    expect(mirror.fetched(`pulumi_gpu_rental-${VERSION}-py3-none-any.whl`)).toBeGreaterThanOrEqual(1);
+    expect(mirror.fetched(`pulumi-resource-gpu-rental-v${VERSION}-linux-amd64.tar.gz`)).toBe(1);
     expect(output).not.toMatch(/SetuptoolsDeprecationWarning|setuptools.*warn/i);
     expect(output).toMatch(/\+ 9 created/);
     expect(output).toMatch(/gpu-rental test: (\d+) of \1 steps passed/);
@@ -116,6 +127,10 @@ describe("a Python program, as docs/python.md sets it up", () => {
     const program = await machine.ok("cat __main__.py", dir);
     expect(program).toMatch(/adopted = gpu_rental\.Instance\("adopted"/);
     expect(program).toMatch(/laptop = gpu_rental\.SshKey\("laptop"/);
+    // spend: the stack's instances, in its state; the one made by hand, not gpu-rental's. sweep: nothing left behind.
+    expect(output).toMatch(/^\d+\s+trainer\s.*state of gpu-python\/dev\s/m);
+    expect(output).toMatch(/made-by-hand.*not gpu-rental/);
+    expect(output).toMatch(/^sweep: nothing found/m);
   });
 
   it("created each resource under its own account, the volume attached to the instance made from the template", async () => {
@@ -210,7 +225,7 @@ describe("a Python program, as docs/python.md sets it up", () => {
 
   it("manages the account in Python: env vars the worker's onstart sees, a local volume kept across a stop, a team, a webhook whose receiver gets a signed outbid, a bid raised in place, imports, no secret in plaintext, destroy", async () => {
     const program: AccountProgram = {
-      // The page's virtual environment: it has Pulumi and the SDK `pulumi package add` generated.
+      // The page's virtual environment: it has Pulumi and the SDK from the release's wheel.
       files: { "Pulumi.yaml": "name: python-account\nruntime:\n  name: python\n  options:\n    virtualenv: ../gpu-python/venv\n", "__main__.py": ACCOUNT_PROGRAM },
       names: { receiverUrl: "receiver_url", hfToken: "hf_token", childPassword: "child_password", bid: "bid", workerId: "worker_id", webhookSecret: "webhook_secret" },
       importedFile: "imported.py",

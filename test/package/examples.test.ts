@@ -4,9 +4,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ensureToolchain } from "../../cli/toolchain";
-import { REPO_ROOT } from "../helpers/paths";
+import { REPO_ROOT, removeTree } from "../helpers/paths";
 import { TRANSPILE_ONLY } from "../helpers/pulumi-stack";
+import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
 import { UserProgram } from "../helpers/user-program";
+import { withoutNode } from "../languages/doc-program";
 
 const run = promisify(execFile);
 const EXAMPLES = fs.readdirSync(path.join(REPO_ROOT, "examples")).filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "Pulumi.yaml")));
@@ -39,6 +41,22 @@ function testCommandOf(example: string): string {
 }
 
 /**
+ * The examples a user runs with the release alone, no Node.js (examples/python: its requirements name the release's
+ * wheel, which brings the `gpu-rental` command): their README's block is run as it is, on a PATH without node, npm
+ * or npx, with the Pulumi CLI installed, behind the mirror of the release's downloads (test/helpers/release-mirror.ts).
+ */
+const WITHOUT_NODE = ["python"];
+
+/** The shell block of an example's README that tries it against the emulator. */
+function tryBlockOf(example: string): string {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "examples", example, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Try it against the emulator"));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block?.includes("gpu-rental test")) throw new Error(`examples/${example}/README.md shows no block with \`gpu-rental test\` to try it`);
+  return block;
+}
+
+/**
  * examples/ci's README line is its workflow's emulator job (plus a JUnit report), which test/package/ci.test.ts
  * runs exactly as written in a copy of the example: deployed there, not twice.
  */
@@ -60,7 +78,7 @@ it("covers every kind of program the project promises", () => {
  * examples are independent (each its own folder, stack and emulator) and run side by side, as many at once as
  * jest's maxConcurrency allows: much of an engine run is waiting (polls, process starts), not computing.
  */
-describe.each(EXAMPLES.filter((example) => example !== RUN_BY_CI_TEST))("examples/%s", (example) => {
+describe.each(EXAMPLES.filter((example) => example !== RUN_BY_CI_TEST && !WITHOUT_NODE.includes(example)))("examples/%s", (example) => {
   const plugin = PLUGIN_PACKAGES[example] ? pluginOnMachine(PLUGIN_PACKAGES[example]) : "";
   const unavailable = plugin === undefined;
   // Skipped and said so, not passed: its wiring is checked under Pulumi's mocks (post-boot.test.ts), its steps
@@ -90,4 +108,27 @@ describe.each(EXAMPLES.filter((example) => example !== RUN_BY_CI_TEST))("example
       program.remove();
     }
   }, 600_000); // two at a time: each shares the machine with the other
+});
+
+describe.each(WITHOUT_NODE)("examples/%s, with the release alone", (example) => {
+  it.concurrent("passes its README's `gpu-rental test` on a machine with no Node.js", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-example-${example}-`));
+    const mirror = await ReleaseMirror.start([await sharedRelease()]);
+    try {
+      fs.cpSync(path.join(REPO_ROOT, "examples", example), dir, { recursive: true });
+      const env = { ...process.env, ...TRANSPILE_ONLY, ...mirror.env, PULUMI_HOME: path.join(dir, ".pulumi-home"), PATH: [ensureToolchain().bin, withoutNode(dir)].join(path.delimiter) };
+      const { stdout } = await run("bash", ["-e", "-c", tryBlockOf(example)], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+        throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
+      });
+      const [, passed, total] = /gpu-rental test: (\d+) of (\d+) steps passed/.exec(stdout) ?? [];
+      expect(Number(total)).toBeGreaterThanOrEqual(6);
+      expect(passed).toBe(total);
+      expect(stdout).toMatch(/PASS second up shows no changes/);
+      expect(stdout).toMatch(/PASS nothing left in the emulator/);
+      expect(mirror.fetched(`pulumi_gpu_rental-${VERSION}-py3-none-any.whl`)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await mirror.close();
+      removeTree(dir);
+    }
+  }, 600_000);
 });

@@ -1,119 +1,117 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
 import { pulumi } from "../../cli/pulumi";
+import { makeVirtualEnv } from "../../cli/python-env";
 import { ensureToolchain } from "../../cli/toolchain";
-import { PACKAGE_ROOT } from "../../sdk/package-root";
-import { Clock, holdingsOf } from "../../emulator";
+import { Clock } from "../../emulator";
 import { archiveName, hostPlatform, makePluginArchives } from "../../provider/release/archives";
-import { checkedDownloadUrl, Release, release } from "../../provider/release/release";
+import { checkedDownloadUrl } from "../../provider/release/release";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/schema/schema";
+import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
-import { sharedOnce } from "../helpers/user-program";
+import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
+import { withoutNode } from "../languages/doc-program";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 
 const run = promisify(execFile);
-const VERSION: string = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).version;
 const ARCHIVE = archiveName(VERSION, hostPlatform());
 
 /**
- * What `npm run release` makes, used as Pulumi users use a provider: a loopback HTTP server serves the release
- * folder; a Python program whose only set-up is `pip install` of the release's wheel and `pulumi==3.248.0` runs
- * with no node, npm or npx on PATH and an empty Pulumi home with plugin downloads on, so the engine fetches the
- * plugin from the server the wheel names. Then the ways it can go wrong, each with an error that says what to do.
- * The plugin archives are built once per test run (sharedOnce); the wheel and schema by the release itself.
+ * What `npm run release` makes (made once per test run: sharedRelease), used as Pulumi users use a provider: the
+ * release's GitHub downloads served by a mirror on loopback (test/helpers/release-mirror.ts), the wheel installed
+ * into a virtual environment, programs run with no node, npm or npx on PATH and an empty Pulumi home with plugin
+ * downloads on, so the engine fetches the plugin from the mirror. Then the ways it can go wrong, each with an error
+ * that says what to do. A Python team's whole way with the wheel alone is docs/python.md's, followed by
+ * test/languages/python.test.ts.
  */
 describe("a release, installed with pip and the engine's own plugin download", () => {
-  let server: FolderServer;
-  let made: Release;
+  let mirror: ReleaseMirror;
+  let released: string;
   let venv: string;
   let emu: TestEmulator;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-release-test-"));
-  const out = path.join(work, "release");
+  /** Archives of other versions the failure cases ask for, beside the release's. */
+  const others = path.join(work, "others");
+  const wheel = () => path.join(released, `pulumi_gpu_rental-${VERSION}-py3-none-any.whl`);
 
   beforeAll(async () => {
-    fs.mkdirSync(out);
-    server = await serveFolder(out);
-    const archives = await sharedOnce(`plugin archives v${VERSION}`, async (dir) => {
-      await makePluginArchives(dir, VERSION);
-    });
-    made = await release({ out, downloadUrl: `${server.url}/`, archivesFrom: archives, log: () => {} });
-    venv = await pipInstalled(path.join(work, "venv"), made.wheel);
+    fs.mkdirSync(others);
+    released = await sharedRelease();
+    mirror = await ReleaseMirror.start([released, others]);
+    venv = withWheel(work, wheel());
     emu = await emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 20, loadingMs: 20 } });
   }, 300_000);
   afterAll(async () => {
     await emu?.close();
-    await server?.close();
+    await mirror?.close();
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it("writes this platform's self-contained archive, the others' launchers, the wheel naming the server, and the schema the plugin serves (= schema.json)", async () => {
-    expect(made.archives.map((file) => path.basename(file))).toEqual(expect.arrayContaining([ARCHIVE, archiveName(VERSION, "darwin-arm64"), archiveName(VERSION, "windows-amd64")]));
-    expect(path.basename(made.wheel)).toBe(`pulumi_gpu_rental-${VERSION}-py3-none-any.whl`);
-    const { stdout: manifest } = await run("unzip", ["-p", made.wheel, "pulumi_gpu_rental/pulumi-plugin.json"]);
-    expect(JSON.parse(manifest)).toEqual({ resource: true, name: "gpu-rental", version: VERSION, server: `${server.url}/` });
+  it("writes this platform's self-contained archive, the others' launchers, the wheel naming the project's releases with its gpu-rental command, and the schema the plugin serves (= schema.json)", async () => {
+    const names = fs.readdirSync(released);
+    expect(names).toEqual(expect.arrayContaining([ARCHIVE, archiveName(VERSION, "darwin-arm64"), archiveName(VERSION, "windows-amd64"), path.basename(wheel()), "schema.json"]));
+    const { stdout: manifest } = await run("unzip", ["-p", wheel(), "pulumi_gpu_rental/pulumi-plugin.json"]);
+    expect(JSON.parse(manifest)).toEqual({ resource: true, name: "gpu-rental", version: VERSION, server: PLUGIN_DOWNLOAD_URL });
     // Only pulumi from PyPI (typing-extensions only before Python 3.11): the SDK reads its version with packaging,
     // which pulumi brings, not parver.
-    const { stdout: metadata } = await run("unzip", ["-p", made.wheel, `pulumi_gpu_rental-${VERSION}.dist-info/METADATA`]);
+    const { stdout: metadata } = await run("unzip", ["-p", wheel(), `pulumi_gpu_rental-${VERSION}.dist-info/METADATA`]);
     const requires = metadata.split("\n").filter((line) => line.startsWith("Requires-Dist:")).map((line) => line.split(/[ <>=~;]+/)[1]);
     expect(requires.sort()).toEqual(["pulumi", "typing-extensions"]);
     expect(metadata).toMatch(/^Requires-Dist: typing-extensions.*; python_version < "3\.11"$/m);
+    const { stdout: scripts } = await run("unzip", ["-p", wheel(), `pulumi_gpu_rental-${VERSION}.dist-info/entry_points.txt`]);
+    expect(scripts).toMatch(/^\[console_scripts\]\ngpu-rental = pulumi_gpu_rental\._command:main$/m);
 
-    const released = JSON.parse(fs.readFileSync(made.schema, "utf8"));
-    expect(released).toMatchObject({ version: VERSION, pluginDownloadURL: `${server.url}/` });
+    const schema = JSON.parse(fs.readFileSync(path.join(released, "schema.json"), "utf8"));
+    expect(schema).toMatchObject({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL });
     const committed = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "schema.json"), "utf8"));
-    const aside = ({ version, pluginDownloadURL, ...rest }: Record<string, unknown>) => rest;
-    expect(aside(released)).toEqual(aside(committed));
-    expect(committed).toMatchObject({ displayName: expect.any(String), publisher: expect.any(String), homepage: expect.any(String), repository: expect.any(String), license: "Apache-2.0", pluginDownloadURL: expect.stringMatching(/^github:\/\//) });
+    const aside = ({ version, ...rest }: Record<string, unknown>) => rest;
+    expect(aside(schema)).toEqual(aside(committed));
+    expect(committed).toMatchObject({ displayName: expect.any(String), publisher: expect.any(String), homepage: expect.any(String), repository: expect.any(String), license: "Apache-2.0" });
 
     // The Go SDK, from the toolchain's Go language host: a module folder naming the same download URL.
-    expect(made.go).toEqual({ dir: path.join(out, "go") });
-    const goDir = (made.go as { dir: string }).dir;
+    const goDir = path.join(released, "go");
     expect(fs.readFileSync(path.join(goDir, "go.mod"), "utf8")).toMatch(/^module github\.com\/gpu-rental\/gpu-rental\/sdk\/go$/m);
-    expect(JSON.parse(fs.readFileSync(path.join(goDir, "gpurental", "pulumi-plugin.json"), "utf8"))).toMatchObject({ name: "gpu-rental", version: VERSION, server: `${server.url}/` });
+    expect(JSON.parse(fs.readFileSync(path.join(goDir, "gpurental", "pulumi-plugin.json"), "utf8"))).toMatchObject({ name: "gpu-rental", version: VERSION, server: PLUGIN_DOWNLOAD_URL });
   });
 
-  it("runs up, a no-op up and destroy with the plugin the engine downloaded once, no Node.js anywhere on PATH", async () => {
-    const stack = await pythonStack("pip", work, venv, emu, {});
-    try {
-      expect(await shell(stack, "command -v node npm npx || echo none")).toBe("none");
-      const up = await stack.ok("up", "--yes");
-      expect(up).toMatch(/\+ 3 created/);
-      const installed = path.join(stack.ws.stateDir, "home", "plugins", `resource-gpu-rental-v${VERSION}`, PLUGIN_EXECUTABLE);
-      expect(fs.statSync(installed).size).toBeGreaterThan(50e6); // the self-contained executable, not a launcher
-      const [instance] = holdingsOf(emu.marketplace, emu.marketplace.seededUser.id).instances;
-      expect(emu.marketplace.instances.all().find((i) => i.id === instance)?.label).toBe("from-pip-pip");
-      expect(await stack.ok("up", "--yes", "--expect-no-changes")).toMatch(/3 unchanged/);
-      expect(await stack.ok("destroy", "--yes")).toMatch(/- 3 deleted/);
-      expect(holdingsOf(emu.marketplace, emu.marketplace.seededUser.id)).toEqual({ instances: [], volumes: [], templates: [], apiKeys: [expect.any(Number)], sshKeys: [], envVars: [], webhooks: [], endpoints: [], workerGroups: [] });
-      expect(server.fetched(`/${ARCHIVE}`)).toBe(1);
-    } finally {
-      await stack.remove();
-    }
-  }, 300_000);
+  it("puts gpu-rental on PATH, which fetches the release's executable itself where there is no pulumi (through the mirror the engine would use), and serves the command from it", async () => {
+    const cache = path.join(work, "command-cache");
+    const env = { ...process.env, ...mirror.env, PATH: `${path.join(venv, "bin")}${path.delimiter}${withoutNode(work)}`, GPU_RENTAL_CACHE: cache, PULUMI_HOME: path.join(work, "command-home") };
+    const { stdout, stderr } = await run(path.join(venv, "bin", "gpu-rental"), ["--version"], { env });
+    expect(stdout.trim()).toBe(VERSION);
+    expect(stderr).toContain(`fetching gpu-rental v${VERSION}'s executable once, from ${mirror.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES.split("=")[1]}${ARCHIVE} (there is no pulumi on PATH to fetch it)`);
+    expect(fs.statSync(path.join(cache, `release-v${VERSION}-${hostPlatform()}`, PLUGIN_EXECUTABLE)).size).toBeGreaterThan(50e6);
+    // Again: the one fetched, not fetched again.
+    const again = await run(path.join(venv, "bin", "gpu-rental"), ["sweep"], { env }).catch((error) => error);
+    expect(again.stderr).toContain("sweep needs --token-prefix, --token, --label or --stack");
+    expect(again.stderr).not.toContain("fetching");
+    expect(mirror.fetched(ARCHIVE)).toBe(1);
+  });
 
   it("says what to do when the download URL serves no archive of the version, when this platform has only the launcher and no Node.js, and when the plugin's version is not the SDK's", async () => {
     // Three programs side by side, each in its own empty Pulumi home, each failing before anything is made. Each
     // asks for another version, as an SDK of that version does (here pinned by the resource option `version`),
     // and the release server holds for it: nothing (0.0.7); only the launcher for this platform, as a release
     // made on another platform publishes it (0.0.8); this release's plugin, published under the wrong version (0.0.9).
-    await makePluginArchives(out, "0.0.8", { selfContained: false, launchers: [hostPlatform()] });
-    fs.linkSync(path.join(out, ARCHIVE), path.join(out, archiveName("0.0.9", hostPlatform())));
+    await makePluginArchives(others, "0.0.8", { selfContained: false, launchers: [hostPlatform()] });
+    fs.linkSync(path.join(released, ARCHIVE), path.join(others, archiveName("0.0.9", hostPlatform())));
     const [missing, platform, version] = await Promise.all([
-      failingRun(work, venv, emu, "missing", { version: "0.0.7" }),
-      failingRun(work, venv, emu, "platform", { version: "0.0.8" }),
-      failingRun(work, venv, emu, "version", { version: "0.0.9" }),
+      failingRun(work, venv, emu, mirror, "missing", { version: "0.0.7" }),
+      failingRun(work, venv, emu, mirror, "platform", { version: "0.0.8" }),
+      failingRun(work, venv, emu, mirror, "version", { version: "0.0.9" }),
     ]);
 
-    expect(missing).toContain(`404 HTTP error fetching plugin from ${server.url}/${archiveName("0.0.7", hostPlatform())}`);
-    expect(missing).toContain(`install the plugin using \`pulumi plugin install resource gpu-rental v0.0.7 --server ${server.url}\``);
+    const served = mirror.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES.split("=")[1];
+    expect(missing).toContain(`404 HTTP error fetching plugin from ${served}${archiveName("0.0.7", hostPlatform())}`);
+    expect(missing).toContain(`install the plugin using \`pulumi plugin install resource gpu-rental v0.0.7 --server ${PLUGIN_DOWNLOAD_URL}\``);
 
     expect(platform).toContain(`gpu-rental v0.0.8: this release has no self-contained plugin for ${hostPlatform()}; its plugin runs on Node.js 20 or later, and there is no node on PATH. Install Node.js 20+`);
     expect(platform).toContain("npm install gpu-rental@0.0.8 @pulumi/pulumi@3.248.0, then npx gpu-rental plugin install");
@@ -126,7 +124,7 @@ describe("a release, installed with pip and the engine's own plugin download", (
   it("starts with nothing on stderr: no Node.js warning of the executable's require() (ssh2 probes for native addons it can do without)", async () => {
     const dir = path.join(work, "unpacked");
     fs.mkdirSync(dir);
-    await run("tar", ["-xzf", path.join(out, ARCHIVE), "-C", dir]);
+    await run("tar", ["-xzf", path.join(released, ARCHIVE), "-C", dir]);
     const child = spawn(path.join(dir, PLUGIN_EXECUTABLE), ["127.0.0.1:1"], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
@@ -157,10 +155,10 @@ describe("a release, installed with pip and the engine's own plugin download", (
 
 /**
  * A Python program in a folder of its own, using the release's virtual environment, as a stack in an empty Pulumi
- * home with the engine's plugin downloads on and a PATH without node, npm or npx. `options` become the
- * resources' ResourceOptions (the failure cases pin a download URL or a version).
+ * home with the engine's plugin downloads on (from the mirror), the Pulumi CLI and no node, npm or npx on PATH.
+ * `options` become the resources' ResourceOptions (the failure cases pin a version).
  */
-async function pythonStack(name: string, work: string, venv: string, emu: TestEmulator, options: Record<string, string>): Promise<TestStack> {
+async function pythonStack(name: string, work: string, venv: string, emu: TestEmulator, mirror: ReleaseMirror, options: Record<string, string>): Promise<TestStack> {
   const dir = path.join(work, name);
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: release-${name}\nruntime:\n  name: python\n  options:\n    virtualenv: ${venv}\n`);
@@ -176,14 +174,15 @@ trainer = gpu_rental.Instance("trainer", template_hash_id=template.hash_id, gpu_
 pulumi.export("instance_id", trainer.instance_id)
 `,
   );
-  const stack = new TestStack(name, { PATH: withoutNode(work, venv), PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false", GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey }, dir);
+  const path_ = [ensureToolchain().bin, path.join(venv, "bin"), withoutNode(work)].join(path.delimiter);
+  const stack = new TestStack(name, { ...mirror.env, PATH: path_, PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "false", GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey }, dir);
   await pulumi(stack.ws, ["stack", "init", name]);
   return stack;
 }
 
 /** An `up` that must fail before its instance is made; its output, on one line. */
-async function failingRun(work: string, venv: string, emu: TestEmulator, name: string, options: Record<string, string>): Promise<string> {
-  const stack = await pythonStack(name, work, venv, emu, options);
+async function failingRun(work: string, venv: string, emu: TestEmulator, mirror: ReleaseMirror, name: string, options: Record<string, string>): Promise<string> {
+  const stack = await pythonStack(name, work, venv, emu, mirror, options);
   try {
     const result = await stack.run("up", "--yes");
     const output = `${result.stdout}\n${result.stderr}`.replace(/\s+/g, " ");
@@ -196,66 +195,15 @@ async function failingRun(work: string, venv: string, emu: TestEmulator, name: s
 }
 
 /**
- * A virtual environment as a user makes one, its only set-up `pip install` of the wheel and pulumi==3.248.0 (the
- * wheel's other dependencies come from PyPI, pip's cache warm).
+ * A virtual environment with the release's wheel, as pip installs it: pulumi==3.248.0 from the suite's cached
+ * environment (cli/python-env.ts, as `gpu-rental test` makes a program's), then the wheel alone (`--no-deps`: its one
+ * requirement is that pulumi). docs/python.md's test installs both from the network, as the page says.
  */
-async function pipInstalled(venv: string, wheel: string): Promise<string> {
-  await run("python3", ["-m", "venv", venv]);
-  await run(path.join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", wheel, "pulumi==3.248.0"], { maxBuffer: 16 << 20 });
+function withWheel(work: string, wheel: string): string {
+  const dir = path.join(work, "wheel");
+  fs.mkdirSync(dir);
+  const venv = makeVirtualEnv(dir, { name: "python", options: { virtualenv: "venv" } })!;
+  const pip = spawnSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-deps", wheel], { encoding: "utf8" });
+  if (pip.status !== 0) throw new Error(`pip install ${wheel} failed: ${pip.stderr}`);
   return venv;
-}
-
-/** Runs a shell command with the stack's environment (its PATH). */
-async function shell(stack: TestStack, command: string): Promise<string> {
-  const { stdout } = await run("/bin/sh", ["-c", command], { env: { ...process.env, ...stack.ws.env } });
-  return stdout.trim();
-}
-
-/**
- * A PATH as on a machine without Node.js: the toolchain's `pulumi` and its hosts, the virtual environment, and
- * links to the system's commands but node, npm, npx and corepack. Made once per test folder.
- */
-function withoutNode(work: string, venv: string): string {
-  const bin = path.join(work, "system-bin");
-  if (!fs.existsSync(bin)) {
-    fs.mkdirSync(`${bin}.partial`);
-    for (const dir of ["/usr/local/bin", "/usr/bin", "/bin"]) {
-      for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-        if (["node", "nodejs", "npm", "npx", "corepack"].includes(name) || fs.existsSync(path.join(`${bin}.partial`, name))) continue;
-        fs.symlinkSync(path.join(dir, name), path.join(`${bin}.partial`, name));
-      }
-    }
-    fs.renameSync(`${bin}.partial`, bin);
-  }
-  return [ensureToolchain().bin, path.join(venv, "bin"), bin].join(path.delimiter);
-}
-
-interface FolderServer {
-  url: string;
-  /** How many GETs of `urlPath` were answered with the file. */
-  fetched(urlPath: string): number;
-  close(): Promise<void>;
-}
-
-/** Serves a folder's files over loopback HTTP (404 for anything else), counting what it served. */
-async function serveFolder(root: string): Promise<FolderServer> {
-  const served = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const urlPath = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    const file = path.join(root, path.normalize(urlPath));
-    if (req.method !== "GET" || !file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
-      res.writeHead(404).end("not found");
-      return;
-    }
-    served.set(urlPath, (served.get(urlPath) ?? 0) + 1);
-    res.writeHead(200, { "content-type": "application/gzip", "content-length": fs.statSync(file).size });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    fetched: (urlPath) => served.get(urlPath) ?? 0,
-    close: () => new Promise((resolve) => server.close(() => resolve()).closeAllConnections()),
-  };
 }
