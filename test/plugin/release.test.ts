@@ -82,7 +82,7 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(JSON.parse(fs.readFileSync(path.join(goDir, "gpurental", "pulumi-plugin.json"), "utf8"))).toMatchObject({ name: "gpu-rental", version: VERSION, server: PLUGIN_DOWNLOAD_URL });
   });
 
-  it("puts gpu-rental on PATH, which fetches the release's executable itself where there is no pulumi (through the mirror the engine would use), and serves the command from it", async () => {
+  it("puts gpu-rental on PATH, which fetches the release's executable itself where there is no pulumi (through the mirror the engine would use), and serves the command from it, toolchain included", async () => {
     const cache = path.join(work, "command-cache");
     const env = { ...process.env, ...mirror.env, PATH: `${path.join(venv, "bin")}${path.delimiter}${withoutNode(work)}`, GPU_RENTAL_CACHE: cache, PULUMI_HOME: path.join(work, "command-home") };
     const { stdout, stderr } = await run(path.join(venv, "bin", "gpu-rental"), ["--version"], { env });
@@ -94,6 +94,11 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(again.stderr).toContain("sweep needs --token-prefix, --token, --label or --stack");
     expect(again.stderr).not.toContain("fetching");
     expect(mirror.fetched(ARCHIVE)).toBe(1);
+    // toolchain, from the package files the executable unpacked: a pulumi with the hosts on PATH is taken as it is.
+    const toolchain = await run(path.join(venv, "bin", "gpu-rental"), ["toolchain"], { env: { ...env, PATH: `${ensureToolchain().bin}${path.delimiter}${env.PATH}` } });
+    expect(toolchain.stdout.trim()).toBe(ensureToolchain().bin);
+    expect(toolchain.stderr).toMatch(/\[toolchain\] using v3\.248\.0 from PATH/);
+    expect(fs.readdirSync(cache)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^package-v${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`))]));
   });
 
   it("says what to do when the download URL serves no archive of the version, when this platform has only the launcher and no Node.js, and when the plugin's version is not the SDK's", async () => {
