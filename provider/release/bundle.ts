@@ -116,12 +116,13 @@ function packageRootBuiltIn(): Plugin {
   const files = embeddedFiles();
   const key = crypto.createHash("sha256").update(JSON.stringify(files)).digest("hex").slice(0, 12);
   const unpack = JSON.stringify(path.join(PACKAGE_ROOT, "dist", "sdk", "embedded-package.js"));
+  // The root is unpacked when first read: the plugin, which this executable is too, reads none of it.
   const contents = `const path = require("node:path");
-const { unpackedPackage } = require(${unpack});
 const sea = (() => { try { return require("node:sea").isSea(); } catch { return false; } })();
 exports.RELEASE_EXECUTABLE = sea ? process.execPath : path.join(__dirname, process.platform === "win32" ? "${PLUGIN_EXECUTABLE}.cmd" : "${PLUGIN_EXECUTABLE}");
 exports.RELEASE_COMMAND = sea ? [process.execPath] : [process.execPath, __filename];
-exports.PACKAGE_ROOT = unpackedPackage(${JSON.stringify(files)}, ${JSON.stringify(key)});
+let root;
+Object.defineProperty(exports, "PACKAGE_ROOT", { enumerable: true, get: () => (root ??= require(${unpack}).unpackedPackage(${JSON.stringify(files)}, ${JSON.stringify(key)})) });
 `;
   return moduleInPlace("package-root", contents);
 }
