@@ -95,14 +95,7 @@ describe.each(EXAMPLES.filter((example) => example !== RUN_BY_CI_TEST && !WITHOU
       // Not type-checked again by the engine: examples-types.test.ts type-checks every example.
       // A plugin found on the machine reaches the engine on PATH (the run's Pulumi home is its own).
       const env = { ...process.env, ...TRANSPILE_ONLY, PATH: [ensureToolchain().bin, plugin, process.env.PATH].filter(Boolean).join(path.delimiter) };
-      const { stdout } = await run("bash", ["-c", testCommandOf(example)], { cwd: program.dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
-        throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
-      });
-      const [, passed, total] = /gpu-rental test: (\d+) of (\d+) steps passed/.exec(stdout) ?? [];
-      expect(Number(total)).toBeGreaterThanOrEqual(6);
-      expect(passed).toBe(total);
-      expect(stdout).toMatch(/PASS second up shows no changes/);
-      expect(stdout).toMatch(/PASS nothing left in the emulator/);
+      await passesTest(example, testCommandOf(example), program.dir, env);
       expect(fs.readdirSync(program.dir).filter((f) => /^Pulumi\..+\.yaml$/.test(f))).toEqual([]);
     } finally {
       program.remove();
@@ -117,14 +110,7 @@ describe.each(WITHOUT_NODE)("examples/%s, with the release alone", (example) => 
     try {
       fs.cpSync(path.join(REPO_ROOT, "examples", example), dir, { recursive: true });
       const env = { ...process.env, ...TRANSPILE_ONLY, ...mirror.env, PULUMI_HOME: path.join(dir, ".pulumi-home"), PATH: [ensureToolchain().bin, withoutNode(dir)].join(path.delimiter) };
-      const { stdout } = await run("bash", ["-e", "-c", tryBlockOf(example)], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
-        throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
-      });
-      const [, passed, total] = /gpu-rental test: (\d+) of (\d+) steps passed/.exec(stdout) ?? [];
-      expect(Number(total)).toBeGreaterThanOrEqual(6);
-      expect(passed).toBe(total);
-      expect(stdout).toMatch(/PASS second up shows no changes/);
-      expect(stdout).toMatch(/PASS nothing left in the emulator/);
+      await passesTest(example, tryBlockOf(example), dir, env);
       expect(mirror.fetched(`pulumi_gpu_rental-${VERSION}-py3-none-any.whl`)).toBeGreaterThanOrEqual(1);
     } finally {
       await mirror.close();
@@ -132,3 +118,15 @@ describe.each(WITHOUT_NODE)("examples/%s, with the release alone", (example) => 
     }
   }, 600_000);
 });
+
+/** Runs an example's README commands in its folder; every step of their `gpu-rental test` must pass. */
+async function passesTest(example: string, script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const { stdout } = await run("bash", ["-e", "-c", script], { cwd, env, maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
+    throw new Error(`gpu-rental test failed for examples/${example}:\n${error.stdout}\n${error.stderr}`);
+  });
+  const [, passed, total] = /gpu-rental test: (\d+) of (\d+) steps passed/.exec(stdout) ?? [];
+  expect(Number(total)).toBeGreaterThanOrEqual(6);
+  expect(passed).toBe(total);
+  expect(stdout).toMatch(/PASS second up shows no changes/);
+  expect(stdout).toMatch(/PASS nothing left in the emulator/);
+}
