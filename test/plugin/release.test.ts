@@ -16,7 +16,7 @@ import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
-import { withoutNode } from "../languages/doc-program";
+import { pageScript, scriptOfPage, withoutNode } from "../languages/doc-program";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
@@ -95,10 +95,22 @@ describe("a release, installed with pip and the engine's own plugin download", (
     expect(again.stderr).not.toContain("fetching");
     expect(mirror.fetched(ARCHIVE)).toBe(1);
     // toolchain, from the package files the executable unpacked: a pulumi with the hosts on PATH is taken as it is.
-    const toolchain = await run(path.join(venv, "bin", "gpu-rental"), ["toolchain"], { env: { ...env, PATH: `${ensureToolchain().bin}${path.delimiter}${env.PATH}` } });
+    const { GPU_RENTAL_BUILD_PULUMI: _forced, ...userEnv } = env as NodeJS.ProcessEnv;
+    const toolchain = await run(path.join(venv, "bin", "gpu-rental"), ["toolchain"], { env: { ...userEnv, PATH: `${ensureToolchain().bin}${path.delimiter}${env.PATH}` } });
     expect(toolchain.stdout.trim()).toBe(ensureToolchain().bin);
     expect(toolchain.stderr).toMatch(/\[toolchain\] using v3\.248\.0 from PATH/);
     expect(fs.readdirSync(cache)).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^package-v${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`))]));
+  });
+
+  it("installs ahead of time as docs/installation-configuration.md prints it: the self-contained executable, in the Pulumi plugins", async () => {
+    const script = scriptOfPage(pageScript("docs/installation-configuration.md", ["Installation"]));
+    expect(script.split("\n").filter((line) => line && !line.startsWith("#"))).toEqual([`pulumi plugin install resource gpu-rental v${VERSION} --server ${PLUGIN_DOWNLOAD_URL}`]);
+    const home = path.join(work, "ahead-home");
+    const env = { ...process.env, ...mirror.env, PULUMI_HOME: home, PULUMI_SKIP_UPDATE_CHECK: "true", PATH: `${ensureToolchain().bin}${path.delimiter}${withoutNode(work)}` };
+    await run("bash", ["-e", "-c", script], { env });
+    const executable = path.join(home, "plugins", `resource-gpu-rental-v${VERSION}`, PLUGIN_EXECUTABLE);
+    expect(fs.statSync(executable).size).toBeGreaterThan(50e6);
+    expect((await run(executable, ["gpu-rental", "--version"], { env })).stdout.trim()).toBe(VERSION);
   });
 
   it("says what to do when the download URL serves no archive of the version, when this platform has only the launcher and no Node.js, and when the plugin's version is not the SDK's", async () => {
