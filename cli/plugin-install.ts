@@ -5,7 +5,6 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
 import { makeOnce, markUsed, pruneUnused } from "./cache-folders";
-import { linkPluginFolder } from "./pulumi";
 import { PACKAGE_ROOT, RELEASE_EXECUTABLE } from "../sdk/package-root";
 
 /** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
@@ -69,6 +68,22 @@ export function installPlugin(options: PluginInstallOptions): InstalledPlugin {
   if (!fs.existsSync(path.join(dir, PLUGIN_EXECUTABLE))) throw new Error(`pulumi plugin install reported success, but ${dir} holds no plugin`);
   log(`gpu-rental plugin install: installed in ${dir}`);
   return { name: PLUGIN_NAME, version, dir };
+}
+
+/**
+ * A plugin folder as the engine finds one in a Pulumi home (a real folder: it skips links to folders), its entries
+ * links to `folder`'s; false where links cannot be made (Windows without the right), with nothing left half-made.
+ */
+function linkPluginFolder(folder: string, dir: string): boolean {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  try {
+    for (const entry of fs.readdirSync(folder)) fs.symlinkSync(path.join(folder, entry), path.join(dir, entry));
+    return true;
+  } catch {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return false;
+  }
 }
 
 /**

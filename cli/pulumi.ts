@@ -57,22 +57,6 @@ export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
   return env;
 }
 
-/**
- * A plugin folder as the engine finds one in a Pulumi home (a real folder: it skips links to folders), its entries
- * links to `folder`'s; false where links cannot be made (Windows without the right), with nothing left half-made.
- */
-export function linkPluginFolder(folder: string, dir: string): boolean {
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  try {
-    for (const entry of fs.readdirSync(folder)) fs.symlinkSync(path.join(folder, entry), path.join(dir, entry));
-    return true;
-  } catch {
-    fs.rmSync(dir, { recursive: true, force: true });
-    return false;
-  }
-}
-
 export interface PulumiRunOptions {
   /** Streams its output to this process's (so a user sees Pulumi's own progress). */
   echo?: boolean;

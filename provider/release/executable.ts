@@ -6,7 +6,7 @@ import { HOLDER_ARGUMENT } from "../../emulator/sandbox/netns-holder";
  * console script runs it), for teams with no Node.js. The engine never passes that word: it passes its flags and
  * its address. Each side is loaded only when it runs, so the plugin's start pays nothing for the command.
  */
-export const COMMAND_ARGUMENT = "gpu-rental";
+const COMMAND_ARGUMENT = "gpu-rental";
 
 if (process.argv[2] === COMMAND_ARGUMENT) require("../../cli/index").run(process.argv.slice(3));
 // The emulator's machines' network namespaces are each held by a process of it (emulator/sandbox/netns-holder.ts).

@@ -36,3 +36,26 @@ export function scratchFolders(prefix: string): () => string {
     return folder.dir;
   };
 }
+
+/**
+ * This PATH as on a machine without Node.js (nor Pulumi): its folders as they are, but those holding node, npm, npx
+ * or corepack, whose other commands are linked into a folder in `home` in their place.
+ */
+export function withoutNode(home: string, pathValue = process.env.PATH ?? ""): string {
+  const hidden = ["node", "nodejs", "npm", "npx", "corepack"];
+  const bin = path.join(home, ".system-bin");
+  fs.mkdirSync(bin, { recursive: true });
+  const dirs = withoutPulumi(pathValue).split(path.delimiter).map((dir) => {
+    if (!hidden.some((name) => fs.existsSync(path.join(dir, name)))) return dir;
+    for (const name of fs.readdirSync(dir)) {
+      if (!hidden.includes(name) && !fs.existsSync(path.join(bin, name))) fs.symlinkSync(path.join(dir, name), path.join(bin, name));
+    }
+    return bin;
+  });
+  return [...new Set(dirs)].join(path.delimiter);
+}
+
+/** PATH without its folders that hold a `pulumi`: a machine where Pulumi is not installed. */
+export function withoutPulumi(pathValue: string): string {
+  return pathValue.split(path.delimiter).filter((dir) => dir && !fs.existsSync(path.join(dir, "pulumi"))).join(path.delimiter);
+}

@@ -4,11 +4,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { ensureToolchain } from "../../cli/toolchain";
-import { REPO_ROOT, removeTree } from "../helpers/paths";
+import { REPO_ROOT, removeTree, withoutNode } from "../helpers/paths";
 import { TRANSPILE_ONLY } from "../helpers/pulumi-stack";
 import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
 import { UserProgram } from "../helpers/user-program";
-import { withoutNode } from "../languages/doc-program";
+
 
 const run = promisify(execFile);
 const EXAMPLES = fs.readdirSync(path.join(REPO_ROOT, "examples")).filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "Pulumi.yaml")));

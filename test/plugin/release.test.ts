@@ -16,7 +16,8 @@ import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
-import { pageScript, scriptOfPage, withoutNode } from "../languages/doc-program";
+import { withoutNode } from "../helpers/paths";
+import { pageScript, scriptOfPage } from "../languages/doc-program";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
