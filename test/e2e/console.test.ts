@@ -86,6 +86,16 @@ describe("the console in a browser", () => {
   const control = (method: string, route: string, body?: unknown) => call(emu.url, method, route, { body, headers: { "x-emulator-token": TOKEN } });
   const rows = (page: Page) =>
     page.$$eval("#instances tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent!.trim())));
+  /** Until the emulator holds `count` instances, however slow the machine; a failed `up` fails it at once. */
+  const instancesMade = async (count: number, deployed: Promise<unknown>) => {
+    let failed: unknown;
+    deployed.catch((error) => (failed = error ?? new Error("up failed")));
+    for (const deadline = Date.now() + 300_000; emu.marketplace.instances.all().length < count; ) {
+      if (failed) throw failed;
+      if (Date.now() > deadline) throw new Error(`up made ${emu.marketplace.instances.all().length} of ${count} instances in 5 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
   /** Waits, in the browser, until the page shows what `check` looks for (the page reads the emulator every second). */
   const until = <Arg extends string | number | undefined>(page: Page, check: (arg: Arg) => unknown, arg?: Arg) =>
     page.waitForFunction(check as (arg: unknown) => unknown, arg, { timeout: 60_000, polling: 200 });
@@ -155,6 +165,9 @@ describe("the console in a browser", () => {
 
     // A variable of the account: its name listed, its value nowhere.
     await emu.client().envVars.create("HF_TOKEN", ENV_VALUE);
+    // The engine has made the five (provisioning until the page moves the clock): on a loaded machine, with chromium
+    // just installed beside it, that alone took over a minute, which the page's own wait below is not about.
+    await instancesMade(5, deployed);
     // The token is typed in.
     await page.fill("#token", TOKEN);
     await until(page, () => document.querySelectorAll("#instances tbody tr").length === 5);
