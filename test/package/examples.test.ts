@@ -9,7 +9,6 @@ import { TRANSPILE_ONLY } from "../helpers/pulumi-stack";
 import { ReleaseMirror, sharedRelease, VERSION } from "../helpers/release-mirror";
 import { UserProgram } from "../helpers/user-program";
 
-
 const run = promisify(execFile);
 const EXAMPLES = fs.readdirSync(path.join(REPO_ROOT, "examples")).filter((name) => fs.existsSync(path.join(REPO_ROOT, "examples", name, "Pulumi.yaml")));
 
