@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
+import { promisify } from "node:util";
 import { chromium, BrowserContext, Page } from "playwright-core";
 import { Clock } from "../../emulator";
 import { emulator, http as call, TestEmulator } from "../helpers/emulator";
@@ -18,6 +19,7 @@ import { TestStack } from "../helpers/pulumi-stack";
  * is asserted as a person sees it on the page; time moves only through the page's own clock controls.
  */
 const CHROMIUM = "/usr/bin/chromium";
+const run = promisify(execFile);
 const TOKEN = "console-test-token-5f2c9e";
 /** The value of an environment variable of the account: the page lists the variable, never this. */
 const ENV_VALUE = "hf-console-secret-81d3";
@@ -36,11 +38,15 @@ exports.brief = brief.instanceId;
 exports.workers = workers.instanceIds;
 `;
 
-/** Debian's chromium, installed when absent (the suite runs as root on its machines); never a browser download. */
-function ensureChromium(): void {
+/**
+ * Debian's chromium, installed when absent (the suite runs as root on its machines); never a browser download.
+ * Before the emulator starts, and without blocking: the emulator answers from this process, and a deploy whose
+ * calls went unanswered through a minutes-long install failed them while its first instance waited on the clock.
+ */
+async function ensureChromium(): Promise<void> {
   if (fs.existsSync(CHROMIUM)) return;
-  execFileSync("apt-get", ["update"], { stdio: "ignore" });
-  execFileSync("apt-get", ["install", "-y", "chromium"], { stdio: "ignore", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  await run("apt-get", ["update"]);
+  await run("apt-get", ["install", "-y", "chromium"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
 }
 
 describe("the console in a browser", () => {
@@ -53,6 +59,7 @@ describe("the console in a browser", () => {
   let profile: string;
 
   beforeAll(async () => {
+    await ensureChromium();
     work = scratch("console");
     emu = await emulator({
       clock: new Clock("frozen"),
@@ -71,7 +78,7 @@ describe("the console in a browser", () => {
     // A page of another origin (another port of loopback), from which the test tries the control API.
     elsewhere = http.createServer((_request, response) => response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>elsewhere</title>"));
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
-  }, 120_000);
+  }, 600_000); // the install of chromium, once a machine, may take minutes
 
   afterAll(async () => {
     await browser?.close();
@@ -111,7 +118,6 @@ describe("the console in a browser", () => {
     try {
       const line = (await command.waitFor(/^Console: (\S+) \(open it in a browser[^\n]*--control-token\)$/m))[1];
       expect(line).toBe(`${command.url}/console`);
-      ensureChromium();
       profile = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-chromium-"));
       browser = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
@@ -165,8 +171,8 @@ describe("the console in a browser", () => {
 
     // A variable of the account: its name listed, its value nowhere.
     await emu.client().envVars.create("HF_TOKEN", ENV_VALUE);
-    // The engine has made the five (provisioning until the page moves the clock): on a loaded machine, with chromium
-    // just installed beside it, that alone took over a minute, which the page's own wait below is not about.
+    // The engine has made the five (provisioning until the page moves the clock): on a loaded machine that alone
+    // took over a minute, which the page's own wait below is not about.
     await instancesMade(5, deployed);
     // The token is typed in.
     await page.fill("#token", TOKEN);
