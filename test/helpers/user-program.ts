@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { userCacheDir } from "../../sdk/cache-dir";
 import { REPO_ROOT, removeTree } from "./paths";
 
 const run = promisify(execFile);
@@ -119,11 +120,7 @@ export class UserProgram {
   private async installShared(added: Partial<Record<string, Record<string, string>>>): Promise<void> {
     const manifest = JSON.parse(fs.readFileSync(path.join(this.dir, "package.json"), "utf8"));
     const declared = declarations(manifest, added);
-    const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared }), async (dir) => {
-      const relative = withFileSpecs(declared, (file) => `file:${path.relative(dir, file)}`);
-      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...relative }, null, 2));
-      await new UserProgram(dir).npm("install", ...NO_SCRIPTS);
-    });
+    const installed = await sharedOnce(JSON.stringify({ kind: "npm install", declared }), (dir) => installFromBase(dir, declared));
     for (const file of ["package.json", "package-lock.json"]) fs.rmSync(path.join(this.dir, file), { force: true });
     await linkCopy(installed, this.dir);
     // The files that name the program are its own copies (not links), with npm's relative `file:` paths (to the
@@ -164,13 +161,8 @@ export class UserProgram {
     return this.npmWith({}, ...args);
   }
 
-  async npmWith(env: Record<string, string>, ...args: string[]): Promise<string> {
-    const { stdout } = await run("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
-      cwd: this.dir,
-      env: { ...process.env, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return stdout;
+  npmWith(env: Record<string, string>, ...args: string[]): Promise<string> {
+    return npmIn(this.dir, env, args);
   }
 
   /** Every copy of @pulumi/pulumi installed in the program's tree (a program must hold exactly one). */
@@ -190,6 +182,79 @@ export class UserProgram {
 
   remove(): void {
     removeTree(this.dir);
+  }
+}
+
+/**
+ * `npm install` of `declared` into `dir`, started from the tree an earlier run installed for the same
+ * declarations on this machine (a base, kept in the user's cache for BASE_DAYS): the run's tarball differs from
+ * that run's, so npm replaces gpu-rental alone (some 2 CPU-s instead of 10), as in a user's project that
+ * upgrades it. Without a base (a fresh machine, as CI's) it is a fresh install, which is then kept as the base.
+ */
+async function installFromBase(dir: string, declared: Record<string, Record<string, string>>): Promise<void> {
+  const base = path.join(userCacheDir(), "test-installs", baseKey(declared));
+  const fresh = Date.now() - (fs.statSync(path.join(base, "package.json"), { throwIfNoEntry: false })?.mtimeMs ?? 0) > BASE_DAYS * DAY_MS;
+  if (!fresh) {
+    await linkCopy(base, dir);
+    // npm writes its lock files in place: the copy's are its own, not links to the base's.
+    for (const file of LOCK_FILES) {
+      const full = path.join(dir, file);
+      if (!fs.existsSync(full)) continue; // a program that declares nothing has no node_modules
+      const text = fs.readFileSync(full);
+      fs.rmSync(full);
+      fs.writeFileSync(full, text);
+    }
+    fs.rmSync(path.join(dir, "package.json"));
+  }
+  const relative = withFileSpecs(declared, (file) => `file:${path.relative(dir, file)}`);
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...relative }, null, 2));
+  await npmIn(dir, {}, ["install", ...NO_SCRIPTS]);
+  if (fresh) await keepAsBase(dir, base);
+}
+
+/** npm in `dir`, offline where the cache allows. */
+async function npmIn(dir: string, env: Record<string, string>, args: string[]): Promise<string> {
+  const { stdout } = await run("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** How long a base serves before a fresh install replaces it (so the bases follow the registry's newer releases). */
+const BASE_DAYS = 7;
+const DAY_MS = 86_400_000;
+const LOCK_FILES = ["package-lock.json", path.join("node_modules", ".package-lock.json")];
+
+/**
+ * The name of the base of `declared`: the run's tarball stands for what it depends on (the repository's
+ * declarations), another tarball for its contents; Node's and npm's versions too, as the tree depends on them.
+ */
+function baseKey(declared: Record<string, Record<string, string>>): string {
+  const own = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+  const ownDependencies = JSON.stringify([own.dependencies, own.peerDependencies, own.optionalDependencies]);
+  const named = withFileSpecs(declared, (file) =>
+    file === tarball() ? `packed:${ownDependencies}` : `tarball:${crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")}`,
+  );
+  const key = JSON.stringify({ named, node: process.version, npm: process.env.npm_config_user_agent ?? "" });
+  return crypto.createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+/** Keeps `dir` as the base at `base` (a hard-linked copy, renamed into place), and drops bases past their days. */
+async function keepAsBase(dir: string, base: string): Promise<void> {
+  const staging = `${base}.${process.pid}.staging`;
+  try {
+    await linkCopy(dir, staging);
+    fs.rmSync(base, { recursive: true, force: true });
+    fs.renameSync(staging, base);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  const bases = path.dirname(base);
+  for (const name of fs.readdirSync(bases)) {
+    const made = fs.statSync(path.join(bases, name, "package.json"), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    if (Date.now() - made > BASE_DAYS * DAY_MS) removeTree(path.join(bases, name));
   }
 }
 
