@@ -193,8 +193,25 @@ export class UserProgram {
  */
 async function installFromBase(dir: string, declared: Record<string, Record<string, string>>): Promise<void> {
   const base = path.join(userCacheDir(), "test-installs", baseKey(declared));
-  const fresh = Date.now() - (fs.statSync(path.join(base, "package.json"), { throwIfNoEntry: false })?.mtimeMs ?? 0) > BASE_DAYS * DAY_MS;
-  if (!fresh) {
+  const reused = isCurrent(base) && (await copiedFrom(base, dir));
+  const relative = withFileSpecs(declared, (file) => `file:${path.relative(dir, file)}`);
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...relative }, null, 2));
+  await npmIn(dir, {}, ["install", ...NO_SCRIPTS]);
+  if (!reused) await keepAsBase(dir, base);
+}
+
+/** A base made less than BASE_DAYS ago (its package.json is written once, when it is made). */
+function isCurrent(base: string): boolean {
+  const made = fs.statSync(path.join(base, "package.json"), { throwIfNoEntry: false })?.mtimeMs;
+  return made !== undefined && Date.now() - made < BASE_DAYS * DAY_MS;
+}
+
+/**
+ * `base` copied into `dir` (hard links), less its package.json; false, with `dir` left empty, when the base went
+ * away meanwhile (another run on this machine replaced it).
+ */
+async function copiedFrom(base: string, dir: string): Promise<boolean> {
+  try {
     await linkCopy(base, dir);
     // npm writes its lock files in place: the copy's are its own, not links to the base's.
     for (const file of LOCK_FILES) {
@@ -205,11 +222,12 @@ async function installFromBase(dir: string, declared: Record<string, Record<stri
       fs.writeFileSync(full, text);
     }
     fs.rmSync(path.join(dir, "package.json"));
+    return true;
+  } catch {
+    removeTree(dir);
+    fs.mkdirSync(dir);
+    return false;
   }
-  const relative = withFileSpecs(declared, (file) => `file:${path.relative(dir, file)}`);
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "program", version: "1.0.0", private: true, ...relative }, null, 2));
-  await npmIn(dir, {}, ["install", ...NO_SCRIPTS]);
-  if (fresh) await keepAsBase(dir, base);
 }
 
 /** npm in `dir`, offline where the cache allows. */
@@ -241,20 +259,24 @@ function baseKey(declared: Record<string, Record<string, string>>): string {
   return crypto.createHash("sha256").update(key).digest("hex").slice(0, 16);
 }
 
-/** Keeps `dir` as the base at `base` (a hard-linked copy, renamed into place), and drops bases past their days. */
+/**
+ * Keeps `dir` as the base at `base` (a hard-linked copy, renamed into place), unless another run made one
+ * meanwhile, and drops bases past their days. A base is only a saving: failing to keep one fails nothing.
+ */
 async function keepAsBase(dir: string, base: string): Promise<void> {
   const staging = `${base}.${process.pid}.staging`;
   try {
     await linkCopy(dir, staging);
-    fs.rmSync(base, { recursive: true, force: true });
-    fs.renameSync(staging, base);
+    if (!isCurrent(base)) {
+      removeTree(base);
+      fs.renameSync(staging, base);
+    }
+    const bases = path.dirname(base);
+    for (const name of fs.readdirSync(bases)) if (!isCurrent(path.join(bases, name))) removeTree(path.join(bases, name));
+  } catch {
+    // Another run renamed its own into place first, or the disk is full: the next run installs afresh.
   } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
-  }
-  const bases = path.dirname(base);
-  for (const name of fs.readdirSync(bases)) {
-    const made = fs.statSync(path.join(bases, name, "package.json"), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-    if (Date.now() - made > BASE_DAYS * DAY_MS) removeTree(path.join(bases, name));
+    removeTree(staging);
   }
 }
 
