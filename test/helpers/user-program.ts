@@ -271,8 +271,12 @@ async function keepAsBase(dir: string, base: string): Promise<void> {
       removeTree(base);
       fs.renameSync(staging, base);
     }
+    // Another worker's staging copy, still being made, is left alone (one a crash left, a day later).
     const bases = path.dirname(base);
-    for (const name of fs.readdirSync(bases)) if (!isCurrent(path.join(bases, name))) removeTree(path.join(bases, name));
+    for (const name of fs.readdirSync(bases)) {
+      const full = path.join(bases, name);
+      if (name.endsWith(".staging") ? Date.now() - fs.statSync(full).mtimeMs > DAY_MS : !isCurrent(full)) removeTree(full);
+    }
   } catch {
     // Another run renamed its own into place first, or the disk is full: the next run installs afresh.
   } finally {
