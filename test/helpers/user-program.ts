@@ -135,12 +135,10 @@ export class UserProgram {
         const from = (dir: string) => JSON.stringify(`file:${path.relative(dir, spec.slice("file:".length))}`);
         text = text.split(from(installed)).join(from(this.dir));
       }
-      const json = change(JSON.parse(text));
-      fs.rmSync(full);
-      fs.writeFileSync(full, `${JSON.stringify(json, null, 2)}\n`);
+      writeOwn(full, `${JSON.stringify(change(JSON.parse(text)), null, 2)}\n`);
     };
     rewrite("package.json", (saved) => ({ ...manifest, ...Object.fromEntries(DEPENDENCY_FIELDS.filter((f) => saved[f]).map((f) => [f, saved[f]])) }));
-    for (const file of ["package-lock.json", "node_modules/.package-lock.json"]) {
+    for (const file of LOCK_FILES) {
       rewrite(file, (lock) => {
         Object.assign(lock, { name: manifest.name, version: manifest.version });
         if (lock.packages?.[""]) Object.assign(lock.packages[""], { name: manifest.name, version: manifest.version });
@@ -188,7 +186,7 @@ export class UserProgram {
 /**
  * `npm install` of `declared` into `dir`, started from the tree an earlier run installed for the same
  * declarations on this machine (a base, kept in the user's cache for BASE_DAYS): the run's tarball differs from
- * that run's, so npm replaces gpu-rental alone (some 2 CPU-s instead of 10), as in a user's project that
+ * that run's, so npm replaces gpu-rental alone (some 3 CPU-s instead of 10), as in a user's project that
  * upgrades it. Without a base (a fresh machine, as CI's) it is a fresh install, which is then kept as the base.
  */
 async function installFromBase(dir: string, declared: Record<string, Record<string, string>>): Promise<void> {
@@ -216,10 +214,7 @@ async function copiedFrom(base: string, dir: string): Promise<boolean> {
     // npm writes its lock files in place: the copy's are its own, not links to the base's.
     for (const file of LOCK_FILES) {
       const full = path.join(dir, file);
-      if (!fs.existsSync(full)) continue; // a program that declares nothing has no node_modules
-      const text = fs.readFileSync(full);
-      fs.rmSync(full);
-      fs.writeFileSync(full, text);
+      if (fs.existsSync(full)) writeOwn(full, fs.readFileSync(full)); // a program that declares nothing has no node_modules
     }
     fs.rmSync(path.join(dir, "package.json"));
     return true;
@@ -228,6 +223,12 @@ async function copiedFrom(base: string, dir: string): Promise<boolean> {
     fs.mkdirSync(dir);
     return false;
   }
+}
+
+/** Writes `file` anew: where it was a hard link to a shared copy, the copy is left as it was. */
+function writeOwn(file: string, content: string | Buffer): void {
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, content);
 }
 
 /** npm in `dir`, offline where the cache allows. */
