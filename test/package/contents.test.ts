@@ -13,8 +13,13 @@ async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
   try {
     await run("git", ["clone", "--quiet", REPO_ROOT, dir]);
     // The dependencies the clone's lock file pins are those this run's `npm ci` installed from the same lock file:
-    // the clone uses them in place rather than installing 584 packages again. `npm pack` builds the clone (prepack).
-    fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
+    // the clone gets them as hard links rather than installing 584 packages again. Not as a symlink: tsc would name
+    // their declaration files by the checkout's path, so the build state it keeps for the machine's clones
+    // (tools/clone-cache.js) would serve neither them nor this test's next run (26 CPU-s of tsc instead of 4).
+    // Where hard links cannot be made (another file system), a symlink. `npm pack` builds the clone (prepack).
+    await run("cp", ["-al", path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules")]).catch(() =>
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules")),
+    );
     const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("[")));
     const manifest = JSON.parse((await run("tar", ["-xzOf", path.join(dir, packed.filename), "package/package.json"])).stdout);
