@@ -1,6 +1,7 @@
 /**
  * A code cache for the Node.js processes the toolchain starts (programs, through the language host, and the
- * dynamic-provider plugin), loaded first with `node --require`. Every run of a program compiles the same
+ * dynamic-provider plugin), loaded first with `node --require`, and for gpu-rental's provider plugin, whose entry
+ * requires it first (plugin/index.js). Every run of a program compiles the same
  * libraries again: @pulumi/pulumi's 770 modules and, for a TypeScript program, the 9 MB TypeScript compiler,
  * some 0.3 CPU-s of each start. Node 22 keeps V8's compiled code between runs (NODE_COMPILE_CACHE); Node 20,
  * which gpu-rental supports, does not, so this does the same for installed packages (files under a

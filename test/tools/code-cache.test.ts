@@ -2,6 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { PLUGIN_EXECUTABLE, preparedPluginFolder } from "../../cli/plugin-install";
 import { ensureToolchain } from "../../cli/toolchain";
 import { REPO_ROOT, scratchFolders } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
@@ -99,22 +100,46 @@ describe("the code cache every Node.js process of the toolchain loads first (pro
       fs.rmSync(folder, { recursive: true });
 
       // The plugin, started as the engine starts it (in the program's folder), keeps the server's modules.
-      const plugin = spawn(path.join(ensureToolchain().bin, "pulumi-resource-pulumi-nodejs"), [], { cwd: program, env: { ...process.env, GPU_RENTAL_CACHE: kept } });
-      try {
-        await new Promise((resolve, reject) => {
-          plugin.stdout.once("data", resolve);
-          plugin.once("exit", (code) => reject(new Error(`the plugin exited ${code}`)));
-        });
-        // It serves on; its entries are written once it has stopped loading modules (about 1.5 s).
-        const deadline = Date.now() + 30_000;
-        const written = () => (fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => !name.endsWith(".partial")).length : 0);
-        while (written() <= 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(written()).toBeGreaterThan(10); // gRPC and the protocol's messages
-      } finally {
-        plugin.kill();
-      }
+      expect(await entriesOfServingPlugin(path.join(ensureToolchain().bin, "pulumi-resource-pulumi-nodejs"), program, kept)).toBeGreaterThan(10); // gRPC and the protocol's messages
     } finally {
       await stack.remove();
     }
   }, 120_000);
+
+  it("is loaded by the gpu-rental provider plugin, in the folder `gpu-rental plugin install` prepares and in the package's own", async () => {
+    const folder = preparedPluginFolder(() => undefined);
+    const executables = [path.join(folder, PLUGIN_EXECUTABLE), path.join(folder, "node_modules", "gpu-rental", "plugin", PLUGIN_EXECUTABLE)];
+    for (const executable of executables) {
+      const kept = path.join(scratch(), "cache");
+      // gRPC, the protocol's messages, zod and axios, and gpu-rental's own modules (installed, so cached too).
+      expect(await entriesOfServingPlugin(executable, folder, kept)).toBeGreaterThan(100);
+    }
+  }, 120_000);
 });
+
+/**
+ * Starts a plugin as the engine does (in `cwd`, with the code cache's folder under `kept`), waits for the port it
+ * serves on, then for the cache's entries, which are written once it has stopped loading modules (about 1.5 s);
+ * stops it and answers how many it wrote.
+ */
+async function entriesOfServingPlugin(executable: string, cwd: string, kept: string): Promise<number> {
+  const folder = path.join(kept, "code-cache", `node-${process.version}-${process.arch}`);
+  const plugin = spawn(executable, [], { cwd, env: { ...process.env, GPU_RENTAL_CACHE: kept } });
+  try {
+    await new Promise((resolve, reject) => {
+      plugin.stdout.once("data", resolve);
+      plugin.once("exit", (code) => reject(new Error(`${executable} exited ${code}`)));
+    });
+    const deadline = Date.now() + 30_000;
+    const written = () => (fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => !name.endsWith(".partial")).length : 0);
+    // Entries settle: the count stops growing once the plugin has written them all.
+    let seen = -1;
+    while ((written() === 0 || written() !== seen) && Date.now() < deadline) {
+      seen = written();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    return written();
+  } finally {
+    plugin.kill();
+  }
+}
