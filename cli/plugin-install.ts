@@ -184,7 +184,7 @@ function writePluginFolder(dir: string, version: string, tarball: string, pulumi
  * A hash of what `npm pack` would put in the package (publishedFiles): a prepared plugin folder is found again
  * without packing (a second of CPU).
  */
-function packageContent(): crypto.Hash {
+export function packageContent(): crypto.Hash {
   const hash = crypto.createHash("sha256");
   for (const file of publishedFiles()) hash.update(`${file}\0`).update(fs.readFileSync(path.join(PACKAGE_ROOT, file))).update("\0");
   return hash;

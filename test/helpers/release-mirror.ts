@@ -5,9 +5,13 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as tls from "node:tls";
+import { markUsed, pruneUnused } from "../../cli/cache-folders";
+import { packageContent } from "../../cli/plugin-install";
+import { ensureToolchain } from "../../cli/toolchain";
 import { release } from "../../provider/release/release";
+import { userCacheDir } from "../../sdk/cache-dir";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
-import { sharedOnce } from "./user-program";
+import { linkCopy, sharedOnce } from "./user-program";
 
 export const VERSION: string = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")).version;
 
@@ -16,13 +20,42 @@ const REPOSITORY = "gpu-rental/gpu-rental";
 
 /**
  * What `npm run release` makes, as published (the plugin downloaded from the project's GitHub releases), made once
- * per test run for every test that needs it (the plugin archives' single executable application is some 10 s).
+ * per test run for every test that needs it, from the release this machine made of the same content (keptRelease).
  */
 export function sharedRelease(): Promise<string> {
-  return sharedOnce(`release v${VERSION}`, async (dir) => {
-    await release({ out: dir, log: () => {} });
-  });
+  return sharedOnce(`release v${VERSION}`, async (dir) => linkCopy(await keptRelease(), dir));
 }
+
+/**
+ * The release of what it is made from (the package's published files, the locked dependencies that bundle and
+ * inject it, Node.js, the toolchain that generates the Go SDK), made once on this machine and kept in the user's
+ * cache as the product keeps its plugin folders (cli/cache-folders.ts): a run of an unchanged package takes it
+ * as it is (some 22 CPU-s of esbuild, the executable's injection, gzip and the SDKs each run otherwise), and any
+ * change to those makes a new one. A fresh machine, as CI's, makes it.
+ */
+async function keptRelease(): Promise<string> {
+  const cache = userCacheDir();
+  const key = packageContent().update(fs.readFileSync(path.join(PACKAGE_ROOT, "package-lock.json"))).update(`${process.version} ${process.arch} ${ensureToolchain().bin}`);
+  const folder = path.join(cache, `${KEPT_RELEASE}${key.digest("hex").slice(0, 12)}`);
+  if (fs.existsSync(folder)) {
+    markUsed(folder);
+    return folder;
+  }
+  // Made whole beside it, then renamed into place: another run's release of the same content, made meanwhile, wins.
+  fs.mkdirSync(cache, { recursive: true });
+  const stage = fs.mkdtempSync(`${folder}.partial-`);
+  try {
+    await release({ out: stage, log: () => {} });
+    pruneUnused(cache, KEPT_RELEASE);
+    fs.renameSync(stage, folder);
+  } catch (error) {
+    if (!fs.existsSync(folder)) throw error;
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+  return folder;
+}
+const KEPT_RELEASE = `test-release-v${VERSION}-`;
 
 /**
  * A machine's network whose proxy holds a mirror of the release's GitHub downloads, as a company's does: through
