@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { userCacheDir } from "./cache-dir";
+import { madeWhole, userCacheDir } from "./cache-dir";
 
 /** A file of the package built into the release's executable: its text, and its mode (scripts run). */
 export interface EmbeddedFile {
@@ -19,18 +19,10 @@ export function unpackedPackage(files: Record<string, EmbeddedFile>, key: string
   const cache = userCacheDir();
   const root = path.join(cache, `package-v${version}-${key}`);
   if (fs.existsSync(root)) return root;
-  fs.mkdirSync(cache, { recursive: true });
-  const stage = fs.mkdtempSync(path.join(cache, `package-v${version}.partial-`));
-  try {
+  return madeWhole(root, (stage) => {
     for (const [file, { text, mode }] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(stage, file)), { recursive: true });
       fs.writeFileSync(path.join(stage, file), text, { mode });
     }
-    fs.renameSync(stage, root);
-  } catch (error) {
-    if (!fs.existsSync(root)) throw error;
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
-  }
-  return root;
+  });
 }

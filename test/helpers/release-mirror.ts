@@ -9,7 +9,7 @@ import { markUsed, pruneUnused } from "../../cli/cache-folders";
 import { packageContent } from "../../cli/plugin-install";
 import { ensureToolchain } from "../../cli/toolchain";
 import { release } from "../../provider/release/release";
-import { userCacheDir } from "../../sdk/cache-dir";
+import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { linkCopy, sharedOnce } from "./user-program";
 
@@ -41,19 +41,11 @@ async function keptRelease(): Promise<string> {
     markUsed(folder);
     return folder;
   }
-  // Made whole beside it, then renamed into place: another run's release of the same content, made meanwhile, wins.
-  fs.mkdirSync(cache, { recursive: true });
-  const stage = fs.mkdtempSync(`${folder}.partial-`);
-  try {
+  // Another run's release of the same content, made meanwhile, is kept rather than this one.
+  return madeWhole(folder, async (stage) => {
     await release({ out: stage, log: () => {} });
     pruneUnused(cache, KEPT_RELEASE);
-    fs.renameSync(stage, folder);
-  } catch (error) {
-    if (!fs.existsSync(folder)) throw error;
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
-  }
-  return folder;
+  });
 }
 const KEPT_RELEASE = `test-release-v${VERSION}-`;
 
