@@ -115,6 +115,15 @@ describe("the code cache every Node.js process of the toolchain loads first (pro
       expect(await entriesOfServingPlugin(executable, folder, kept)).toBeGreaterThan(100);
     }
   }, 120_000);
+
+  it("is loaded by the gpu-rental command of an installed package", async () => {
+    const installed = path.join(preparedPluginFolder(() => undefined), "node_modules", "gpu-rental");
+    const kept = path.join(scratch(), "cache");
+    const version = await run(process.execPath, [path.join(installed, "bin", "gpu-rental.js"), "--version"], { env: { ...process.env, GPU_RENTAL_CACHE: kept } });
+    expect(version.stdout.trim()).toBe(JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")).version);
+    // Written as the command exits: its command-line parser's modules, at least.
+    expect(fs.readdirSync(path.join(kept, "code-cache", `node-${process.version}-${process.arch}`)).length).toBeGreaterThan(0);
+  });
 });
 
 /**
