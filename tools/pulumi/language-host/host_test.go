@@ -290,6 +290,44 @@ func TestAGoProgramIsLinkedAgainOnlyWhenItChanges(t *testing.T) {
 	}
 }
 
+func TestAGoProgramInANewFolderStartsFromTheExecutableOfTheSameSources(t *testing.T) {
+	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
+	first, copied := t.TempDir(), t.TempDir()
+	write(t, first, goProgramFiles)
+	write(t, copied, goProgramFiles)
+	for _, program := range []string{first, copied} {
+		if answer := runGo(t, program, map[string]any{}); answer.Error != "" {
+			t.Fatalf("the program failed: %+v", answer)
+		}
+	}
+	// The copy ran the first folder's executable: go build found it up to date and linked nothing.
+	_, built := keptExecutable(t, first)
+	if _, seeded := keptExecutable(t, copied); !os.SameFile(seeded, built) {
+		t.Errorf("a copy of a built program was linked again")
+	}
+
+	// The copy changed: linked anew, and the change runs, while the first folder's executable is left as it was.
+	write(t, copied, map[string]string{"main.go": strings.Replace(goProgramFiles["main.go"], `"handed.json"`, `"changed.json"`, 1)})
+	if answer := runGo(t, copied, map[string]any{}); answer.Error != "" {
+		t.Fatalf("the changed program failed: %+v", answer)
+	}
+	if _, err := os.Stat(filepath.Join(copied, "changed.json")); err != nil {
+		t.Errorf("the change did not run: %v", err)
+	}
+	if _, again := keptExecutable(t, first); !os.SameFile(again, built) {
+		t.Errorf("the first folder's executable changed with the copy's")
+	}
+	if err := os.Remove(filepath.Join(first, "handed.json")); err != nil {
+		t.Fatal(err)
+	}
+	if answer := runGo(t, first, map[string]any{}); answer.Error != "" {
+		t.Fatalf("the first program failed: %+v", answer)
+	}
+	if _, err := os.Stat(filepath.Join(first, "handed.json")); err != nil {
+		t.Errorf("the first program does not run as written: %v", err)
+	}
+}
+
 func TestAGoProgramThatDoesNotBuildSaysWhatToDo(t *testing.T) {
 	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
 	dir := t.TempDir()
