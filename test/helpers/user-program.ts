@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { userCacheDir } from "../../sdk/cache-dir";
+import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
 import { REPO_ROOT, removeTree } from "./paths";
 
 const run = promisify(execFile);
@@ -261,27 +261,24 @@ function baseKey(declared: Record<string, Record<string, string>>): string {
 }
 
 /**
- * Keeps `dir` as the base at `base` (a hard-linked copy, renamed into place), unless another run made one
- * meanwhile, and drops bases past their days. A base is only a saving: failing to keep one fails nothing.
+ * Keeps `dir` as the base at `base` (a hard-linked copy made whole beside it, renamed into place: madeWhole),
+ * unless another run made one meanwhile, and drops bases past their days. A base is only a saving: failing to keep
+ * one fails nothing.
  */
 async function keepAsBase(dir: string, base: string): Promise<void> {
-  const staging = `${base}.${process.pid}.staging`;
   try {
-    await linkCopy(dir, staging);
     if (!isCurrent(base)) {
       removeTree(base);
-      fs.renameSync(staging, base);
+      await madeWhole(base, (stage) => linkCopy(dir, stage));
     }
-    // Another worker's staging copy, still being made, is left alone (one a crash left, a day later).
+    // Another worker's stage, still being made, is left alone (one a crash left, a day later).
     const bases = path.dirname(base);
     for (const name of fs.readdirSync(bases)) {
       const full = path.join(bases, name);
-      if (name.endsWith(".staging") ? Date.now() - fs.statSync(full).mtimeMs > DAY_MS : !isCurrent(full)) removeTree(full);
+      if (name.includes(".partial-") ? Date.now() - fs.statSync(full).mtimeMs > DAY_MS : !isCurrent(full)) removeTree(full);
     }
   } catch {
     // Another run renamed its own into place first, or the disk is full: the next run installs afresh.
-  } finally {
-    removeTree(staging);
   }
 }
 

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../helpers/paths";
+import { linkCopy } from "../helpers/user-program";
 
 const run = promisify(execFile);
 
@@ -17,9 +18,11 @@ async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
     // their declaration files by the checkout's path, so the build state it keeps for the machine's clones
     // (tools/clone-cache.js) would serve neither them nor this test's next run (26 CPU-s of tsc instead of 4).
     // Where hard links cannot be made (another file system), a symlink. `npm pack` builds the clone (prepack).
-    await run("cp", ["-al", path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules")]).catch(() =>
-      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules")),
-    );
+    const modules = path.join(dir, "node_modules");
+    await linkCopy(path.join(REPO_ROOT, "node_modules"), modules).catch(() => {
+      fs.rmSync(modules, { recursive: true, force: true });
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), modules);
+    });
     const { stdout } = await run("npm", ["pack", "--json", "--loglevel=error"], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("[")));
     const manifest = JSON.parse((await run("tar", ["-xzOf", path.join(dir, packed.filename), "package/package.json"])).stdout);
