@@ -76,9 +76,13 @@ func sourcesKey(dir string) string {
 }
 
 // keepSeed links the built executable as the one of its sources (go build touches it at every run of a folder
-// that has it), and drops those no folder ran for seedDays.
-// Only a saving: a link that cannot be made changes nothing else.
+// that has it), and drops those no folder ran for seedDays; nothing when it is that one already (a run that
+// linked nothing). Only a saving: a link that cannot be made changes nothing else.
 func keepSeed(binary, seed string) {
+	built, err := os.Stat(binary)
+	if kept, keptErr := os.Stat(seed); err != nil || (keptErr == nil && os.SameFile(built, kept)) {
+		return
+	}
 	if err := os.MkdirAll(filepath.Dir(seed), 0o755); err != nil {
 		return
 	}
