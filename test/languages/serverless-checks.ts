@@ -41,7 +41,16 @@ export async function checkServerless(deployment: ServerlessDeployment): Promise
   expect(new Set(answers.map((a) => a.reqnum)).size).toBe(50);
   // A request whose signature does not hold is refused by the server itself (a worker just routed to: it holds the
   // request's load, so no scale-down stops it meanwhile).
-  const routed = await client.call({ method: "POST", path: "/route/", body: { endpoint: deployment.endpointName, api_key: endpoint.api_key }, schema: RouteResponse });
+  // The route names a worker once one has room (the loads the batches above left may fill every worker for a
+  // moment): until then it is asked again under its request_idx, as a client does.
+  const ask = (requestIdx?: number) =>
+    client.call({ method: "POST", path: "/route/", body: { endpoint: deployment.endpointName, api_key: endpoint.api_key, ...(requestIdx !== undefined && { request_idx: requestIdx }) }, schema: RouteResponse });
+  let routed = await ask();
+  for (let asks = 1; !routed.signature && asks < 600; asks++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    routed = await ask(routed.request_idx);
+  }
+  expect(routed).toMatchObject({ url: expect.any(String), signature: expect.any(String) });
   const forged = await fetch(routed.url!, { method: "POST", body: JSON.stringify({ auth_data: { ...routed, signature: routed.signature!.replace(/^.{8}/, "AAAAAAAA") }, payload: { prompt: "x" } }) });
   expect(forged.status).toBe(401);
 
