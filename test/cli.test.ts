@@ -139,7 +139,8 @@ describe("gpu-rental emulator --legacy-instance-listing", () => {
     ["the flag: the old listing", ["--legacy-instance-listing"], {}, 200],
     ["GPU_RENTAL_LEGACY_INSTANCE_LISTING=1: the old listing", [], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "1" }, 200],
   ])("%s", async (_name, args, env, status) => {
-    const running = await emulatorProcess(["--api-key", "legacy-listing-key", ...args], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "", ...env });
+    // No emulated machines: a process killed with SIGKILL cannot remove their folder.
+    const running = await emulatorProcess(["--api-key", "legacy-listing-key", "--no-ssh", ...args], { GPU_RENTAL_LEGACY_INSTANCE_LISTING: "", ...env });
     try {
       const res = await http(running.url, "GET", "/api/v0/instances/", { key: "legacy-listing-key" });
       expect(res.status).toBe(status);
