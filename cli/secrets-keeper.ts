@@ -28,7 +28,9 @@ export async function startSecretsKeeper(): Promise<SecretsKeeper> {
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
       const answer = (status: number, data: unknown) => {
-        res.writeHead(status, { "content-type": "application/json" });
+        // Each answer ends its connection: a client that kept it would send a later call (the update's decrypt,
+        // seconds after the preview's) on a socket this server may be closing as idle, and read a reset.
+        res.writeHead(status, { "content-type": "application/json", connection: "close" });
         res.end(JSON.stringify(data));
       };
       if (req.headers["x-vault-token"] !== token) return answer(403, { errors: ["permission denied"] });

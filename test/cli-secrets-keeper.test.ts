@@ -1,3 +1,4 @@
+import * as http from "node:http";
 import { startSecretsKeeper } from "../cli/secrets-keeper";
 
 /** The key service of throwaway stacks (cli/secrets-keeper.ts), spoken to as Pulumi's hashivault provider speaks. */
@@ -20,6 +21,31 @@ describe("the secrets keeper of throwaway stacks", () => {
       expect((await call(other.env, `decrypt/${name}`, { ciphertext: sealed.body.data.ciphertext })).status).toBe(400);
     } finally {
       await Promise.all([keeper.close(), other.close()]);
+    }
+  });
+
+  it("ends each connection once it has answered, so a client that keeps connections never reuses one it closes", async () => {
+    const keeper = await startSecretsKeeper();
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      const ports: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const answered = await new Promise<{ connection?: string; port?: number }>((resolve, reject) => {
+          const req = http.request(`${keeper.env.VAULT_SERVER_URL}/v1/transit/encrypt/gpu-rental-stack`, { method: "PUT", agent, headers: { "x-vault-token": keeper.env.VAULT_SERVER_TOKEN } }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ connection: res.headers.connection, port: req.socket?.localPort }));
+          });
+          req.on("error", reject);
+          req.end(JSON.stringify({ plaintext: "AAAA" }));
+        });
+        expect(answered.connection).toBe("close");
+        ports.push(answered.port!);
+      }
+      // The agent, which keeps what a server lets it keep, had to open a second connection.
+      expect(ports[1]).not.toBe(ports[0]);
+    } finally {
+      agent.destroy();
+      await keeper.close();
     }
   });
 });
