@@ -20,7 +20,7 @@ import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { PACKAGE_ROOT } from "../sdk/package-root";
 import { Clock, startEmulator } from "../emulator";
-import { makePluginArchives } from "../provider/release/archives";
+import { makePluginArchives } from "../release/archives";
 import { runBench } from "./run";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");

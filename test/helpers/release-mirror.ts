@@ -8,7 +8,7 @@ import * as tls from "node:tls";
 import { markUsed, pruneUnused } from "../../cli/cache-folders";
 import { packageContent } from "../../cli/plugin-install";
 import { ensureToolchain } from "../../cli/toolchain";
-import { release } from "../../provider/release/release";
+import { release } from "../../release/release";
 import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { linkCopy, sharedOnce } from "./user-program";
