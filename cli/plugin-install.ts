@@ -6,19 +6,7 @@ import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
 import { makeOnce, markUsed, pruneUnused } from "./cache-folders";
 import { PACKAGE_ROOT, RELEASE_EXECUTABLE } from "../sdk/package-root";
-
-/** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
-export const PLUGIN_NAME = "gpu-rental";
-
-/**
- * The plugin's executable, as the engine looks for it in a plugin folder: a shim that runs node on the folder's
- * index.js (plugin/ of the package has one, and every folder this command prepares a copy). The engine runs it
- * directly, not through the Node.js language host, so the plugin starts sooner (docs/plugin.md, Benchmark).
- */
-export const PLUGIN_EXECUTABLE = `pulumi-resource-${PLUGIN_NAME}`;
-
-/** The package's own plugin folder: what `plugins: providers: path:` of a Pulumi.yaml can name. */
-export const PACKAGE_PLUGIN_DIR = path.join(PACKAGE_ROOT, "plugin");
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE, PLUGIN_NAME } from "../provider/plugin/names";
 
 /** The module of the package whose `main()` serves the plugin (`@pulumi/pulumi`'s `provider.main`); see docs/plugin.md. */
 export const PLUGIN_ENTRY = "gpu-rental/plugin";

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { PLUGIN_EXECUTABLE } from "../cli/plugin-install";
+import { PLUGIN_EXECUTABLE } from "../provider/plugin/names";
 import { runPulumi } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { PACKAGE_ROOT } from "../sdk/package-root";

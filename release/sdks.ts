@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../cli/plugin-install";
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../provider/plugin/names";
 import { runPulumi } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { PACKAGE_ROOT } from "../sdk/package-root";

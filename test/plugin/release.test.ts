@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
-import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
+import { PLUGIN_EXECUTABLE } from "../../provider/plugin/names";
 import { pulumi } from "../../cli/pulumi";
 import { makeVirtualEnv } from "../../cli/python-env";
 import { ensureToolchain } from "../../cli/toolchain";
