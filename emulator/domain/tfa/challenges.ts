@@ -1,4 +1,4 @@
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { Clock } from "../clock";
 import { ServiceError, badRequest } from "../errors";
 import { Random } from "../random";

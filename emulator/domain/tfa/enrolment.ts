@@ -1,5 +1,5 @@
 import { AuthorizeNewMethodRequest, ConfirmAuthorizationRequest, ConfirmNewMethodRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { badRequest, notFound } from "../errors";
 import { challengeCreationFailed } from "./challenges";
 import { Channel, channelOf, methodType } from "./channels";

@@ -1,5 +1,5 @@
 import { TfaLoginRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { ServiceError, badRequest } from "../errors";
 import { ChallengeRecord, codeMatches } from "./challenges";
 import { Channel, channelOf } from "./channels";
