@@ -9,7 +9,8 @@ import { markUsed, pruneUnused } from "../../cli/cache-folders";
 import { packageContent } from "../../cli/plugin-install";
 import { ensureToolchain } from "../../cli/toolchain";
 import { release } from "../../release/release";
-import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
+import { userCacheDir } from "../../sdk/cache-dir";
+import { madeWhole } from "../../sdk/made-whole";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { linkCopy, sharedOnce } from "./user-program";
 
