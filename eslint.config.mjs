@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   { files: ["provider/generated/**"], rules: { "@typescript-eslint/no-unsafe-declaration-merging": "off" } },
   {
-    files: ["**/*.js", "**/*.mjs"],
+    files: ["**/*.js", "**/*.cjs", "**/*.mjs"],
     rules: { "@typescript-eslint/no-require-imports": "off" },
     languageOptions: {
       sourceType: "commonjs",

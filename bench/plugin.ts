@@ -15,12 +15,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../cli/plugin-install";
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../provider/plugin/names";
 import { PulumiWorkspace, runPulumi } from "../cli/pulumi";
 import { ensureToolchain } from "../cli/toolchain";
 import { PACKAGE_ROOT } from "../sdk/package-root";
 import { Clock, startEmulator } from "../emulator";
-import { makePluginArchives } from "../provider/release/archives";
+import { makePluginArchives } from "../release/archives";
 import { runBench } from "./run";
 
 const providerGrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");

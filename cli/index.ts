@@ -347,7 +347,7 @@ export async function main(argv: string[]): Promise<number> {
 /**
  * `gpu-rental <argv>` as a process: runs main, then exits with its code; output piped into a reader that stopped
  * reading (`gpu-rental emulator --help | head`) ends it quietly. bin/gpu-rental.js and the release's executable
- * (provider/release/executable.ts) run the command so.
+ * (release/executable.ts) run the command so.
  */
 export function run(argv: string[]): void {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {

@@ -4,21 +4,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { userCacheDir } from "../sdk/cache-dir";
+import { madeWhole } from "../sdk/made-whole";
 import { makeOnce, markUsed, pruneUnused } from "./cache-folders";
 import { PACKAGE_ROOT, RELEASE_EXECUTABLE } from "../sdk/package-root";
-
-/** The provider plugin's name: resource types are `gpu-rental:index:<Kind>`, the Pulumi plugin `resource-gpu-rental`. */
-export const PLUGIN_NAME = "gpu-rental";
-
-/**
- * The plugin's executable, as the engine looks for it in a plugin folder: a shim that runs node on the folder's
- * index.js (plugin/ of the package has one, and every folder this command prepares a copy). The engine runs it
- * directly, not through the Node.js language host, so the plugin starts sooner (docs/plugin.md, Benchmark).
- */
-export const PLUGIN_EXECUTABLE = `pulumi-resource-${PLUGIN_NAME}`;
-
-/** The package's own plugin folder: what `plugins: providers: path:` of a Pulumi.yaml can name. */
-export const PACKAGE_PLUGIN_DIR = path.join(PACKAGE_ROOT, "plugin");
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE, PLUGIN_NAME } from "../provider/plugin/names";
 
 /** The module of the package whose `main()` serves the plugin (`@pulumi/pulumi`'s `provider.main`); see docs/plugin.md. */
 export const PLUGIN_ENTRY = "gpu-rental/plugin";
@@ -95,23 +84,22 @@ function linkPluginFolder(folder: string, dir: string): boolean {
  * with nothing left.
  */
 function hardLinkedPluginFolder(folder: string, dir: string): boolean {
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const stage = fs.mkdtempSync(`${dir}.stage-`);
   try {
-    for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
-      const from = path.join(entry.parentPath, entry.name);
-      const to = path.join(stage, path.relative(folder, from));
-      if (entry.isDirectory()) fs.mkdirSync(to, { recursive: true });
-      else if (entry.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
-      else fs.linkSync(from, to);
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.renameSync(stage, dir);
+    madeWhole(dir, (stage) => hardLinkTree(folder, stage), { replace: true });
     return true;
   } catch {
     return false;
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** `folder`'s tree made again in the empty folder `to`: its folders as folders, links as links, files hard-linked. */
+function hardLinkTree(folder: string, to: string): void {
+  for (const entry of fs.readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    const from = path.join(entry.parentPath, entry.name);
+    const at = path.join(to, path.relative(folder, from));
+    if (entry.isDirectory()) fs.mkdirSync(at, { recursive: true });
+    else if (entry.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), at);
+    else fs.linkSync(from, at);
   }
 }
 
@@ -138,25 +126,26 @@ export function preparedPluginFolder(log: (line: string) => void): string {
   return makeOnce(folder, made, () => makePluginFolder(cache, folder, pulumiSdk, log));
 }
 
-/** Makes the plugin folder in a stage beside it, then puts it in place at once. */
+/**
+ * Makes the plugin folder in a stage beside it, then puts it in place at once, in the place of an incomplete one a
+ * killed maker left.
+ */
 function makePluginFolder(cache: string, folder: string, pulumiSdk: string, log: (line: string) => void): string {
   // A new content: the folders of contents not used for two hours go (some 130 MB each).
   pruneUnused(cache, `plugin-${PLUGIN_NAME}-v`);
-  const stage = fs.mkdtempSync(path.join(cache, `plugin-${PLUGIN_NAME}.partial-`));
-  try {
-    const tarball = packInto(stage);
-    log(`gpu-rental plugin install: preparing the plugin folder (npm installs gpu-rental and @pulumi/pulumi ${pulumiSdk} into it; once per version)`);
-    writePluginFolder(stage, packageVersion(PACKAGE_ROOT), tarball, pulumiSdk);
-    // No install scripts: gpu-rental's own tree has none (ssh2 comes bundled), and @pulumi/pulumi's one (protobufjs's
-    // check of its own version) is nothing the plugin needs.
-    const npm = spawnSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: stage, encoding: "utf8" });
-    if (npm.status !== 0) throw new Error(`npm install of the plugin's dependencies failed (exit ${npm.status}):\n${npm.stderr}`);
-    fs.rmSync(folder, { recursive: true, force: true }); // an incomplete one a killed maker left
-    fs.renameSync(stage, folder);
-    return folder;
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
-  }
+  return madeWhole(
+    folder,
+    (stage) => {
+      const tarball = packInto(stage);
+      log(`gpu-rental plugin install: preparing the plugin folder (npm installs gpu-rental and @pulumi/pulumi ${pulumiSdk} into it; once per version)`);
+      writePluginFolder(stage, packageVersion(PACKAGE_ROOT), tarball, pulumiSdk);
+      // No install scripts: gpu-rental's own tree has none (ssh2 comes bundled), and @pulumi/pulumi's one (protobufjs's
+      // check of its own version) is nothing the plugin needs.
+      const npm = spawnSync("npm", ["install", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: stage, encoding: "utf8" });
+      if (npm.status !== 0) throw new Error(`npm install of the plugin's dependencies failed (exit ${npm.status}):\n${npm.stderr}`);
+    },
+    { replace: true },
+  );
 }
 
 const complete = (folder: string) => fs.existsSync(path.join(folder, "node_modules", ".package-lock.json"));

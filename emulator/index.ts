@@ -8,9 +8,9 @@ import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./control/machines";
 import { startAutoscaling } from "./serverless/ticker";
 import { machinesUnsupported } from "./sandbox/machines";
-import { SshKeyRecord, sshKeys } from "./domain/ssh-keys";
+import { sshKeys } from "./domain/ssh-keys";
 import type { MachinesStatus } from "./control/machines";
-import type { UserRecord } from "./domain/accounts";
+import type { SshKeyRecord, UserRecord } from "./domain/records";
 
 export { Marketplace, DEFAULT_LIFECYCLE } from "./domain/marketplace";
 export type { MarketplaceOptions, MarketStats } from "./domain/marketplace";

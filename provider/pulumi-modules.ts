@@ -5,7 +5,7 @@ import { SERVER_MODULES } from "./provider-server";
  * The modules of @pulumi/pulumi (and of the gRPC and protobuf it was built with) that the provider shells call
  * beyond its public API: the protocol's messages and gRPC must be the very copies the engine's messages were
  * generated with, so they are resolved from @pulumi/pulumi, not from this package. Listed here once: the plugin executable's bundle
- * (provider/release/bundle.ts) resolves each at build time the same way, as require() of a bundle resolves nothing.
+ * (release/bundle.ts) resolves each at build time the same way, as require() of a bundle resolves nothing.
  */
 export const PULUMI_MODULES = [...SERVER_MODULES, "./provider/internals", "./proto/engine_pb", "./proto/engine_grpc_pb"] as const;
 

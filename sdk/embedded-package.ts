@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { madeWhole, userCacheDir } from "./cache-dir";
+import { userCacheDir } from "./cache-dir";
+import { madeWhole } from "./made-whole";
 
 /** A file of the package built into the release's executable: its text, and its mode (scripts run). */
 export interface EmbeddedFile {

@@ -4,7 +4,7 @@ import * as path from "node:path";
 /**
  * The folder of gpu-rental's package.json, from its sources (tests) or its compiled dist/ alike: where the command
  * finds the package's files it runs or serves (the toolchain's scripts and sources, the console's scripts). In the
- * release's executable, which has no package around it, provider/release/bundle.ts puts a module in this one's
+ * release's executable, which has no package around it, release/bundle.ts puts a module in this one's
  * place whose package root is those files, built into the executable and unpacked into the cache
  * (./embedded-package.ts).
  */

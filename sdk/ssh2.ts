@@ -3,8 +3,8 @@ import * as path from "node:path";
 import type * as Ssh2 from "ssh2";
 
 /**
- * Whether the package's own bundle of ssh2 sits beside this file (`npm run build` makes it; provider/release/
- * bundle.ts says why): so it does in the package, and not in the unbuilt source tree, which has the ssh2 package
+ * Whether the package's own bundle of ssh2 sits beside this file (`npm run build` makes it; release/bundle.ts
+ * says why): so it does in the package, and not in the unbuilt source tree, which has the ssh2 package
  * itself. Looked at once, not at each call: the emulator calls ssh2() for every key it checks.
  */
 const BUNDLED = fs.existsSync(path.join(__dirname, "ssh2-bundle.js"));

@@ -1,7 +1,7 @@
 // `npm run build`: compiles to dist/ incrementally (tsc keeps what it knows in dist/.tsbuildinfo), so a build
 // right after another takes a second, not a dozen; a fresh clone starts from the dist/ another clone of the machine
 // kept (clone-cache.js). Outputs whose source is gone are removed, as a build into an empty folder would leave none.
-// Then ssh2 is bundled into the package (provider/release/bundle.ts says why), again only when it or its bundler
+// Then ssh2 is bundled into the package (release/bundle.ts says why), again only when it or its bundler
 // changed.
 const { execFileSync } = require("node:child_process");
 const crypto = require("node:crypto");
@@ -23,7 +23,7 @@ for (const file of walk(dist)) {
 }
 
 // The bundle's stamp: the bundler's and ssh2's manifest's contents, which decide what the bundle holds.
-const bundler = path.join(dist, "provider", "release", "bundle.js");
+const bundler = path.join(dist, "release", "bundle.js");
 const ssh2Manifest = require.resolve("ssh2/package.json", { paths: [root] });
 const stampFile = `${SSH2_BUNDLE}.stamp`;
 const stamp = crypto.createHash("sha256").update(fs.readFileSync(bundler)).update(fs.readFileSync(ssh2Manifest)).digest("hex");

@@ -11,7 +11,11 @@ const base = process.env.GPU_RENTAL_CACHE || path.join(process.env.XDG_CACHE_HOM
 const kept = (name) => path.join(base, "clone-cache", name);
 const ROOT = "<gpu-rental clone>";
 
-/** Copies `from` to `to` (made whole, then renamed into place), each text file's `find` replaced with `put`. */
+/**
+ * Copies `from` to `to`, each text file's `find` replaced with `put`: made whole, then renamed into place, as
+ * sdk/made-whole.ts makes folders (this file runs before the build that compiles that one, so it says the same in
+ * its own words).
+ */
 function copyReplacing(from, to, find, put) {
   const partial = `${to}.partial-${process.pid}`;
   try {

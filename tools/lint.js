@@ -1,12 +1,14 @@
 // `npm run lint`: the type checks of the tests and of the examples (tsconfig.test.json, tsconfig.examples.json),
-// then ESLint with its type-aware rules reading the very programs the checks built. Left to itself, ESLint builds
-// and checks both projects again: on a fresh clone (no caches yet) that was some 22 CPU-s of the lint's 40.
+// then ESLint with its type-aware rules reading the very programs the checks built, then the layers and circles
+// of .dependency-cruiser.cjs (./layers.js). Left to itself, ESLint builds and checks both projects again: on a
+// fresh clone (no caches yet) that was some 22 CPU-s of the lint's 40.
 // The checks keep what they know between runs (tsc's incremental build info), as ESLint keeps its results (by
 // the files' contents), and a fresh clone starts from what another clone of the machine kept (clone-cache.js).
 const path = require("node:path");
 const ts = require("typescript");
 const { ESLint } = require("eslint");
 const { seed, keep } = require("./clone-cache");
+const { layerViolations } = require("./layers");
 
 const root = path.resolve(__dirname, "..");
 const cache = path.join(root, "node_modules", ".cache", "gpu-rental-lint");
@@ -51,7 +53,9 @@ async function main() {
   const report = (await eslint.loadFormatter("stylish")).format(results);
   if (report) process.stdout.write(report);
   const lintErrors = results.reduce((sum, result) => sum + result.errorCount, 0);
-  process.exitCode = diagnostics.length || lintErrors ? 1 : 0;
+  const layers = await layerViolations();
+  if (layers) process.stdout.write(layers);
+  process.exitCode = diagnostics.length || lintErrors || layers ? 1 : 0;
   keep("lint", cache, root);
 }
 

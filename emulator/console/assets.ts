@@ -5,7 +5,7 @@ import { PACKAGE_ROOT } from "../../sdk/package-root";
 /**
  * The libraries' own prebuilt files the console's page loads, from the package's dependencies (uPlot, and htm with
  * Preact in one file): each asset's dependency and its file there. The release's executable carries them, and the
- * page's built script, among the package files it unpacks (provider/release/bundle.ts).
+ * page's built script, among the package files it unpacks (release/bundle.ts).
  */
 export const CONSOLE_LIBRARIES: Record<string, { dependency: string; file: string; type: string }> = {
   "uplot.js": { dependency: "uplot", file: "dist/uPlot.iife.min.js", type: "text/javascript; charset=utf-8" },

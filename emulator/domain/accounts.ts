@@ -2,9 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { PERMISSION_CATEGORIES } from "../../sdk/schemas";
 import { Persistent } from "./persistence";
 import { badRequest, forbidden, unauthorized } from "./errors";
-import type { SshKeyRecord } from "./ssh-keys";
-import type { TeamRecord } from "./teams";
-import type { WebhookRecord } from "./webhooks";
+import type { ApiKeyRecord, Permissions, UserRecord } from "./records";
 
 /**
  * Permission categories of scoped keys. The spec names the first four; `billing` is the category those four
@@ -14,76 +12,6 @@ import type { WebhookRecord } from "./webhooks";
  */
 export const PERMISSIONS = PERMISSION_CATEGORIES;
 export type Permission = (typeof PERMISSIONS)[number];
-
-export interface UserRecord {
-  id: number;
-  email: string;
-  username: string;
-  fullName: string;
-  /** The registered SSH public keys, one per line (see emulator/domain/ssh-keys.ts). */
-  sshKey: string;
-  /** The keys behind `sshKey`, with the ids `DELETE /api/v0/ssh/{id}/` takes. */
-  sshKeys?: SshKeyRecord[];
-  /** Keys attached to instances without being registered: their records (the ids `DELETE /api/v0/instances/{id}/ssh/{key_id}/` takes). */
-  attachedSshKeys?: SshKeyRecord[];
-  credit: number;
-  emailVerified: boolean;
-  tfaStatus: "enabled" | "disabled" | "legacy";
-  /** 2FA (emulator/TFA.md): the phone number on file (E.164), used for SMS codes when no method names one. */
-  phoneNumber?: string;
-  /** 2FA: admins may ask for an admin session and send SMS codes without a verified email. */
-  isAdmin?: boolean;
-  /** 2FA: the user currently acts in a team context, where 2FA actions are forbidden. */
-  teamContext?: boolean;
-  /** 2FA: the account is flagged for SMS fraud; SMS is refused until support clears it. */
-  smsFraud?: boolean;
-  /** Epoch ms the account was opened (its opening credit is its first payment); absent in older saves. */
-  createdAt?: number;
-  /** `false`: the account does not have network volumes, which are not generally released (emulator/domain/volumes.ts). */
-  networkVolumes?: boolean;
-  /** The account's environment variables by key (emulator/domain/env-vars.ts): every instance created afterwards gets them. */
-  envVars?: Record<string, string>;
-  /** The team this account is (emulator/domain/teams.ts): its key made it a team account. */
-  team?: TeamRecord;
-  /** A subaccount's parent account (emulator/domain/subaccounts.ts). */
-  parentId?: number;
-  /** A subaccount made to host machines only. */
-  hostOnly?: boolean;
-  /** Where the service POSTs the account's events (emulator/domain/webhooks.ts). */
-  webhooks?: WebhookRecord[];
-}
-
-/** `null` permissions: a full-access key, as the console creates by default. */
-export type Permissions = { api: Record<string, Record<string, unknown>> } | null;
-
-export interface ApiKeyRecord {
-  id: number;
-  /** SHA-256 of the key: the key itself is shown once, at creation, and never stored. */
-  keyHash: string;
-  /** The first characters of the key, so a user can tell keys apart in a listing. */
-  prefix: string;
-  userId: number;
-  name: string;
-  permissions: Permissions;
-  /** Set for an instance API key: it may only start, stop or destroy this instance. */
-  instanceId?: number;
-  createdAt: number;
-  revokedAt?: number;
-  /** Epoch ms after which the key is refused (a 2FA login session); keys without it do not expire. */
-  expiresAt?: number;
-  /** A 2FA login session: a bearer like a key, but not one of the user's keys (not listed). */
-  session?: boolean;
-  /** A session's key presented at its login (absent for a browser login): revoking that key ends the session. */
-  sourceKeyId?: number;
-  /** The 2FA method a session's login verified (absent for email and backup codes): removing it ends the session. */
-  tfaMethodId?: number;
-  /** The key's text was chosen (`--api-key`), not drawn: once revoked it is kept, so it is never valid again. */
-  chosen?: boolean;
-  /** A team member's key on the team account: what it may do is its role's permissions, read at each call. */
-  teamRole?: string;
-  /** The member's own account. */
-  memberId?: number;
-}
 
 /** A key just issued: its record, and its value (shown this once). */
 export type IssuedKey = ApiKeyRecord & { key: string };

@@ -1,7 +1,7 @@
 import type { WorkerState } from "../../sdk/schemas";
-import type { InstanceRecord } from "./instances";
+import type { EndpointRecord, InstanceRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 import { HOLD_MS, Router, WORKER_PERF } from "./routing";
-import { DEFAULT_INACTIVITY_S, EndpointRecord, Serverless, WorkerGroupRecord, WorkerRecord } from "./serverless";
+import { DEFAULT_INACTIVITY_S, Serverless } from "./serverless";
 
 /**
  * The autoscaler (emulator/SERVERLESS.md), on the emulator's clock: each tick it compares what an endpoint's load

@@ -1,5 +1,5 @@
 import { envVarKey, envVarProblem } from "../../sdk/schemas";
-import type { UserRecord } from "./accounts";
+import type { UserRecord } from "./records";
 import { badRequest } from "./errors";
 
 /**

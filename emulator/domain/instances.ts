@@ -3,9 +3,8 @@ import { plainMountPath, portFlag, registryLogin, volumeFlag } from "./docker-fl
 import { badRequest, notFound, ServiceError } from "./errors";
 import { contractPrice, storagePerHour } from "./offers";
 import { Persistent } from "./persistence";
-import { applyTemplate, TemplateRecord } from "./templates";
-import type { PriceIncrease } from "./price-increases";
-import { VolumeRecord } from "./volumes";
+import { applyTemplate } from "./templates";
+import type { FailureStatus, InstanceRecord, TemplateRecord, VolumeMount, VolumeRecord } from "./records";
 
 export interface Lifecycle {
   /** `null` status: provisioning. */
@@ -17,77 +16,6 @@ export interface Lifecycle {
 }
 
 export const DEFAULT_RESTART_MS = 3_000;
-
-export type FailureStatus = "exited" | "unknown" | "offline";
-
-export interface InstanceRecord {
-  id: number;
-  ownerId: number;
-  offer: Offer;
-  /**
-   * What the instance runs with: the request over its template's values (the request alone without one). A
-   * registry login keeps its user and registry only (`-u <user> <registry>`): the token is dropped at creation.
-   */
-  config: CreateInstanceRequest;
-  /** The account's environment variables when the instance was created: its processes see them, under its own `env`. */
-  accountEnv?: Record<string, string>;
-  runtype: Runtype;
-  isBid: boolean;
-  /** The compute price ($/hour): on-demand, or the bid. Disk is charged on top, running or not. */
-  pricePerHour: number;
-  createdAt: number;
-  /** When the current boot started; provisioning is skipped when an instance is restarted. */
-  bootStartedAt: number;
-  restarted: boolean;
-  intended: "running" | "stopped";
-  failure?: FailureStatus;
-  /**
-   * The second acceptance of its offer (Marketplace.doubleAcceptances): another acceptance holds the machine, so
-   * this instance stays `loading` for ever, and its destruction gives the offer back to no one.
-   */
-  neverBoots?: true;
-  statusMsg?: string;
-  /** Stopped because its bid lost (below the offer's minimum, or outbid by another client): a higher bid resumes it. */
-  stoppedByBid?: true;
-  /** Its host's raises of its rate (emulator/domain/price-increases.ts). */
-  priceIncreases?: PriceIncrease[];
-  /** An accepted raise: the compute price from `from` (epoch ms, the contract's end then). */
-  nextPrice?: { from: number; pricePerHour: number };
-  /** A reboot or a recycle: its status until the boot it leads to (`bootStartedAt`) begins. */
-  restarting?: "rebooting" | "recycling";
-  /** The boot (`bootStartedAt`) that starts from a fresh container, its files gone: a recycle's. */
-  freshBoot?: number;
-  volume?: { id: number; mount_path: string };
-  /** Every volume its container mounts, by path: `volume_info`'s and the `-v V.<id>:<path>` keys of `env`. */
-  mounts?: VolumeMount[];
-  label: string;
-  ports: Record<string, { HostIp: string; HostPort: string }[]>;
-  publicIp: string;
-  directPortStart: number;
-  directPortEnd: number;
-  instanceKeyId?: number;
-  /** Billing has been charged up to this time. */
-  billedUntil: number;
-  /**
-   * Compute is charged from this time only (epoch ms), storage from creation: a serverless worker's, whose
-   * creating state (provisioning) bills storage only, as the vendor documents.
-   */
-  computeFrom?: number;
-  /** Public keys that may log in over SSH: the account's when the instance was created, and any attached since. */
-  sshKeys?: string[];
-  /** Where the emulator serves this instance's SSH (emulator/ssh/): set while SSH is on, not kept across restarts. */
-  sshEndpoint?: { host: string; port: number };
-  /**
-   * The loopback port each container port is really published on while its machine is up (`"8000/tcp"` → 41234,
-   * emulator/sandbox/network.ts): shown in its `ports` in place of the record's. Not kept across restarts.
-   */
-  publishedPorts?: Record<string, number>;
-  /**
-   * The boot (its `bootStartedAt`) whose emulated machine is still starting (onstart, the SSH endpoint): until it
-   * is up the instance reports `loading`. Not kept across restarts.
-   */
-  bootPending?: number;
-}
 
 /** Why an instance whose bid is below its offer's minimum is stopped. */
 function belowMinimum(bid: number, offer: Offer): string {
@@ -159,11 +87,6 @@ function withoutRegistryToken(config: CreateInstanceRequest): CreateInstanceRequ
   const { image_login: _token, ...rest } = config;
   const login = [user && `-u ${user}`, repo].filter(Boolean).join(" ");
   return login ? { ...rest, image_login: login } : rest;
-}
-
-export interface VolumeMount {
-  volumeId: number;
-  path: string;
 }
 
 /** The volumes of `-v V.<id>:<path>` keys of an instance's `env`; a path with `.` or `..` segments is refused. */

@@ -1,5 +1,5 @@
 import { CreateInstanceRequest, OfferSearchRequest } from "../../sdk/schemas";
-import { Accounts, Principal, UserRecord } from "./accounts";
+import { Accounts, Principal } from "./accounts";
 import { envVars } from "./env-vars";
 import { seedNetworkVolumeOffers, seedOffers } from "./catalogue";
 import { Clock } from "./clock";
@@ -15,11 +15,12 @@ import { Templates } from "./templates";
 import { Volumes } from "./volumes";
 import { sshKeys } from "./ssh-keys";
 import { Webhooks } from "./webhooks";
-import { EndpointRecord, Serverless, WorkerGroupRecord, workerPort, WorkerRecord } from "./serverless";
+import { Serverless, workerPort } from "./serverless";
 import { Router } from "./routing";
 import { Autoscaler } from "./autoscaler";
 import { parseSearchParams, workerFilters } from "../../sdk/search-params";
 import { LogBook } from "./log-book";
+import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 export interface MarketplaceOptions {
   seed?: number;

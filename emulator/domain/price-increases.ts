@@ -1,25 +1,14 @@
 import type { PendingPriceIncrease } from "../../sdk/schemas";
 import { badRequest, notFound } from "./errors";
-import { diskOf, InstanceRecord } from "./instances";
+import { diskOf } from "./instances";
 import { storagePerHour } from "./offers";
+import type { InstanceRecord, PriceIncrease } from "./records";
 
-/**
+/*
  * Hosts raising a running contract's GPU rate (the control API plays the host): the raise waits for the renter,
  * who accepts it (the new rate from the contract's current end date, to the new ask's end) or rejects it (the
  * contract runs to its end at its rate). Kept on the instance record, so saves and restores keep it.
  */
-export interface PriceIncrease {
-  /** The contract's id times 1,000 plus the raise's number: unique without a counter of its own. */
-  id: number;
-  state: "pending" | "accepted" | "rejected";
-  /** Epoch ms. */
-  createdAt: number;
-  oldPricePerHour: number;
-  newPricePerHour: number;
-  /** Epoch seconds: the contract's end now, and the new ask's end (30 days later). */
-  contractEnd: number | null;
-  askEnd: number | null;
-}
 
 const ASK_EXTENSION_S = 30 * 86_400;
 const SECONDS_PER_HOUR = 3_600;

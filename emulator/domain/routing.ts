@@ -1,5 +1,5 @@
 import { createSign, generateKeyPairSync, KeyObject, randomUUID } from "node:crypto";
-import type { EndpointRecord, WorkerRecord } from "./serverless";
+import type { EndpointRecord, WorkerRecord } from "./records";
 
 /**
  * The router of `/route/` (emulator/SERVERLESS.md): which ready worker takes a request, the load each worker and

@@ -6,74 +6,13 @@ import { OFFER_FILTER_FIELDS } from "../../sdk/schemas";
 import type { OfferFilters } from "../../sdk/offer-filters";
 import { badRequest, notFound } from "./errors";
 import type { Persistent } from "./persistence";
-import { containerEnv, InstanceRecord } from "./instances";
+import { containerEnv } from "./instances";
+import type { EndpointRecord, InstanceRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 /**
  * Serverless endpoints and their worker groups (emulator/SERVERLESS.md): the records and the rules of their
  * creation and change. Which workers run is the autoscaler's (./autoscaler.ts); routing is ./routing.ts.
  */
-
-export type EndpointState = "active" | "suspended" | "stopped";
-
-export interface EndpointRecord {
-  id: number;
-  ownerId: number;
-  name: string;
-  minLoad: number;
-  minColdLoad: number;
-  targetUtil: number;
-  coldMult: number;
-  coldWorkers: number;
-  maxWorkers: number;
-  maxQueueTime: number;
-  targetQueueTime: number;
-  /** Seconds; null: the emulator's default gate (DEFAULT_INACTIVITY_S). */
-  inactivityTimeout: number | null;
-  state: EndpointState;
-  /** The endpoint's own key: `/route/` takes it (or the owner's). */
-  apiKey: string;
-  createdAt: number;
-  /** The last request routed (or asked for): the inactivity timeout counts from it. */
-  lastRequestAt: number;
-  /** Numbers each routed request, in order. */
-  reqnum: number;
-}
-
-export interface WorkerGroupRecord {
-  id: number;
-  ownerId: number;
-  endpointId: number;
-  templateHash: string | null;
-  templateId: number | null;
-  searchParams: string;
-  launchArgs: string | null;
-  gpuRam: number;
-  testWorkers: number;
-  coldWorkers: number | null;
-  /** Taken and shown; not used at the group level (the vendor's docs). */
-  extra: { min_load?: number; target_util?: number; cold_mult?: number; max_workers?: number };
-  createdAt: number;
-  /** Bumped when what a worker runs changes (the template): workers of an older version are rolled. */
-  version: number;
-}
-
-/** A worker: an instance the autoscaler rented for a group. */
-export interface WorkerRecord {
-  instanceId: number;
-  groupId: number;
-  endpointId: number;
-  /** The group's `version` it was made for: older ones are replaced by a rolling update. */
-  version: number;
-  /** When its model server first answered (or reported itself loaded): from then on it is ready. */
-  loadedAt?: number;
-  /** Retired by a rolling update or a scale-down: no new request goes to it; destroyed once it is idle. */
-  retiring?: true;
-  /** The worker of an older version this one replaces in a rolling update (retired once this one is ready). */
-  replaces?: number;
-  /** What the worker last reported (`/worker_status/`) or the control API set. */
-  reportedLoad?: number;
-  error?: string;
-}
 
 
 /** Seconds without requests before an endpoint whose `inactivity_timeout` is not set may scale down. */

@@ -1,15 +1,6 @@
 import { keyMaterial, publicKeyProblem } from "../../sdk/schemas";
-import type { UserRecord } from "./accounts";
-import type { InstanceRecord } from "./instances";
+import type { InstanceRecord, SshKeyRecord, UserRecord } from "./records";
 import { badRequest, notFound } from "./errors";
-
-/** A public key registered on an account (`POST /api/v0/ssh/`), or attached to an instance without being registered. */
-export interface SshKeyRecord {
-  id: number;
-  /** One OpenSSH public key line: `<type> <base64> [comment]`. */
-  key: string;
-  createdAt: number;
-}
 
 /**
  * The one public key line in `text`, or a 400 that says what is wrong with it (publicKeyProblem: a private key is

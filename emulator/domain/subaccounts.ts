@@ -1,5 +1,6 @@
-import type { Accounts, UserRecord } from "./accounts";
+import type { Accounts } from "./accounts";
 import { badRequest, ServiceError } from "./errors";
+import type { UserRecord } from "./records";
 
 /** The vendor's rule for a subaccount's email: an address, not the service's own domain. */
 const EMAIL = /^(?!.*@vast)[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/;

@@ -1,28 +1,15 @@
-import type { Accounts, ApiKeyRecord, IssuedKey, Permissions, UserRecord } from "./accounts";
+import type { Accounts, IssuedKey } from "./accounts";
 import { PERMISSIONS } from "./accounts";
 import { badRequest, forbidden, notFound, ServiceError } from "./errors";
+import type { ApiKeyRecord, Permissions, TeamRecord, TeamRoleRecord, UserRecord } from "./records";
 
-/**
+/*
  * Teams (`/api/v0/team/...`), as the vendor describes them: the account whose key creates a team becomes the team
  * account (one team an account), with roles (permission objects) and members. A member works in the team with a
  * key issued on the team account whose permissions are its role's, read at each call (a changed role changes what
  * its members' keys may do). An invitation names an account that exists; the emulator's control API accepts it for
  * the invitee (the service sends a mail), which makes the member and gives their key.
  */
-export interface TeamRecord {
-  name: string;
-  createdAt: number;
-  roles: TeamRoleRecord[];
-  members: { userId: number; role: string; joinedAt: number }[];
-  invitations: { email: string; role: string; sentAt: number }[];
-  nextRoleId: number;
-}
-
-export interface TeamRoleRecord {
-  id: number;
-  name: string;
-  permissions: NonNullable<Permissions>;
-}
 
 /** An invitation lasts 4 hours (the vendor's docs); the same one again within 5 minutes is refused (429). */
 const INVITATION_MS = 4 * 3_600_000;

@@ -6,51 +6,12 @@ import {
   EditTemplateRequest,
   Runtype,
   TEMPLATE_DEFAULTS,
-  TemplateRuntype,
 } from "../../sdk/schemas";
 import { envFromFlags } from "./docker-flags";
 import { badRequest, forbidden, notFound } from "./errors";
 import { FieldType, search } from "./filters";
 import { Persistent } from "./persistence";
-
-/** Every content field of a template, defaults applied: what its `hash_id` is derived from (but the password). */
-export interface TemplateContent {
-  name: string;
-  image: string;
-  tag: string;
-  desc: string;
-  readme: string;
-  env: string;
-  onstart: string;
-  runtype: TemplateRuntype;
-  args_str: string;
-  ssh_direct: boolean;
-  use_ssh: boolean;
-  jup_direct: boolean;
-  jupyter_dir: string | null;
-  use_jupyter_lab: boolean;
-  docker_login_repo: string;
-  docker_login_user: string;
-  docker_login_pass: string;
-  href: string;
-  repo: string;
-  extra_filters: Record<string, unknown>;
-  recommended_disk_space: number;
-  private: boolean;
-  volume_info: Record<string, unknown> | null;
-}
-
-export interface TemplateRecord {
-  id: number;
-  hash_id: string;
-  creator_id: number;
-  /** Epoch seconds, as the wire reports dates. */
-  created_at: number;
-  count_created: number;
-  recent_create_date: number | null;
-  recommended: boolean;
-  content: TemplateContent;
-}
+import type { TemplateContent, TemplateRecord } from "./records";
 
 
 /** The template search fields of the spec, usable in `select_filters`. */

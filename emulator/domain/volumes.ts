@@ -1,6 +1,6 @@
-import { Offer, VolumeInfo, VolumeListType, VolumeQuery, VolumeType } from "../../sdk/schemas";
+import { Offer, VolumeInfo, VolumeListType, VolumeQuery } from "../../sdk/schemas";
 import { NetworkVolumeOffer } from "./catalogue";
-import type { UserRecord } from "./accounts";
+import type { UserRecord, VolumeRecord } from "./records";
 import { badRequest, forbidden, notFound } from "./errors";
 import { hourlyStorage } from "./offers";
 import { atLeast, DEFAULT_LIMIT, FieldType, MAX_LIMIT, search } from "./filters";
@@ -24,24 +24,6 @@ export function requireNetworkVolumes(user: UserRecord): void {
   if (user.networkVolumes === false) {
     throw forbidden("not_authorized", "Authorization Error. Check that you have proper privileges to perform this action.");
   }
-}
-
-export interface VolumeRecord {
-  id: number;
-  ownerId: number;
-  type: VolumeType;
-  name: string;
-  size: number;
-  /** The volume offer it was created from: a network volume offer, or for a local volume the machine's offer. */
-  askId: number;
-  machineId: number | null;
-  geolocation: string | null;
-  storageCost: number;
-  createdAt: number;
-  /** Instances it is attached to (a local volume: at most one). */
-  instances: number[];
-  /** Its storage has been charged up to this time (ms); absent in state saved before volumes billed: `createdAt`. */
-  billedUntil?: number;
 }
 
 export interface VolumeDeps {

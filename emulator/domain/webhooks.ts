@@ -1,25 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { CreateWebhookRequest, MAX_WEBHOOKS, UpdateWebhookRequest, WebhookDelivery, WebhookEventType } from "../../sdk/schemas";
-import type { UserRecord } from "./accounts";
+import type { UserRecord, WebhookRecord } from "./records";
 import { badRequest, notFound } from "./errors";
 
-/**
+/*
  * Notification webhooks (emulator/WEBHOOKS.md): each user's (at most 4), kept on the user's record, and the events
  * waiting to be delivered to them. The domain says what is due and to whom; emulator/webhooks/deliverer.ts sends it
  * and reports back (delivered, or retry at, or given up).
  */
-export interface WebhookRecord {
-  /** The user's id times 1,000 plus the webhook's number: unique without a counter of its own. */
-  id: number;
-  name: string | null;
-  url: string;
-  eventTypes: string[];
-  /** Signs every delivery; shown at creation and rotation only. */
-  secret: string;
-  /** Epoch ms. */
-  createdAt: number;
-  updatedAt: number;
-}
 
 /** One delivery of one event to one webhook, and its attempts (not kept across restarts of the emulator). */
 export interface PendingDelivery {

@@ -1,6 +1,6 @@
 import { FastifyInstance } from "fastify";
 import { CreateApiKeyRequest, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyResponse, PermissionSet, SuccessResponse } from "../../sdk/schemas";
-import { ApiKeyRecord, Permissions } from "../domain/accounts";
+import type { ApiKeyRecord, Permissions } from "../domain/records";
 import { accepting, optionalField } from "./accepting";
 import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";

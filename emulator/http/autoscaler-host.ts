@@ -8,7 +8,7 @@ import {
 import { badRequest, unauthorized } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { DEFAULT_COST, WORKER_PERF } from "../domain/routing";
-import { EndpointRecord, WorkerRecord } from "../domain/serverless";
+import type { EndpointRecord, WorkerRecord } from "../domain/records";
 import { route } from "./routes";
 
 /**

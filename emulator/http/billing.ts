@@ -1,7 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { BillingPage, FieldType, InvoicesResponse, typedFilters } from "../../sdk/schemas";
-import { UserRecord } from "../domain/accounts";
+import type { UserRecord } from "../domain/records";
 import { search } from "../domain/filters";
 import { Marketplace } from "../domain/marketplace";
 import { jsonEncoded, queryFlag } from "./accepting";

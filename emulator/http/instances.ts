@@ -24,7 +24,6 @@ import { accepting, jsonEncoded, optionalField } from "./accepting";
 import { AcceptedOfferSearch } from "./offers";
 import { deprecationBody } from "./moves";
 import { AfterToken, pageOf } from "./paging";
-import type { ServerOptions } from "./server";
 import { idParam, route } from "./routes";
 
 /** Instance creation as the service takes it: `runtype` also as the words the public Python client joins. */
@@ -61,8 +60,17 @@ const InstancePage = InstancePageResponse.extend({
   label_counts: z.record(z.string(), z.number().int()),
 });
 
+/** How the instance endpoints answer (options of the server, ServerOptions). */
+export interface InstanceRouteOptions {
+  /**
+   * Serve the retired `GET /api/v0/instances/` as it answered before the live service retired it (2026-08-20), for
+   * old scripts. Default false: it answers as the live service does now (emulator/INSTANCES.md).
+   */
+  legacyInstanceListing?: boolean;
+}
+
 /** Instance creation (accepting an ask), launch by criteria, and the instance endpoints. */
-export function registerInstances(app: FastifyInstance, market: Marketplace, options: ServerOptions = {}): void {
+export function registerInstances(app: FastifyInstance, market: Marketplace, options: InstanceRouteOptions = {}): void {
   const view = (instance: Parameters<typeof instanceView>[0]) => instanceView(instance, market.clock.now(), market.lifecycle);
   /** The caller's instance; an instance API key reaches only its own. */
   const owned = (principal: Principal, id: number) => {

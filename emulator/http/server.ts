@@ -5,7 +5,7 @@ import { guardControl, isControlCall, registerControl } from "../control/routes"
 import { registerOutbox } from "../control/outbox";
 import { registerTfa } from "./tfa";
 import { Faults, installFaults } from "../control/faults";
-import { registerInstances } from "./instances";
+import { InstanceRouteOptions, registerInstances } from "./instances";
 import { registerOffers } from "./offers";
 import { registerTemplates } from "./templates";
 import { registerVolumes } from "./volumes";
@@ -24,16 +24,11 @@ import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
 import { registerConsole } from "../console/routes";
 
-export interface ServerOptions {
+export interface ServerOptions extends InstanceRouteOptions {
   /** Serve the emulator control API under `/_emulator/` (clock, contention, state). Default true. */
   controlApi?: boolean;
   /** A token every control call must carry (`X-Emulator-Token`), for runners shared with other users. */
   controlToken?: string;
-  /**
-   * Serve the retired `GET /api/v0/instances/` as it answered before the live service retired it (2026-08-20), for
-   * old scripts. Default false: it answers as the live service does now (emulator/INSTANCES.md).
-   */
-  legacyInstanceListing?: boolean;
 }
 
 /** Longer request targets are answered 414 (Node's own limit, 16 KB of headers, would answer first). */

@@ -5,7 +5,7 @@ import {
 } from "../../sdk/schemas";
 import { parseSearchParams } from "../../sdk/search-params";
 import { Marketplace } from "../domain/marketplace";
-import { EndpointRecord, WorkerGroupRecord, WorkerRecord } from "../domain/serverless";
+import type { EndpointRecord, WorkerGroupRecord, WorkerRecord } from "../domain/records";
 import { idParam, route } from "./routes";
 
 /** An endpoint as the listing shows it (the vendor's fields; `created_at` its date-time). */

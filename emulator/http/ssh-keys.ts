@@ -1,9 +1,9 @@
 import { FastifyInstance } from "fastify";
 import { AttachSshKeyResponse, InstanceSshKeysResponse, SshKeyListResponse, SshKeyRequest, SshKeyResponse, SuccessResponse } from "../../sdk/schemas";
 import { notFound } from "../domain/errors";
-import { InstanceRecord } from "../domain/instances";
+import type { InstanceRecord, SshKeyRecord } from "../domain/records";
 import { Marketplace } from "../domain/marketplace";
-import { SshKeyRecord, sshKeys } from "../domain/ssh-keys";
+import { sshKeys } from "../domain/ssh-keys";
 import { idParam, route } from "./routes";
 
 /** What no schema can say of a key: its material must parse (a 400 otherwise, as the service's client checks too). */

@@ -8,9 +8,10 @@ import {
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { subaccounts } from "../domain/subaccounts";
-import { OWNER_ROLE, TeamRoleRecord, teams } from "../domain/teams";
+import { OWNER_ROLE, teams } from "../domain/teams";
 import { accepting, optionalField } from "./accepting";
 import { idParam, route } from "./routes";
+import type { TeamRoleRecord } from "../domain/records";
 
 /** A role as the service shows it: its permissions as objects by category (the vendor's docs). */
 const roleView = (role: TeamRoleRecord) => ({ id: role.id, name: role.name, identifier: role.name, permissions: role.permissions });

@@ -1,7 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { User } from "../../sdk/schemas";
-import { UserRecord } from "../domain/accounts";
+import type { UserRecord } from "../domain/records";
 import { Marketplace } from "../domain/marketplace";
 import { route } from "./routes";
 

@@ -1,7 +1,7 @@
 import { FastifyInstance } from "fastify";
 import { CreateWebhookRequest, SuccessResponse, UpdateWebhookRequest, WebhookListResponse, WebhookResponse, WebhookTestResponse } from "../../sdk/schemas";
 import { Marketplace } from "../domain/marketplace";
-import { WebhookRecord } from "../domain/webhooks";
+import type { WebhookRecord } from "../domain/records";
 import { idParam, route } from "./routes";
 
 /** A webhook as the vendor shows it (times in epoch seconds); its secret only where `withSecret` (creation, rotation). */

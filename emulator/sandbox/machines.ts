@@ -6,11 +6,12 @@ import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
-import { containerEnv, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
+import { containerEnv, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
 import { killMarked, runMarksOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
 import { EgressProxy } from "./egress-proxy";
 import { holderCommand } from "./netns-holder";
+import type { InstanceRecord } from "../domain/records";
 
 /** The environment variable that marks every process of a machine (and their children), to find them at stop. */
 export const MACHINE_MARK = "GPU_RENTAL_MACHINE";

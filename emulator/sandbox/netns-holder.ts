@@ -70,7 +70,7 @@ export function holderCommand(toolsDir: string): string[] {
   return [process.execPath, file];
 }
 
-/** The release executable's first argument that makes it the holder (provider/release/executable.ts). */
+/** The release executable's first argument that makes it the holder (release/executable.ts). */
 export const HOLDER_ARGUMENT = "gpu-rental-netns-holder";
 
 /** Runs the holder in this process (the release's executable), its arguments after the first: as a file of it would. */

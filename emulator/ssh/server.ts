@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import * as net from "node:net";
 import type { AuthContext, Connection, ParsedKey, Server } from "ssh2";
 import { ssh2 } from "../../sdk/ssh2";
-import { InstanceRecord } from "../domain/instances";
+import type { InstanceRecord } from "../domain/records";
 import { SessionAccess, serveSession } from "./session";
 
 /** SSH is served on loopback only: the emulator's machines run as the emulator's user, on this computer. */

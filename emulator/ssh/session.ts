@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import type { PseudoTtyInfo, ServerChannel, Session } from "ssh2";
-import { InstanceRecord } from "../domain/instances";
+import type { InstanceRecord } from "../domain/records";
 import { MachineProcess, Machines, SHELL } from "../sandbox/machines";
 import { serveSftp } from "./sftp";
 

@@ -3,7 +3,8 @@ import { isIP } from "node:net";
 import { WEBHOOK_HEADERS } from "../../sdk/schemas";
 import { webhookSignature } from "../../sdk/webhooks";
 import type { Clock } from "../domain/clock";
-import type { PendingDelivery, WebhookRecord, Webhooks } from "../domain/webhooks";
+import type { PendingDelivery, Webhooks } from "../domain/webhooks";
+import type { WebhookRecord } from "../domain/records";
 
 /** A receiver has this long to answer (the vendor's docs). */
 const TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getEndpointWorkers function: an endpoint's workers as the autoscaler sees them. Read-only. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getEndpoints function: the account's serverless endpoints (their keys left out). Read-only. */

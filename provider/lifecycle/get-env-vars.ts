@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getEnvVars function: the names of the account's environment variables (values are never shown). Read-only. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NotFoundError } from "../../sdk";
 import { INSTANCE_SUMMARY, INSTANCE_SUMMARY_REQUIRED, instanceSummary, InstanceSummary } from "./get-instances";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getInstance function: one instance of the account, by id. Read-only. */

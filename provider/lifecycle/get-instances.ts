@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hasPrefix, Instance, tokenOfInstance } from "../../sdk";
 import type { ObjectDescription, PropertyDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getInstances function: the account's instances, narrowed by label, creation-token prefix and status. Read-only. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { InvoiceItem } from "../../sdk";
 import type { ObjectDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getInvoices function: the account's charges and payments, and its credit. Read-only. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Offer, OfferQuery, offerQuery } from "../../sdk";
 import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
 import type { ObjectDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /**

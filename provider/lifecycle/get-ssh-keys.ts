@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { publicKeyOf } from "../../sdk";
 import type { ObjectDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getSshKeys function: the public keys registered on the account, oldest first. Read-only. */

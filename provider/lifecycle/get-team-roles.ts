@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 import { permissionsOf } from "./team-role";
 

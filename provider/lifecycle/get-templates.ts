@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuRentalError, Template, TemplateFilters } from "../../sdk";
 import type { ObjectDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getTemplates function: the templates the account can see (public ones and its own), by search or by name. Read-only. */

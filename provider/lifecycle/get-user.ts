@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fullNameOf } from "../../sdk";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getUser function: the account the provider acts as, and its credit. Read-only; nothing secret. */

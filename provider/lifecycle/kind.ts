@@ -1,6 +1,6 @@
 import type { Clock, CreationIdentity, GpuRentalClient, RentOptions, WaitOptions } from "../../sdk";
 import type { LeftBehind } from "./creation";
-import type { ResourceDescription } from "./description";
+import type { FunctionDescription, ResourceDescription } from "./description";
 import type { CheckFailure, SpecOf } from "./spec";
 
 /**
@@ -88,4 +88,11 @@ export interface Kind<S = any, O extends object = any> {
   warnings?(news: Readonly<Record<string, unknown>>, unknown: unknown, op: Operation): Promise<string[]>;
   /** Inputs of a creation that the service would refuse, as only the service can tell (a volume larger than its offer): said at preview. */
   refusals?(news: Readonly<Record<string, unknown>>, unknown: unknown, op: Operation): Promise<CheckFailure[]>;
+}
+
+/** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
+export interface LookupFunction<A = any, R extends object = object> {
+  readonly description: FunctionDescription;
+  readonly args: SpecOf<A>;
+  invoke(args: A, op: Operation): Promise<R>;
 }

@@ -1,5 +1,4 @@
 import { API_KEY } from "./api-key";
-import type { FunctionDescription } from "./description";
 import { GET_ENV_VARS } from "./get-env-vars";
 import { GET_INSTANCE } from "./get-instance";
 import { GET_INVOICES } from "./get-invoices";
@@ -13,10 +12,9 @@ import { GET_TEMPLATES } from "./get-templates";
 import { GET_USER } from "./get-user";
 import { GPU_FLEET } from "./gpu-fleet";
 import { INSTANCE } from "./instance";
-import type { Kind, Operation } from "./kind";
+import type { Kind, LookupFunction } from "./kind";
 import { LOCAL_VOLUME } from "./local-volume";
 import { NETWORK_VOLUME } from "./network-volume";
-import type { SpecOf } from "./spec";
 import { SSH_KEY } from "./ssh-key";
 import { ENV_VAR } from "./env-var";
 import { SUBACCOUNT } from "./subaccount";
@@ -39,13 +37,6 @@ export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL
 
 /** The functions (lookups the engine invokes, read-only). */
 export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES, GET_ENDPOINTS, GET_ENDPOINT_WORKERS];
-
-/** A function of the package (`gpu-rental:index:<name>`): its description, its arguments, and what it answers. */
-export interface LookupFunction<A = any, R extends object = object> {
-  readonly description: FunctionDescription;
-  readonly args: SpecOf<A>;
-  invoke(args: A, op: Operation): Promise<R>;
-}
 
 /** The kinds and functions of a package, by their description's name. */
 export interface Registry {

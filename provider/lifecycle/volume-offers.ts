@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuRentalClient, VolumeOffer, VolumeQuery } from "../../sdk";
 import type { ObjectDescription } from "./description";
-import type { LookupFunction } from "./registry";
+import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** What the functions that search volume offers (network and local) share: arguments, the offer's summary, the search. */

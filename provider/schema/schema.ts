@@ -1,13 +1,14 @@
 import { CONFIG_API_KEY, CONFIG_API_URL, CONFIG_MAX_HOURLY_SPEND, ENV_API_KEY, ENV_API_URL } from "../../sdk/connection";
 import type { EnumDescription, FunctionDescription, ObjectDescription, PropertyDescription, PropertyType } from "../lifecycle/description";
 import { REGISTRY, Registry } from "../lifecycle/registry";
+import { PLUGIN_NAME } from "../plugin/names";
 
 /**
  * The Pulumi package schema of the `gpu-rental` provider plugin, made from the resource descriptions
  * (each kind's in provider/lifecycle/): what `pulumi package add` and `gen-sdk` generate every language's SDK from.
  */
 
-export const PACKAGE = "gpu-rental";
+export const PACKAGE = PLUGIN_NAME;
 
 type Json = Record<string, unknown>;
 

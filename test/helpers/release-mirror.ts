@@ -8,8 +8,9 @@ import * as tls from "node:tls";
 import { markUsed, pruneUnused } from "../../cli/cache-folders";
 import { packageContent } from "../../cli/plugin-install";
 import { ensureToolchain } from "../../cli/toolchain";
-import { release } from "../../provider/release/release";
-import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
+import { release } from "../../release/release";
+import { userCacheDir } from "../../sdk/cache-dir";
+import { madeWhole } from "../../sdk/made-whole";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
 import { linkCopy, sharedOnce } from "./user-program";
 
@@ -27,15 +28,17 @@ export function sharedRelease(): Promise<string> {
 }
 
 /**
- * The release of what it is made from (the package's published files, the locked dependencies that bundle and
- * inject it, Node.js, the toolchain that generates the Go SDK), made once on this machine and kept in the user's
- * cache as the product keeps its plugin folders (cli/cache-folders.ts): a run of an unchanged package takes it
- * as it is (some 22 CPU-s of esbuild, the executable's injection, gzip and the SDKs each run otherwise), and any
- * change to those makes a new one. A fresh machine, as CI's, makes it.
+ * The release of what it is made from (the package's published files, the code that releases it, release/, which
+ * the package leaves out, the locked dependencies that bundle and inject it, Node.js, the toolchain that generates
+ * the Go SDK), made once on this machine and kept in the user's cache as the product keeps its plugin folders
+ * (cli/cache-folders.ts): a run of an unchanged package takes it as it is (some 22 CPU-s of esbuild, the
+ * executable's injection, gzip and the SDKs each run otherwise), and any change to those makes a new one. A fresh
+ * machine, as CI's, makes it.
  */
 async function keptRelease(): Promise<string> {
   const cache = userCacheDir();
   const key = packageContent().update(fs.readFileSync(path.join(PACKAGE_ROOT, "package-lock.json"))).update(`${process.version} ${process.arch} ${ensureToolchain().bin}`);
+  for (const file of releaseSources()) key.update(`${file}\0`).update(fs.readFileSync(path.join(PACKAGE_ROOT, file)));
   const folder = path.join(cache, `${KEPT_RELEASE}${key.digest("hex").slice(0, 12)}`);
   if (fs.existsSync(folder)) {
     markUsed(folder);
@@ -48,6 +51,12 @@ async function keptRelease(): Promise<string> {
   });
 }
 const KEPT_RELEASE = `test-release-v${VERSION}-`;
+
+/** The files of release/, by path from the package root, sorted. */
+function releaseSources(): string[] {
+  const dir = path.join(PACKAGE_ROOT, "release");
+  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(PACKAGE_ROOT, path.join(entry.parentPath, entry.name))).sort();
+}
 
 /**
  * A machine's network whose proxy holds a mirror of the release's GitHub downloads, as a company's does: through

@@ -1,5 +1,5 @@
 import { totp } from "../../sdk/tfa";
-import { UserRecord } from "../../emulator/domain/accounts";
+import type { UserRecord } from "../../emulator/domain/records";
 import { EmulatorOptions } from "../../emulator";
 import { TestEmulator, emulator, http } from "./emulator";
 

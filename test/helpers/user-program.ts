@@ -4,7 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
+import { userCacheDir } from "../../sdk/cache-dir";
+import { madeWhole } from "../../sdk/made-whole";
 import { REPO_ROOT, removeTree } from "./paths";
 
 const run = promisify(execFile);
@@ -48,7 +49,7 @@ const madeHere = new Map<string, Promise<string>>();
 /** What of a package.json `npm install` reads (besides workspaces, which are installed in place). */
 const DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides"];
 
-/** One maker across processes: whoever creates `<dir>.lock` makes `<dir>` (atomically, by rename); others poll. */
+/** One maker across processes: whoever creates `<dir>.lock` makes `<dir>` (whole, then renamed: madeWhole); others poll. */
 async function makeOnce(dir: string, make: (dir: string) => Promise<void>): Promise<string> {
   const deadline = Date.now() + 15 * 60_000;
   while (Date.now() < deadline) {
@@ -59,15 +60,9 @@ async function makeOnce(dir: string, make: (dir: string) => Promise<void>): Prom
       await new Promise((resolve) => setTimeout(resolve, 250)); // another worker is making it
       continue;
     }
-    const staging = `${dir}.staging`;
     try {
-      fs.rmSync(staging, { recursive: true, force: true });
-      fs.mkdirSync(staging);
-      await make(staging);
-      fs.renameSync(staging, dir);
-      return dir;
+      return await madeWhole(dir, make);
     } finally {
-      fs.rmSync(staging, { recursive: true, force: true });
       fs.rmSync(`${dir}.lock`, { recursive: true, force: true });
     }
   }

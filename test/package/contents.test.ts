@@ -76,8 +76,8 @@ it("every package the lock file pins supports the Node that runs the suite", () 
 
 /**
  * What a user's `npm install gpu-rental` brings runs no install script: nothing is compiled on their machine and npm
- * has nothing to ask them to review (ssh2, whose script builds an optional binding, is bundled: provider/release/
- * bundle.ts). The packages that only the repository's own work installs are allowed or denied by name, in
+ * has nothing to ask them to review (ssh2, whose script builds an optional binding, is bundled:
+ * release/bundle.ts). The packages that only the repository's own work installs are allowed or denied by name, in
  * package.json's allowScripts.
  */
 it("no dependency of the package has an install script, and the repository's own are each reviewed", () => {

@@ -1,5 +1,5 @@
 import { Clock } from "../../emulator";
-import type { InstanceRecord } from "../../emulator/domain/instances";
+import type { InstanceRecord } from "../../emulator/domain/records";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { FUNCTIONS, KINDS, REGISTRY } from "../../provider/lifecycle";
-import { generatedFiles } from "../../provider/schema/generate";
+import { generatedFiles } from "../../release/generate/generate";
 import { packageSchema } from "../../provider/schema/schema";
 import { REPO_ROOT } from "../helpers/paths";
 

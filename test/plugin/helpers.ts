@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
+import { PLUGIN_EXECUTABLE } from "../../provider/plugin/names";
 import { pulumi } from "../../cli/pulumi";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";

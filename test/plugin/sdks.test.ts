@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/schema/schema";
-import { generateSdk, unavailable } from "../../provider/schema/sdks";
+import { generateSdk, unavailable } from "../../release/sdks";
 
 // What a release publishes, from the plugin's schema: each language's SDK (gen-sdk). The Python SDK and its wheel
 // are made, pip installed and used by test/plugin/release.test.ts (as a release makes them). .NET and Java SDKs

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import * as ts from "typescript";
 import { configureLifecycle, KINDS, ProcessStop, registryOf, UNKNOWN } from "../../provider/lifecycle";
 import { GpuRentalProvider } from "../../provider/plugin/provider";
-import { generatedFiles } from "../../provider/schema/generate";
+import { generatedFiles } from "../../release/generate/generate";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/paths";
 import { GET_KEY_LINES } from "../fixtures/sixth-kind/get-key-lines";

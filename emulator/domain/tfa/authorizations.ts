@@ -1,4 +1,4 @@
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { Clock } from "../clock";
 import { ServiceError, forbidden } from "../errors";
 import { Channel } from "./channels";

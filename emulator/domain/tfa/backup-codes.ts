@@ -1,4 +1,4 @@
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { Clock } from "../clock";
 import { unauthorized } from "../errors";
 import { Random } from "../random";

@@ -1,10 +1,10 @@
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { Clock } from "../clock";
 import { ServiceError, badRequest } from "../errors";
 import { Random } from "../random";
 import { CHALLENGE_TTL_MS, MAX_FAILED_ATTEMPTS, PURGE_AFTER_MS } from "./constants";
 import { sha256 } from "./hash";
-import type { Failed } from "./verification";
+import type { Failed } from "./failures";
 
 /**
  * A verification challenge, named by its secret. A login secret (the password step's `tfa_secret`) starts with

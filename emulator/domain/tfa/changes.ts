@@ -1,5 +1,5 @@
 import { RegenBackupCodesRequest, RemoveMethodRequest, UpdateMethodRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { badRequest, notFound } from "../errors";
 import { methodType } from "./channels";
 import { MethodRecord, smsLabel, tfaEnabled } from "./methods";

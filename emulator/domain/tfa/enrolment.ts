@@ -1,5 +1,5 @@
 import { AuthorizeNewMethodRequest, ConfirmAuthorizationRequest, ConfirmNewMethodRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { badRequest, notFound } from "../errors";
 import { challengeCreationFailed } from "./challenges";
 import { Channel, channelOf, methodType } from "./channels";
@@ -8,7 +8,8 @@ import { FactorFields, MethodRecord, smsLabel } from "./methods";
 import { TfaParts } from "./parts";
 import { sendEmail, sendSms } from "./sending";
 import { newTotpSecret } from "./totp";
-import { failure, verify } from "./verification";
+import { failure } from "./failures";
+import { verify } from "./verification";
 
 /*
  * Adding a method: authorize-new-method proves a second factor (POST, then PUT with the code) and opens the

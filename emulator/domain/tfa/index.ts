@@ -8,7 +8,7 @@ import {
   TfaLoginRequest,
   UpdateMethodRequest,
 } from "../../../sdk/schemas/tfa";
-import { ApiKeyRecord, UserRecord } from "../accounts";
+import type { ApiKeyRecord, UserRecord } from "../records";
 import { Persistent } from "../persistence";
 import { AuthorizationRecord, Authorizations } from "./authorizations";
 import { BackupCodeRecord, BackupCodes } from "./backup-codes";

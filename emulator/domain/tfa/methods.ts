@@ -1,9 +1,9 @@
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { Clock } from "../clock";
 import { ServiceError, badRequest, notFound } from "../errors";
 import { MethodType } from "./channels";
 import { LOCKOUT_MS, MAX_FAILED_ATTEMPTS, SECOND } from "./constants";
-import type { Failed } from "./verification";
+import type { Failed } from "./failures";
 
 /*
  * Method records (a user's SMS numbers and authenticator app), how a request names one, and the per-method

@@ -1,5 +1,5 @@
 import { SendSmsCodeRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { ServiceError, badRequest, forbidden } from "../errors";
 import { ChallengeRecord } from "./challenges";
 import { SECOND, SMS_RESEND_INTERVAL_MS } from "./constants";

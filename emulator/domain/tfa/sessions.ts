@@ -1,5 +1,5 @@
 import { TfaLoginRequest } from "../../../sdk/schemas/tfa";
-import { ApiKeyRecord, UserRecord } from "../accounts";
+import type { ApiKeyRecord, UserRecord } from "../records";
 import { badRequest, forbidden, unauthorized } from "../errors";
 import { SESSION_TTL_MS } from "./constants";
 import { tfaEnabled } from "./methods";

@@ -1,5 +1,5 @@
 import { base32Decode, base32Encode, totp, totpProvisioningUri, totpStep } from "../../../sdk/tfa";
-import { UserRecord } from "../accounts";
+import type { UserRecord } from "../records";
 import { badRequest } from "../errors";
 import { Random } from "../random";
 import { SECOND, TOTP_DRIFT_STEPS, TOTP_SECRET_BYTES } from "./constants";

@@ -1,6 +1,7 @@
 import { TfaLoginRequest } from "../../../sdk/schemas/tfa";
-import { UserRecord } from "../accounts";
-import { ServiceError, badRequest } from "../errors";
+import type { UserRecord } from "../records";
+import { badRequest } from "../errors";
+import { Context, Failed, failure } from "./failures";
 import { ChallengeRecord, codeMatches } from "./challenges";
 import { Channel, channelOf } from "./channels";
 import { MethodRecord } from "./methods";
@@ -20,16 +21,6 @@ export interface Verified {
 
 /** The proof fields shared by login, remove, regenerate and the authorize confirm step. */
 export type Proof = Pick<TfaLoginRequest, "tfa_method" | "code" | "secret" | "tfa_method_id" | "backup_code">;
-
-/** Verification failures: at login they are `2fa_login_failed`, elsewhere `2fa_verification_failed`. */
-export type Context = "login" | "verify";
-
-/** Makes the error of a failed verification (its code depends on the context). */
-export type Failed = (msg: string, extra?: Record<string, unknown>) => ServiceError;
-
-export function failure(context: Context): Failed {
-  return (msg, extra) => badRequest(context === "login" ? "2fa_login_failed" : "2fa_verification_failed", msg, extra);
-}
 
 /** Checks the proof and spends what it used (the backup code, the challenge, the TOTP step). */
 export function verify(tfa: TfaParts, user: UserRecord, proof: Proof, context: Context): Verified {

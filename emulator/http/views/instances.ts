@@ -1,7 +1,8 @@
 import { FieldType } from "../../../sdk/schemas";
 import { registryLogin } from "../../domain/docker-flags";
-import { actualStatus, containerEnv, diskOf, InstanceRecord, Lifecycle } from "../../domain/instances";
+import { actualStatus, containerEnv, diskOf, Lifecycle } from "../../domain/instances";
 import { storagePerHour } from "../../domain/offers";
+import type { InstanceRecord } from "../../domain/records";
 
 /** Fields of the instance listing's `select_filters` and `order_by` (`GET /api/v1/instances/`). */
 export const INSTANCE_FIELDS: Record<string, FieldType> = {

@@ -1,4 +1,5 @@
-import { filterFields, TemplateRecord } from "../../domain/templates";
+import { filterFields } from "../../domain/templates";
+import type { TemplateRecord } from "../../domain/records";
 
 /** The template as the wire shows it; registry credentials are shown to the creator only. */
 export function templateView(template: TemplateRecord, viewerId: number): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { HOURS_PER_MONTH } from "../../domain/catalogue";
-import { round6, VolumeRecord } from "../../domain/volumes";
+import { round6 } from "../../domain/volumes";
+import type { VolumeRecord } from "../../domain/records";
 
 /** A volume as the wire shows it (`GET /api/v0/volumes/`, and the volume a creation returns). */
 export function volumeView(volume: VolumeRecord): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PLUGIN_EXECUTABLE, PLUGIN_NAME } from "../../cli/plugin-install";
+import { PLUGIN_EXECUTABLE, PLUGIN_NAME } from "../provider/plugin/names";
 import { bundlePlugin } from "./bundle";
 
 /**

@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import type { FunctionDescription, PropertyType } from "../lifecycle/description";
+import type { FunctionDescription, PropertyType } from "../../provider/lifecycle/description";
 
 /**
  * A function's example (its description's `example`) in each language the reference shows: TypeScript (the

@@ -3,12 +3,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
-import { runPulumi } from "../../cli/pulumi";
-import { ensureToolchain } from "../../cli/toolchain";
-import { PACKAGE_ROOT } from "../../sdk/package-root";
-import { PLUGIN_DOWNLOAD_URL } from "../schema/schema";
-import { buildWheel, generateSdk } from "../schema/sdks";
+import { PLUGIN_EXECUTABLE } from "../provider/plugin/names";
+import { runPulumi } from "../cli/pulumi";
+import { ensureToolchain } from "../cli/toolchain";
+import { PACKAGE_ROOT } from "../sdk/package-root";
+import { PLUGIN_DOWNLOAD_URL } from "../provider/schema/schema";
+import { buildWheel, generateSdk } from "./sdks";
 import { archiveName, hostPlatform, makePluginArchives, PLATFORMS } from "./archives";
 import { onlyPulumiFromPyPI, withCommand } from "./python-sdk";
 

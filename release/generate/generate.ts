@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { REGISTRY, Registry } from "../lifecycle/registry";
+import { REGISTRY, Registry } from "../../provider/lifecycle/registry";
 import { referenceMarkdown } from "./reference";
-import { packageSchema } from "./schema";
+import { packageSchema } from "../../provider/schema/schema";
 import { typescriptDeclarations } from "./typescript";
 
 /** The files made from the descriptions of the registry's kinds and functions, by path from the package root. */

@@ -3,11 +3,12 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Plugin } from "esbuild";
-import { PLUGIN_EXECUTABLE, publishedFiles } from "../../cli/plugin-install";
-import { CONSOLE_LIBRARIES, CONSOLE_SCRIPT, dependencyFile } from "../../emulator/console/assets";
-import type { EmbeddedFile } from "../../sdk/embedded-package";
-import { PACKAGE_ROOT } from "../../sdk/package-root";
-import { PULUMI_MODULES } from "../pulumi-modules";
+import { publishedFiles } from "../cli/plugin-install";
+import { PLUGIN_EXECUTABLE } from "../provider/plugin/names";
+import { CONSOLE_LIBRARIES, CONSOLE_SCRIPT, dependencyFile } from "../emulator/console/assets";
+import type { EmbeddedFile } from "../sdk/embedded-package";
+import { PACKAGE_ROOT } from "../sdk/package-root";
+import { PULUMI_MODULES } from "../provider/pulumi-modules";
 
 /**
  * The release's executable as one CommonJS file with every dependency inside (no node_modules, no require of
@@ -18,7 +19,7 @@ export async function bundlePlugin(outFile: string): Promise<void> {
   await withEsbuild((esbuild) =>
     esbuild.build({
       ...COMMON,
-      entryPoints: [path.join(PACKAGE_ROOT, "dist", "provider", "release", "executable.js")],
+      entryPoints: [path.join(PACKAGE_ROOT, "dist", "release", "executable.js")],
       outfile: outFile,
       plugins: [pulumiModulesBuiltIn(), packageRootBuiltIn(), nativeAddonsAbsent()],
       // ssh2 once: in the executable sdk/ssh2.ts finds no bundle beside it and requires `ssh2`, which is that bundle.

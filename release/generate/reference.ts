@@ -1,7 +1,7 @@
-import type { PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
-import type { Registry } from "../lifecycle/registry";
+import type { PropertyDescription, PropertyType, ResourceDescription } from "../../provider/lifecycle/description";
+import type { Registry } from "../../provider/lifecycle/registry";
 import { functionExamples } from "./examples";
-import { PROVIDER_CONFIG } from "./schema";
+import { PROVIDER_CONFIG } from "../../provider/schema/schema";
 
 /** docs/reference.md: every resource's inputs and outputs, made from the resource descriptions. */
 export function referenceMarkdown(registry: Registry): string {

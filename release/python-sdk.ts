@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PACKAGE_ROOT } from "../../sdk/package-root";
+import { PACKAGE_ROOT } from "../sdk/package-root";
 
 /** The generator's line that reads the SDK's own version with `parver`, a package pulumi does not bring. */
 const PARVER_IMPORT = "from parver import Version as PEP440Version";
@@ -58,7 +58,7 @@ const COMMAND_SCRIPT = `[project.scripts]\n    gpu-rental = "pulumi_gpu_rental._
  * emulator, `gpu-rental test`, `sweep` or `spend`.
  */
 export function withCommand(sdkDir: string, packageName = "pulumi_gpu_rental"): void {
-  fs.copyFileSync(path.join(PACKAGE_ROOT, "provider", "release", "command.py"), path.join(sdkDir, packageName, COMMAND_MODULE));
+  fs.copyFileSync(path.join(PACKAGE_ROOT, "release", "command.py"), path.join(sdkDir, packageName, COMMAND_MODULE));
   const pyproject = path.join(sdkDir, "pyproject.toml");
   const toml = fs.readFileSync(pyproject, "utf8");
   if (!/^\[build-system\]$/m.test(toml) || toml.includes("[project.scripts]")) throw new Error(`${pyproject} is not as withCommand expects (a [build-system] table, no [project.scripts]): check it against the generator`);

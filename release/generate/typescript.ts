@@ -1,6 +1,6 @@
-import type { FunctionDescription, PropertyDescription, PropertyType, ResourceDescription } from "../lifecycle/description";
-import { secretsOf } from "../lifecycle";
-import type { Registry } from "../lifecycle/registry";
+import type { FunctionDescription, PropertyDescription, PropertyType, ResourceDescription } from "../../provider/lifecycle/description";
+import { secretsOf } from "../../provider/lifecycle";
+import type { Registry } from "../../provider/lifecycle/registry";
 
 /**
  * The TypeScript resource classes of the dynamic providers (provider/generated/resources.ts), made from the kinds'

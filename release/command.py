@@ -1,11 +1,11 @@
 """`gpu-rental`, the command of gpu-rental's Python SDK, for teams with no Node.js.
 
 The release's self-contained executable of the provider plugin also serves the command (when its first argument
-is `gpu-rental`: provider/release/executable.ts). This runs that executable: the one the engine downloaded into
+is `gpu-rental`: release/executable.ts). This runs that executable: the one the engine downloaded into
 the Pulumi plugins, else one fetched from where the engine fetches it (the server this SDK's pulumi-plugin.json
 names): by the Pulumi CLI where it is installed, so that the engine finds it there too, or straight from the
 release's folder otherwise, into gpu-rental's cache. The release's tooling copies this file into the SDK as
-pulumi_gpu_rental/_command.py (provider/release/python-sdk.ts).
+pulumi_gpu_rental/_command.py (release/python-sdk.ts).
 """
 
 import json

@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../../cli/plugin-install";
-import { runPulumi } from "../../cli/pulumi";
-import { ensureToolchain } from "../../cli/toolchain";
-import { PACKAGE_ROOT } from "../../sdk/package-root";
+import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE } from "../provider/plugin/names";
+import { runPulumi } from "../cli/pulumi";
+import { ensureToolchain } from "../cli/toolchain";
+import { PACKAGE_ROOT } from "../sdk/package-root";
 
 /**
  * The SDK packages a release publishes, generated from the plugin's schema by `pulumi package gen-sdk` (the
