@@ -78,12 +78,16 @@ function describeProperties(shape: Shape, what: string): Record<string, Property
   return Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, describeProperty(schema, `${what} ${name}`)]));
 }
 
-/** Required: neither optional nor nullable (a null is no value), unless its metadata says the kind fills it in. */
+/**
+ * Required: neither optional (nor defaulted, nor any value at all, which may be missing) nor nullable (a null is no
+ * value), unless its metadata says the kind fills it in.
+ */
 function requiredOf(shape: Shape): string[] {
   return Object.entries(shape)
     .filter(([, schema]) => {
-      const { meta, nullable } = unwrap(schema);
-      return schema._zod.optin === undefined && !nullable && meta.required !== false;
+      const { core, meta, nullable } = unwrap(schema);
+      const optional = schema._zod.optin !== undefined || core._zod.def.type === "unknown" || core._zod.def.type === "any";
+      return !optional && !nullable && meta.required !== false;
     })
     .map(([name]) => name);
 }
@@ -97,20 +101,20 @@ function unwrap(schema: z.core.$ZodType): { core: z.core.$ZodType; meta: Propert
   let meta: PropertyMeta = {};
   let nullable = false;
   let defaultValue: unknown;
-  for (let layer: z.core.$ZodType | undefined = schema; layer; ) {
+  for (let layer = schema; ; ) {
     meta = { ...(z.globalRegistry.get(layer) as PropertyMeta | undefined), ...meta };
     const def = layer._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType; in?: z.core.$ZodType; defaultValue?: unknown };
     if (def.type === "nullable") nullable = true;
     if (def.type === "default" && defaultValue === undefined) defaultValue = def.defaultValue;
-    const inner = def.type === "pipe" ? def.in : WRAPPERS.has(def.type) ? def.innerType : undefined;
+    // A transform's JSON type is what it takes in.
+    const inner = def.type === "pipe" ? def.in : WRAPPERS.includes(def.type) ? def.innerType : undefined;
     if (!inner) return { core: layer, meta, nullable, defaultValue };
     layer = inner;
   }
-  throw new Error("unreachable");
 }
 
 /** The zod types that wrap another without changing its JSON type. */
-const WRAPPERS: ReadonlySet<string> = new Set(["optional", "nullable", "default", "prefault", "nonoptional", "readonly", "catch"]);
+const WRAPPERS: readonly string[] = ["optional", "nullable", "default", "prefault", "nonoptional", "readonly", "catch"];
 
 /**
  * The JSON type of an unwrapped schema. An enum or object takes the name `named` gives it (its own metadata's
