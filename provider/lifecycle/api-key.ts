@@ -18,9 +18,10 @@ const DESCRIPTION =
   "one is revoked.";
 
 const ApiKeySpec = z.object({
-  name: CreateApiKeyRequest.shape.name.meta({ description: "The key's name." }),
+  name: CreateApiKeyRequest.shape.name.meta({ replaces: true, description: "The key's name." }),
   // Without it the key has full access, as the console's default.
   permissions: PermissionSet.optional().meta({
+    replaces: true,
     tsType: "PermissionSet",
     description: "`{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access.",
   }),

@@ -71,6 +71,7 @@ export function describeProperty(schema: z.core.$ZodType, where: string): Proper
     ...(fallback !== undefined && { default: fallback as string | number | boolean }),
     ...(meta.tsType && { tsType: meta.tsType }),
     ...(nullable && { nullable: true }),
+    ...(meta.replaces && { replaces: true }),
   };
 }
 

@@ -22,6 +22,8 @@ export interface PropertyMeta {
   tsType?: string;
   /** An input the kind's check fills in when it is left out (a fleet's `labelPrefix`): not required of programs. */
   required?: false;
+  /** An input whose every change makes a new object: what the kind's diff does (a test checks it), said in the docs. */
+  replaces?: true;
   /** The named type of the property's enum or object (its own, or its items'): Pulumi makes a type of it in every language. */
   named?: NamedType;
 }
@@ -40,6 +42,7 @@ declare module "zod/v4/core" {
     default?: string | number | boolean;
     tsType?: string;
     required?: false;
+    replaces?: true;
     named?: NamedType;
   }
 }
@@ -83,6 +86,8 @@ export type PropertyDescription = PropertyType & {
   tsType?: string;
   /** May be null in outputs (the service does not always say). */
   nullable?: boolean;
+  /** Every change of the input replaces the resource (the schema's `willReplaceOnChanges`: documentation only). */
+  replaces?: boolean;
 };
 
 export interface ResourceDescription {

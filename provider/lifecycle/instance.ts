@@ -92,12 +92,12 @@ const InstanceSpec = z
     offerId: z.number().int().optional().meta({ description: "Rent exactly this offer. Otherwise the cheapest offer matching the criteria is rented." }),
     // Placement rules, checked as every search's criteria are: new criteria that the rented machine still meets change nothing.
     ...CriteriaFields,
-    image: z.string().min(1).optional().meta({ description: "The container image; may be left out when `templateHashId` gives one." }),
-    templateHashId: z.string().min(1).optional().meta({ description: "Create from this template (its `hashId` output): its values are the base, the inputs here win." }),
+    image: z.string().min(1).optional().meta({ replaces: true, description: "The container image; may be left out when `templateHashId` gives one." }),
+    templateHashId: z.string().min(1).optional().meta({ replaces: true, description: "Create from this template (its `hashId` output): its values are the base, the inputs here win." }),
     label: z.string().optional().meta({ description: "The instance's label; changed in place." }),
-    disk: z.number().positive().optional().meta({ description: "Local disk in GB; default 8 (or the template's)." }),
-    env: z.record(z.string(), z.string()).optional().meta({ description: "Environment variables of the container." }),
-    onstart: z.string().optional().meta({ description: "A script run when the instance starts." }),
+    disk: z.number().positive().optional().meta({ replaces: true, description: "Local disk in GB; default 8 (or the template's)." }),
+    env: z.record(z.string(), z.string()).optional().meta({ replaces: true, description: "Environment variables of the container." }),
+    onstart: z.string().optional().meta({ replaces: true, description: "A script run when the instance starts." }),
     volume: z
       .object({
         volumeId: z.number().int().optional().meta({ description: "An existing network volume of the account (e.g. a NetworkVolume's `volumeId`)." }),
@@ -110,6 +110,7 @@ const InstanceSpec = z
       .refine((v) => v.offerId === undefined || v.size !== undefined, { message: "a new volume (offerId) needs its size" })
       .optional()
       .meta({
+        replaces: true,
         named: { name: "InstanceVolume", description: "A network volume mounted into an instance." },
         description:
           "A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer " +
@@ -120,12 +121,14 @@ const InstanceSpec = z
       .record(z.string().regex(MOUNT_PATH, "a mount path is absolute, of letters, digits, . _ - and /, with no . or .. segment, e.g. /data"), z.number().int().positive())
       .optional()
       .meta({
+        replaces: true,
         description:
           "Volumes of the account mounted by path, e.g. `{ \"/data\": dataset.volumeId }`: local volumes (a LocalVolume on this instance's " +
           "machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. " +
           "Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance.",
       }),
     runtype: Runtype.optional().meta({
+      replaces: true,
       named: RUNTYPE,
       tsType: "Runtype",
       description: "Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs.",
@@ -135,14 +138,14 @@ const InstanceSpec = z
       description:
         "The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again.",
     }),
-    argsStr: z.string().optional().meta({ description: "Replaces the image's command (runtype `args`)." }),
-    useJupyterLab: z.boolean().optional().meta({ description: "Jupyter Lab rather than the classic notebook." }),
-    jupyterDir: z.string().optional().meta({ description: "The folder Jupyter opens in." }),
-    pythonUtf8: z.boolean().optional().meta({ description: "Sets PYTHONUTF8=1 in the container." }),
-    langUtf8: z.boolean().optional().meta({ description: "Sets a UTF-8 locale in the container." }),
-    imageLogin: z.string().optional().meta({ secret: true, description: "Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret." }),
-    cancelUnavail: z.boolean().optional().meta({ description: "Fail at once when the instance cannot start right away." }),
-    vm: z.boolean().optional().meta({ description: "A VM instead of a container." }),
+    argsStr: z.string().optional().meta({ replaces: true, description: "Replaces the image's command (runtype `args`)." }),
+    useJupyterLab: z.boolean().optional().meta({ replaces: true, description: "Jupyter Lab rather than the classic notebook." }),
+    jupyterDir: z.string().optional().meta({ replaces: true, description: "The folder Jupyter opens in." }),
+    pythonUtf8: z.boolean().optional().meta({ replaces: true, description: "Sets PYTHONUTF8=1 in the container." }),
+    langUtf8: z.boolean().optional().meta({ replaces: true, description: "Sets a UTF-8 locale in the container." }),
+    imageLogin: z.string().optional().meta({ replaces: true, secret: true, description: "Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret." }),
+    cancelUnavail: z.boolean().optional().meta({ replaces: true, description: "Fail at once when the instance cannot start right away." }),
+    vm: z.boolean().optional().meta({ replaces: true, description: "A VM instead of a container." }),
     onBootFailure: z.enum(["fail", "replace"]).optional().meta({
       named: BOOT_FAILURE,
       default: BOOT_DEFAULTS.onBootFailure,

@@ -19,10 +19,10 @@ const SubaccountSpec = z.object({
     .email()
     .max(64)
     .refine((email) => !/@vast/i.test(email), "the service refuses an email of its own domain")
-    .meta({ description: "Its email: an address, not of the service's own domain." }),
-  username: z.string().min(1).max(64).meta({ description: "Its user name, at most 64 characters." }),
-  password: z.string().min(1).meta({ secret: true, description: "Its password to log in to the console: kept secret, sent once." }),
-  hostOnly: z.boolean().optional().meta({ default: false, description: "An account that hosts machines only." }),
+    .meta({ replaces: true, description: "Its email: an address, not of the service's own domain." }),
+  username: z.string().min(1).max(64).meta({ replaces: true, description: "Its user name, at most 64 characters." }),
+  password: z.string().min(1).meta({ replaces: true, secret: true, description: "Its password to log in to the console: kept secret, sent once." }),
+  hostOnly: z.boolean().optional().meta({ replaces: true, default: false, description: "An account that hosts machines only." }),
 });
 export type SubaccountSpec = z.infer<typeof SubaccountSpec>;
 

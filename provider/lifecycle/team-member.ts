@@ -19,12 +19,12 @@ const DESCRIPTION =
   "cannot be withdrawn, and lapses.";
 
 const TeamMemberSpec = z.object({
-  email: z.email().meta({ description: "The invitee's email: the address of their account on the service." }),
+  email: z.email().meta({ replaces: true, description: "The invitee's email: the address of their account on the service." }),
   role: z
     .string()
     .min(1)
     .refine((role) => role !== "owner", "a team has one owner: give another role")
-    .meta({ description: "The role they get: a `TeamRole`'s name, or `manager` or `member`." }),
+    .meta({ replaces: true, description: "The role they get: a `TeamRole`'s name, or `manager` or `member`." }),
 });
 export type TeamMemberSpec = z.infer<typeof TeamMemberSpec>;
 

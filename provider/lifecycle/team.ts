@@ -16,7 +16,7 @@ const DESCRIPTION =
   "(attach keys to instances instead). Another name replaces the team (the old one is deleted first); destroy deletes it, which only " +
   "the team's own key may, and ends its members' keys.";
 
-const TeamSpec = z.object({ name: z.string().min(1).meta({ description: "The team's name, unique on the service." }) });
+const TeamSpec = z.object({ name: z.string().min(1).meta({ replaces: true, description: "The team's name, unique on the service." }) });
 export type TeamSpec = z.infer<typeof TeamSpec>;
 
 const TeamOutputs = z.object({ accountId: z.int().meta({ description: "The user id of the team's account (the one whose key made it)." }) });

@@ -39,8 +39,8 @@ function volumeSpecOf(settings: VolumeKindSettings) {
           `Otherwise the cheapest offer (by \`storage_cost\`) with room for \`size\` matching this ${what} offer search, e.g. ` +
           '`{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again.',
       }),
-      size: z.number().positive().meta({ description: "GB." }),
-      name: z.string().optional().meta({ description: "The volume's name." }),
+      size: z.number().positive().meta({ replaces: true, description: "GB." }),
+      name: z.string().optional().meta({ replaces: true, description: "The volume's name." }),
     })
     .refine((s) => s.offerId === undefined || s.q === undefined, {
       message: "give either offerId or q (a volume offer search), not both",

@@ -20,7 +20,7 @@ const DESCRIPTION =
 const DEFAULTS: Readonly<Record<string, number>> = { gpuRam: 24, testWorkers: 3 };
 
 const Spec = z.object({
-  endpointId: z.number().int().positive().meta({ description: "The endpoint its workers serve (an Endpoint's `endpointId`)." }),
+  endpointId: z.number().int().positive().meta({ replaces: true, description: "The endpoint its workers serve (an Endpoint's `endpointId`)." }),
   templateHash: z.string().min(1).meta({ description: "The template its workers are created from (a Template's `hashId`)." }),
   gpuModel: CriteriaFields.gpuModel,
   gpuCount: CriteriaFields.gpuCount,

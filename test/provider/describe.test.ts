@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { describeFunction, describeResource, FUNCTIONS, Kind, KINDS, registryOf, secretsOf, specOf } from "../../provider/lifecycle";
+import { describeFunction, describeResource, FUNCTIONS, Kind, KINDS, PropertyType, registryOf, secretsOf, specOf } from "../../provider/lifecycle";
 import { generatedFiles } from "../../provider/schema/generate";
 import { packageSchema } from "../../provider/schema/schema";
 import { REPO_ROOT } from "../helpers/paths";
@@ -15,7 +15,7 @@ const COLOUR = { name: "Colour", description: "A colour.", values: { red: "Red."
 
 /** A kind of every type of property the derivation knows, declared as kinds are: zod schemas and their metadata. */
 const ProbeSpec = z.object({
-  name: z.string().min(1).meta({ description: "A string, required." }),
+  name: z.string().min(1).meta({ replaces: true, description: "A string, required." }),
   count: z.int().optional().meta({ description: "An integer (z.int)." }),
   size: z.number().int().positive().optional().meta({ description: "An integer (.int())." }),
   ratio: z.number().optional().meta({ default: 0.5, description: "A number, its default said." }),
@@ -64,7 +64,7 @@ describe("a kind's description, derived from its zod schemas", () => {
 
   it("gives each zod type its JSON type, and takes the rest from the metadata", () => {
     expect(d.inputs).toEqual({
-      name: { type: "string", description: "A string, required." },
+      name: { type: "string", replaces: true, description: "A string, required." },
       count: { type: "integer", description: "An integer (z.int)." },
       size: { type: "integer", description: "An integer (.int())." },
       ratio: { type: "number", default: 0.5, description: "A number, its default said." },
@@ -129,6 +129,10 @@ describe("a kind's description, derived from its zod schemas", () => {
     expect(probe.inputProperties.order).toEqual({ type: "array", items: { type: "array", items: { type: "string" } }, description: "A list of pairs." });
     expect(probe.inputProperties.query).toEqual({ type: "object", additionalProperties: { $ref: "pulumi.json#/Any" }, description: "An object without a name." });
     expect(probe.inputProperties.password).toEqual({ type: "string", description: "A secret.", secret: true });
+    // What replaces is said for the docs only: no SDK asks the engine to replace (the kind's diff does).
+    expect(probe.inputProperties.name).toEqual({ type: "string", description: "A string, required.", willReplaceOnChanges: true });
+    expect(JSON.stringify(schema)).not.toContain('"replaceOnChanges"');
+    expect(generatedFiles(registryOf([PROBE]))["docs/reference.md"]).toContain("| `name` | string | required, replaces | A string, required. |");
     expect(probe.requiredInputs).toEqual(["name", "password"]);
     expect(probe.required).toEqual(["name", "password", "probeId", "keys", "rows"]);
     expect(schema.types["gpu-rental:index:Colour"].enum).toEqual([
@@ -194,6 +198,19 @@ describe("the package's kinds and functions", () => {
     }
   });
 
+  it("say an input replaces the resource only where the kind's diff replaces it for a change", async () => {
+    for (const { description, diff } of KINDS) {
+      for (const [input, p] of Object.entries(description.inputs).filter(([, q]) => q.replaces)) {
+        const [before, after] = samplesOf(p);
+        const kind = description.name;
+        for (const olds of [{ [input]: before }, {}]) {
+          const { replaces } = await diff(olds, { [input]: after });
+          expect({ kind, input, olds, replaced: replaces.includes(input) }).toEqual({ kind, input, olds, replaced: true });
+        }
+      }
+    }
+  });
+
   it("are declared as zod schemas only: no module of provider/lifecycle/ writes a JSON type or a description table", () => {
     const folder = path.join(REPO_ROOT, "provider", "lifecycle");
     const written = fs
@@ -207,3 +224,30 @@ describe("the package's kinds and functions", () => {
     expect(written).toEqual([]);
   });
 });
+
+/** Two different values of a property's type (the second never a default: a string's `two`, an enum's second value). */
+function samplesOf(p: PropertyType): [unknown, unknown] {
+  switch (p.type) {
+    case "string":
+      return p.enum ? [p.enum.values[0].value, p.enum.values[1].value] : ["one", "two"];
+    case "integer":
+      return [1, 2];
+    case "number":
+    case "any":
+      return [1.5, 2.5];
+    case "boolean":
+      return [false, true];
+    case "array": {
+      const [a, b] = samplesOf(p.items);
+      return [[a], [b]];
+    }
+    case "map": {
+      const [a, b] = samplesOf(p.values);
+      return [{ key: a }, { key: b }];
+    }
+    case "object": {
+      const fields = Object.entries(p.object.properties).map(([name, q]) => [name, samplesOf(q)] as const);
+      return [Object.fromEntries(fields.map(([name, [a]]) => [name, a])), Object.fromEntries(fields.map(([name, [, b]]) => [name, b]))];
+    }
+  }
+}
