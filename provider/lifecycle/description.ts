@@ -7,44 +7,36 @@ import { z } from "zod";
  * writes one: it is derived from the kind's zod schemas and their metadata (describe.ts).
  */
 
-/**
- * What the metadata of a kind's zod schemas (`.meta({...})`, zod's global registry) says of an input or output
- * beyond its zod type. Put on the property's schema (`z.string().optional().meta({...})`, any wrapper of it).
- */
-export interface PropertyMeta {
-  /** Required of every input and output: the schema, the classes and the reference page show it. */
-  description?: string;
-  /** Kept encrypted in state and masked in output, in every language. */
-  secret?: boolean;
-  /** The value the service or the provider uses when the property is not given (shown, not applied by the parse). */
-  default?: string | number | boolean;
-  /** The TypeScript type of the dynamic resource's argument, when richer than the zod type says (`OfferFilters`). */
-  tsType?: string;
-  /** An input the kind's check fills in when it is left out (a fleet's `labelPrefix`): not required of programs. */
-  required?: false;
-  /** An input whose every change makes a new object: what the kind's diff does (a test checks it), said in the docs. */
-  replaces?: true;
-  /** The named type of the property's enum or object (its own, or its items'): Pulumi makes a type of it in every language. */
-  named?: NamedType;
+declare module "zod/v4/core" {
+  /**
+   * What the metadata of a kind's zod schemas (`.meta({...})`, zod's global registry) says of an input or output
+   * beyond its zod type, besides its `description` (required of every one: the schema, the classes and the reference
+   * page show it). Put on the property's schema (`z.string().optional().meta({...})`, any wrapper of it).
+   */
+  interface GlobalMeta {
+    /** Kept encrypted in state and masked in output, in every language. */
+    secret?: boolean;
+    /** The value the service or the provider uses when the property is not given (shown, not applied by the parse). */
+    default?: string | number | boolean;
+    /** The TypeScript type of the dynamic resource's argument, when richer than the zod type says (`OfferFilters`). */
+    tsType?: string;
+    /** An input the kind's check fills in when it is left out (a fleet's `labelPrefix`): not required of programs. */
+    required?: false;
+    /** An input whose every change makes a new object: what the kind's diff does (a test checks it), said in the docs. */
+    replaces?: true;
+    /** The named type of the property's enum or object (its own, or its items'): Pulumi makes a type of it in every language. */
+    named?: NamedType;
+  }
 }
+
+/** The metadata a property's description is derived from (describe.ts). */
+export type PropertyMeta = Pick<z.core.GlobalMeta, "description" | "secret" | "default" | "tsType" | "required" | "replaces" | "named">;
 
 /** A named enum (`values`: each value's description) or object type. */
 export interface NamedType {
   name: string;
   description: string;
   values?: Readonly<Record<string, string>>;
-}
-
-declare module "zod/v4/core" {
-  // The keys of PropertyMeta, typed where zod's metadata takes any key.
-  interface GlobalMeta {
-    secret?: boolean;
-    default?: string | number | boolean;
-    tsType?: string;
-    required?: false;
-    replaces?: true;
-    named?: NamedType;
-  }
 }
 
 /** The type of a property, in the terms of a Pulumi package schema. */
