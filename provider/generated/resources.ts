@@ -922,9 +922,9 @@ export interface GetUserResult {
   /** The account's email address. */
   readonly email: string;
   /** The user name, when the account has one. */
-  readonly username: string;
+  readonly username: string | null;
   /** The user's full name, when given. */
-  readonly fullName: string;
+  readonly fullName: string | null;
   /** The credit left, $. */
   readonly credit: number;
   /** Whether the account logs in with a second factor. */

@@ -4,7 +4,7 @@ import {
   NotFoundError, PermissionSet, resourceToken, tokenOfApiKey,
 } from "../../sdk";
 import { interruptedCreation } from "./creation";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { changedKeys, definedOnly, sameValue, specOf } from "./spec";
 
@@ -13,46 +13,30 @@ import { changedKeys, definedOnly, sameValue, specOf } from "./spec";
  * as a secret output; a key's permissions cannot be edited, so every change is a new key.
  */
 
-/** An API key: what the schema, the argument types and docs/reference.md say of it. */
-const DESCRIPTION: ResourceDescription = {
-  name: "ApiKey",
-  description:
-    "An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old " +
-    "one is revoked.",
-  inputs: {
-    name: { type: "string", description: "The key's name." },
-    permissions: {
-      type: "map",
-      values: { type: "any" },
-      tsType: "PermissionSet",
-      description: "`{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access.",
-    },
-    adoptId: ADOPT_ID,
-  },
-  outputs: {
-    keyId: { type: "integer", description: "The key's id (also the resource's id)." },
-    key: { type: "string", nullable: true, secret: true, description: "The key's value, shown by the service once: a secret output (null when adopted or imported)." },
-    keyPrefix: { type: "string", nullable: true, description: "The first characters of the key, as the console shows them." },
-  },
-  requiredOutputs: ["keyId"],
-};
+const DESCRIPTION =
+  "An API key of the account. Its permissions cannot be edited: any change issues a new key (with a new `key`) before the old " +
+  "one is revoked.";
 
-const ApiKeySpec = z
-  .object({
-    name: CreateApiKeyRequest.shape.name,
-    /** `{api: {<category>: {}}}`; without it the key has full access, as the console's default. */
-    permissions: PermissionSet.optional(),
-  });
+const ApiKeySpec = z.object({
+  name: CreateApiKeyRequest.shape.name.meta({ replaces: true, description: "The key's name." }),
+  // Without it the key has full access, as the console's default.
+  permissions: PermissionSet.optional().meta({
+    replaces: true,
+    tsType: "PermissionSet",
+    description: "`{ api: { instance_read: {} } }`: the categories the key may use. Without it the key has full access.",
+  }),
+});
 export type ApiKeySpec = z.infer<typeof ApiKeySpec>;
 
 const SPEC = specOf("ApiKey", ApiKeySpec);
 
-export interface ApiKeyOutputs {
-  keyId: number;
-  /** The key's value: returned by the service once, at creation. Kept secret in state. */
-  key: string | null;
-  keyPrefix: string | null;
-}
+const ApiKeyOutputs = z.object({
+  keyId: z.int().meta({ description: "The key's id (also the resource's id)." }),
+  // Returned by the service once, at creation.
+  key: z.string().nullable().meta({ secret: true, description: "The key's value, shown by the service once: a secret output (null when adopted or imported)." }),
+  keyPrefix: z.string().nullable().meta({ description: "The first characters of the key, as the console shows them." }),
+});
+export type ApiKeyOutputs = z.infer<typeof ApiKeyOutputs>;
 
 export interface ApiKeyDiff {
   changes: boolean;
@@ -62,7 +46,7 @@ export interface ApiKeyDiff {
 }
 
 export const API_KEY: Kind<ApiKeySpec, ApiKeyOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "ApiKey", description: DESCRIPTION, inputs: ApiKeySpec, outputs: ApiKeyOutputs }),
   spec: SPEC,
   diff: diffApiKeySpec,
   create: createApiKey,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CreateEndpointRequest, Endpoint, ENDPOINT_DEFAULTS, ENDPOINT_STATES, GpuRentalError } from "../../sdk";
-import { ADOPT_ID, PropertyDescription, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
+import type { NamedType } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
@@ -9,57 +10,45 @@ import { specOf } from "./spec";
  * service's autoscaler rents its workers (WorkerGroup says what they run); destroying it destroys them.
  */
 
-/** Each target: its input, its wire field, its description. */
+/** Each target: its input, its wire field (whose rules it takes: sdk/schemas/serverless.ts), its description. */
 const TARGETS = {
-  minLoad: ["min_load", "number", "The floor of active capacity, in the endpoint's load units per second. Default 0."],
-  minColdLoad: ["min_cold_load", "number", "The floor of total (active and inactive) capacity. Default 0."],
-  targetUtil: ["target_util", "number", "The share of active capacity load should use, in (0, 1]: 0.9 leaves 11% headroom. Default 0.9."],
-  coldMult: ["cold_mult", "number", "Total capacity as a multiple of active load (workers kept loaded but inactive). Default 2.5."],
-  coldWorkers: ["cold_workers", "integer", "Workers kept with the model loaded, active or inactive (0 lets the endpoint scale to zero). Default 5."],
-  maxWorkers: ["max_workers", "integer", "The cap on all workers, at least `coldWorkers`. Default 20."],
-  maxQueueTime: ["max_queue_time", "number", "Seconds a request may wait at one worker before the router passes it over. Default 30."],
-  targetQueueTime: ["target_queue_time", "number", "Seconds of endpoint-wide queueing above which the autoscaler scales up hard. Default 10."],
-  inactivityTimeout: ["inactivity_timeout", "number", "Seconds without requests before the endpoint may scale down (to zero where the targets allow); negative: never."],
-} as const satisfies Record<string, [keyof CreateEndpointRequest, "number" | "integer", string]>;
+  minLoad: ["min_load", "The floor of active capacity, in the endpoint's load units per second. Default 0."],
+  minColdLoad: ["min_cold_load", "The floor of total (active and inactive) capacity. Default 0."],
+  targetUtil: ["target_util", "The share of active capacity load should use, in (0, 1]: 0.9 leaves 11% headroom. Default 0.9."],
+  coldMult: ["cold_mult", "Total capacity as a multiple of active load (workers kept loaded but inactive). Default 2.5."],
+  coldWorkers: ["cold_workers", "Workers kept with the model loaded, active or inactive (0 lets the endpoint scale to zero). Default 5."],
+  maxWorkers: ["max_workers", "The cap on all workers, at least `coldWorkers`. Default 20."],
+  maxQueueTime: ["max_queue_time", "Seconds a request may wait at one worker before the router passes it over. Default 30."],
+  targetQueueTime: ["target_queue_time", "Seconds of endpoint-wide queueing above which the autoscaler scales up hard. Default 10."],
+  inactivityTimeout: ["inactivity_timeout", "Seconds without requests before the endpoint may scale down (to zero where the targets allow); negative: never."],
+} as const satisfies Record<string, [keyof CreateEndpointRequest, string]>;
 type Target = keyof typeof TARGETS;
 const TARGET_NAMES = Object.keys(TARGETS) as Target[];
 
-const STATE = {
+const STATE: NamedType = {
   name: "EndpointState",
   description: "Whether the autoscaler manages the endpoint's workers.",
-  values: [
-    { value: "active", description: "Managed: workers come and go with the load." },
-    { value: "suspended", description: "Not managed: workers keep their state." },
-    { value: "stopped", description: "Not managed: every worker inactive (storage billed only)." },
-  ],
+  values: {
+    active: "Managed: workers come and go with the load.",
+    suspended: "Not managed: workers keep their state.",
+    stopped: "Not managed: every worker inactive (storage billed only).",
+  },
 };
 
-const DESCRIPTION: ResourceDescription = {
-  name: "Endpoint",
-  description:
-    "A serverless endpoint: the scaling targets the service's autoscaler keeps its workers to (a `WorkerGroup` says what a worker runs and where). " +
-    "Requests reach a ready worker through the route (the SDK's `route`). Every target and the state change in place; the name too. " +
-    "Declaring a name the account has already takes that endpoint over. Destroy deletes it with its worker groups, and destroys their workers.",
-  inputs: {
-    name: { type: "string", description: "The endpoint's name, which `route` takes." },
-    ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, { type: TARGETS[key][1], description: TARGETS[key][2] }])) as Record<Target, PropertyDescription>),
-    state: { type: "string", enum: STATE, default: "active", description: "Whether the autoscaler manages its workers." },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["name"],
-  outputs: {
-    endpointId: { type: "integer", description: "The endpoint's id (also the resource's id)." },
-    apiKey: { type: "string", secret: true, description: "The endpoint's own key, which `/route/` takes (a secret output)." },
-  },
-  requiredOutputs: ["endpointId", "apiKey"],
-};
+const DESCRIPTION =
+  "A serverless endpoint: the scaling targets the service's autoscaler keeps its workers to (a `WorkerGroup` says what a worker runs and where). " +
+  "Requests reach a ready worker through the route (the SDK's `route`). Every target and the state change in place; the name too. " +
+  "Declaring a name the account has already takes that endpoint over. Destroy deletes it with its worker groups, and destroys their workers.";
 
-/** The inputs' rules: each target's as the service's (sdk/schemas/serverless.ts), and `maxWorkers` at least `coldWorkers`. */
+/** The inputs' rules: each target's as the service's, and `maxWorkers` at least `coldWorkers`. */
 const Spec = z
   .object({
-    name: z.string().min(1).max(128),
-    ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[TARGETS[key][0]]])) as Record<Target, z.ZodOptional<z.ZodNumber>>),
-    state: z.enum(ENDPOINT_STATES).optional(),
+    name: z.string().min(1).max(128).meta({ description: "The endpoint's name, which `route` takes." }),
+    ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[TARGETS[key][0]].meta({ description: TARGETS[key][1] })])) as Record<
+      Target,
+      z.ZodOptional<z.ZodNumber>
+    >),
+    state: z.enum(ENDPOINT_STATES).optional().meta({ named: STATE, default: "active", description: "Whether the autoscaler manages its workers." }),
   })
   .refine((s) => s.maxWorkers === undefined || s.maxWorkers >= (s.coldWorkers ?? ENDPOINT_DEFAULTS.cold_workers), {
     path: ["maxWorkers"],
@@ -67,13 +56,14 @@ const Spec = z
   });
 export type EndpointSpec = z.infer<typeof Spec>;
 
-export interface EndpointOutputs {
-  endpointId: number;
-  apiKey: string;
-}
+const EndpointOutputs = z.object({
+  endpointId: z.int().meta({ description: "The endpoint's id (also the resource's id)." }),
+  apiKey: z.string().meta({ secret: true, description: "The endpoint's own key, which `/route/` takes (a secret output)." }),
+});
+export type EndpointOutputs = z.infer<typeof EndpointOutputs>;
 
 export const ENDPOINT: Kind<EndpointSpec, EndpointOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "Endpoint", description: DESCRIPTION, inputs: Spec, outputs: EndpointOutputs }),
   spec: specOf("Endpoint", Spec),
   diff(olds, news, unknown) {
     // A state not declared is `active`, the service's: declaring it so changes nothing.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deletedOrGone, envVarKey, envVarProblem, GpuRentalError, NotFoundError } from "../../sdk";
-import { ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Imported, Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
@@ -11,50 +11,39 @@ import { specOf } from "./spec";
  * state learnt of it) is taken over by its name, its value set to the declared one (preview says so first).
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "EnvVar",
-  description:
-    "An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its " +
-    "processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new " +
-    "value is set in place; another name makes another variable. Declaring a name the account has already takes that variable " +
-    "over, its value set to the declared one; `pulumi import` declares the value the service shows (masked as `*****`: put the real value's source " +
-    "in its place, and the next up sets it), and " +
-    "destroy deletes it.",
-  inputs: {
-    name: {
-      type: "string",
-      description:
-        "The variable's name: letters, digits and underscores, not starting with a digit. The service keeps it upper-cased " +
-        "(`hf_token` is `HF_TOKEN`).",
-    },
-    value: {
-      type: "string",
-      secret: true,
-      description: "The variable's value, at most 4,096 characters: always kept secret (the service shows it to no one, masked as `*****`).",
-    },
-  },
-  requiredInputs: ["name", "value"],
-  outputs: {
-    key: { type: "string", description: "The name as the service keeps it, upper-cased (also the resource's id)." },
-  },
-  requiredOutputs: ["key"],
-};
+const DESCRIPTION =
+  "An environment variable of the account (`HF_TOKEN`, `WANDB_API_KEY`): every instance created after it gets it in its " +
+  "processes' environment (an instance's own `env` wins on a clash); instances keep the value they were created with. A new " +
+  "value is set in place; another name makes another variable. Declaring a name the account has already takes that variable " +
+  "over, its value set to the declared one; `pulumi import` declares the value the service shows (masked as `*****`: put the real value's source " +
+  "in its place, and the next up sets it), and " +
+  "destroy deletes it.";
 
 /** The refusals of the service, said at preview and naming the input: no call is made with a variable it refuses. */
 const EnvVarSpec = z
-  .object({ name: z.string().min(1), value: z.string() })
+  .object({
+    name: z.string().min(1).meta({
+      description:
+        "The variable's name: letters, digits and underscores, not starting with a digit. The service keeps it upper-cased " +
+        "(`hf_token` is `HF_TOKEN`).",
+    }),
+    value: z.string().meta({
+      secret: true,
+      description: "The variable's value, at most 4,096 characters: always kept secret (the service shows it to no one, masked as `*****`).",
+    }),
+  })
   .superRefine(({ name, value }, ctx) => {
     const problem = envVarProblem(name, value);
     if (problem) ctx.addIssue({ code: "custom", path: [problem.code === "invalid_characters" ? "name" : "value"], message: problem.message });
   });
 export type EnvVarSpec = z.infer<typeof EnvVarSpec>;
 
-export interface EnvVarOutputs {
-  key: string;
-}
+const EnvVarOutputs = z.object({ key: z.string().meta({ description: "The name as the service keeps it, upper-cased (also the resource's id)." }) });
+export type EnvVarOutputs = z.infer<typeof EnvVarOutputs>;
 
 export const ENV_VAR: Kind<EnvVarSpec, EnvVarOutputs> = {
-  description: DESCRIPTION,
+  // A variable is taken over by its name, not by adoptId.
+  description: describeResource({ name: "EnvVar", description: DESCRIPTION, inputs: EnvVarSpec, outputs: EnvVarOutputs, adoptId: false }),
   spec: specOf("EnvVar", EnvVarSpec),
   diff: diffEnvVar,
   create: createEnvVar,

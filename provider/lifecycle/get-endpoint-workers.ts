@@ -1,50 +1,34 @@
 import { z } from "zod";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getEndpointWorkers function: an endpoint's workers as the autoscaler sees them. Read-only. */
 
-const GetEndpointWorkersArgs = z.object({ endpointId: z.number().int().positive() });
+const GetEndpointWorkersArgs = z.object({ endpointId: z.number().int().positive().meta({ description: "The endpoint (an Endpoint's `endpointId`)." }) });
 type GetEndpointWorkersArgs = z.infer<typeof GetEndpointWorkersArgs>;
 
-interface WorkerRow {
-  instanceId: number;
-  status: string;
-  url: string | null;
-  load: number;
-}
+const WorkerRow = z.object({
+  instanceId: z.int().meta({ description: "The worker's instance." }),
+  status: z.string().meta({ description: "Its state." }),
+  url: z.string().nullable().meta({ description: "Where it serves, while ready." }),
+  load: z.number().meta({ description: "The load it holds." }),
+});
 
-export const GET_ENDPOINT_WORKERS: LookupFunction<GetEndpointWorkersArgs, { workers: WorkerRow[] }> = {
-  description: {
+const Result = z.object({
+  workers: z.array(WorkerRow).meta({ named: { name: "EndpointWorkerRow", description: "A worker of the endpoint." }, description: "The workers." }),
+});
+
+export const GET_ENDPOINT_WORKERS: LookupFunction<GetEndpointWorkersArgs, z.infer<typeof Result>> = {
+  description: describeFunction({
     name: "getEndpointWorkers",
     description:
       "An endpoint's workers as the autoscaler sees them now: each one's instance, state (creating, loading, ready, inactive, updating, " +
       "error, destroying), URL while it serves, and load.",
-    inputs: { endpointId: { type: "integer", description: "The endpoint (an Endpoint's `endpointId`)." } },
-    requiredInputs: ["endpointId"],
-    outputs: {
-      workers: {
-        type: "array",
-        items: {
-          type: "object",
-          object: {
-            name: "EndpointWorkerRow",
-            description: "A worker of the endpoint.",
-            properties: {
-              instanceId: { type: "integer", description: "The worker's instance." },
-              status: { type: "string", description: "Its state." },
-              url: { type: "string", nullable: true, description: "Where it serves, while ready." },
-              load: { type: "number", description: "The load it holds." },
-            },
-            required: ["instanceId", "status", "load"],
-          },
-        },
-        description: "The workers.",
-      },
-    },
-    requiredOutputs: ["workers"],
+    args: GetEndpointWorkersArgs,
+    result: Result,
     example: { args: { endpointId: 1001 }, exports: "workers" },
-  },
+  }),
   args: specOf("getEndpointWorkers", GetEndpointWorkersArgs),
   async invoke(args, op) {
     const workers = await op.client.endpoints.workers(args.endpointId);

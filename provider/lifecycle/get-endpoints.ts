@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
@@ -7,43 +8,29 @@ import { specOf } from "./spec";
 const GetEndpointsArgs = z.object({});
 type GetEndpointsArgs = z.infer<typeof GetEndpointsArgs>;
 
-interface EndpointRow {
-  id: number;
-  name: string;
-  state: string;
-  coldWorkers: number | null;
-  maxWorkers: number | null;
-}
+const EndpointRow = z.object({
+  id: z.int().meta({ description: "The endpoint's id." }),
+  name: z.string().meta({ description: "Its name, which `route` takes." }),
+  state: z.string().meta({ description: "active, suspended or stopped." }),
+  coldWorkers: z.int().nullable().meta({ description: "Workers kept loaded." }),
+  maxWorkers: z.int().nullable().meta({ description: "The cap on its workers." }),
+});
 
-export const GET_ENDPOINTS: LookupFunction<GetEndpointsArgs, { endpoints: EndpointRow[] }> = {
-  description: {
+const Result = z.object({
+  endpoints: z.array(EndpointRow).meta({
+    named: { name: "EndpointRow", description: "An endpoint of the account." },
+    description: "The endpoints, in the order the service lists them.",
+  }),
+});
+
+export const GET_ENDPOINTS: LookupFunction<GetEndpointsArgs, z.infer<typeof Result>> = {
+  description: describeFunction({
     name: "getEndpoints",
     description: "The account's serverless endpoints: each one's id (what `pulumi import` of an Endpoint takes), name, state and worker counts.",
-    inputs: {},
-    outputs: {
-      endpoints: {
-        type: "array",
-        items: {
-          type: "object",
-          object: {
-            name: "EndpointRow",
-            description: "An endpoint of the account.",
-            properties: {
-              id: { type: "integer", description: "The endpoint's id." },
-              name: { type: "string", description: "Its name, which `route` takes." },
-              state: { type: "string", description: "active, suspended or stopped." },
-              coldWorkers: { type: "integer", nullable: true, description: "Workers kept loaded." },
-              maxWorkers: { type: "integer", nullable: true, description: "The cap on its workers." },
-            },
-            required: ["id", "name", "state"],
-          },
-        },
-        description: "The endpoints, in the order the service lists them.",
-      },
-    },
-    requiredOutputs: ["endpoints"],
+    args: GetEndpointsArgs,
+    result: Result,
     example: { args: {}, exports: "endpoints[0].name" },
-  },
+  }),
   args: specOf("getEndpoints", GetEndpointsArgs),
   async invoke(_args, op) {
     const endpoints = await op.client.endpoints.list();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
@@ -7,17 +8,18 @@ import { specOf } from "./spec";
 const GetEnvVarsArgs = z.object({});
 type GetEnvVarsArgs = z.infer<typeof GetEnvVarsArgs>;
 
-export const GET_ENV_VARS: LookupFunction<GetEnvVarsArgs, { names: string[] }> = {
-  description: {
+const Result = z.object({ names: z.array(z.string()).meta({ description: "The variables' names, sorted." }) });
+
+export const GET_ENV_VARS: LookupFunction<GetEnvVarsArgs, z.infer<typeof Result>> = {
+  description: describeFunction({
     name: "getEnvVars",
     description:
       "The names of the account's environment variables (upper-cased, sorted): what every instance created now gets. Their values " +
       "are never shown, by the service nor here. An EnvVar declaring one of them takes it over.",
-    inputs: {},
-    outputs: { names: { type: "array", items: { type: "string" }, description: "The variables' names, sorted." } },
-    requiredOutputs: ["names"],
+    args: GetEnvVarsArgs,
+    result: Result,
     example: { args: {}, exports: "names" },
-  },
+  }),
   args: specOf("getEnvVars", GetEnvVarsArgs),
   async invoke(_args, op) {
     return { names: Object.keys(await op.client.envVars.list()).sort() };

@@ -1,24 +1,23 @@
 import { z } from "zod";
 import { NotFoundError } from "../../sdk";
-import { INSTANCE_SUMMARY, INSTANCE_SUMMARY_REQUIRED, instanceSummary, InstanceSummary } from "./get-instances";
+import { instanceSummary, InstanceSummary } from "./get-instances";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getInstance function: one instance of the account, by id. Read-only. */
 
-const GetInstanceArgs = z.object({ id: z.number().int().positive() });
+const GetInstanceArgs = z.object({ id: z.number().int().positive().meta({ description: "The instance's id." }) });
 type GetInstanceArgs = z.infer<typeof GetInstanceArgs>;
 
 export const GET_INSTANCE: LookupFunction<GetInstanceArgs, InstanceSummary> = {
-  description: {
+  description: describeFunction({
     name: "getInstance",
     description: "One instance of the account, by id, as the service shows it now (an instance made elsewhere, say). An id the account does not have fails.",
-    inputs: { id: { type: "integer", description: "The instance's id." } },
-    requiredInputs: ["id"],
-    outputs: INSTANCE_SUMMARY,
-    requiredOutputs: INSTANCE_SUMMARY_REQUIRED,
+    args: GetInstanceArgs,
+    result: InstanceSummary,
     example: { args: { id: 4242 }, exports: "status" },
-  },
+  }),
   args: specOf("getInstance", GetInstanceArgs),
   async invoke(args, op) {
     const instance = await op.client.instances.get(args.id);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Offer, OfferQuery, offerQuery } from "../../sdk";
-import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
-import type { ObjectDescription } from "./description";
+import { criteriaFilters, CriteriaFields } from "./criteria";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
@@ -12,54 +12,42 @@ import { specOf } from "./spec";
 
 const LIMIT_RULE = "limit must be a whole number from 1 to 1000";
 
-const OFFER: ObjectDescription = {
-  name: "Offer",
-  description: "An offer of the market, as the offer search shows it.",
-  properties: {
-    id: { type: "integer", description: "The offer's id: what an Instance's `offerId` rents." },
-    gpuName: { type: "string", description: "Its GPU model." },
-    numGpus: { type: "integer", description: "Its GPU count." },
-    gpuRam: { type: "number", nullable: true, description: "Memory per GPU, MB." },
-    pricePerHour: { type: "number", description: "What it costs, $/hour (`dph_total`)." },
-    reliability: { type: "number", nullable: true, description: "The host's reliability, a fraction 0..1." },
-    geolocation: { type: "string", nullable: true, description: "Where the machine is, `City, CC`." },
-    verified: { type: "boolean", nullable: true, description: "Whether the machine is verified." },
-  },
-  required: ["id", "gpuName", "numGpus", "pricePerHour"],
-};
-
 const GetOffersArgs = z.object({
   ...CriteriaFields,
-  limit: z.number().int(LIMIT_RULE).min(1, LIMIT_RULE).max(1000, LIMIT_RULE).optional(),
+  limit: z.number().int(LIMIT_RULE).min(1, LIMIT_RULE).max(1000, LIMIT_RULE).optional().meta({ default: 20, description: "At most this many offers (1 to 1000)." }),
 });
 type GetOffersArgs = z.infer<typeof GetOffersArgs>;
 
-export interface OfferSummary {
-  id: number;
-  gpuName: string;
-  numGpus: number;
-  gpuRam: number | null;
-  pricePerHour: number;
-  reliability: number | null;
-  geolocation: string | null;
-  verified: boolean | null;
-}
+const OfferSummary = z.object({
+  id: z.int().meta({ description: "The offer's id: what an Instance's `offerId` rents." }),
+  gpuName: z.string().meta({ description: "Its GPU model." }),
+  numGpus: z.int().meta({ description: "Its GPU count." }),
+  gpuRam: z.number().nullable().meta({ description: "Memory per GPU, MB." }),
+  pricePerHour: z.number().meta({ description: "What it costs, $/hour (`dph_total`)." }),
+  reliability: z.number().nullable().meta({ description: "The host's reliability, a fraction 0..1." }),
+  geolocation: z.string().nullable().meta({ description: "Where the machine is, `City, CC`." }),
+  verified: z.boolean().nullable().meta({ description: "Whether the machine is verified." }),
+});
+export type OfferSummary = z.infer<typeof OfferSummary>;
 
-export const GET_OFFERS: LookupFunction<GetOffersArgs, { offers: OfferSummary[] }> = {
-  description: {
+const GetOffersResult = z.object({
+  offers: z.array(OfferSummary).meta({
+    named: { name: "Offer", description: "An offer of the market, as the offer search shows it." },
+    description: "The offers found, best first.",
+  }),
+});
+
+export const GET_OFFERS: LookupFunction<GetOffersArgs, z.infer<typeof GetOffersResult>> = {
+  description: describeFunction({
     name: "getOffers",
     description:
       "The offers of the market that match criteria written as an Instance's (`gpuModel`, `gpuCount`, `filters`, `order`, " +
       "`offerType`, `maxPricePerHour`), rentable now, in the order an Instance with those criteria tries them (cheapest " +
       "first unless `order` says otherwise): to see what a rental would cost before making it, or to pin one with `offerId`.",
-    inputs: {
-      ...CRITERIA_INPUTS,
-      limit: { type: "integer", default: 20, description: "At most this many offers (1 to 1000)." },
-    },
-    outputs: { offers: { type: "array", items: { type: "object", object: OFFER }, description: "The offers found, best first." } },
-    requiredOutputs: ["offers"],
+    args: GetOffersArgs,
+    result: GetOffersResult,
     example: { args: { gpuModel: "RTX 4090", filters: { reliability: { gte: 0.98 } }, limit: 5 }, exports: "offers[0].id" },
-  },
+  }),
   args: specOf("getOffers", GetOffersArgs),
   async invoke(args, op) {
     return { offers: (await op.client.offers.search(offerSearchOf(args))).map(summaryOf) };

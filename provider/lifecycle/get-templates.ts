@@ -1,28 +1,18 @@
 import { z } from "zod";
 import { GpuRentalError, Template, TemplateFilters } from "../../sdk";
-import type { ObjectDescription } from "./description";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
 /** The getTemplates function: the templates the account can see (public ones and its own), by search or by name. Read-only. */
 
-const TEMPLATE_SUMMARY: ObjectDescription = {
-  name: "TemplateSummary",
-  description: "A template the account can see.",
-  properties: {
-    id: { type: "integer", description: "The template's numeric id." },
-    hashId: { type: "string", description: "Its content hash: what an Instance's or a GpuFleet's `templateHashId` takes." },
-    name: { type: "string", nullable: true, description: "Its name." },
-    image: { type: "string", nullable: true, description: "Its container image." },
-    tag: { type: "string", nullable: true, description: "The image's tag." },
-  },
-  required: ["id", "hashId"],
-};
-
 const GetTemplatesArgs = z
   .object({
-    filters: TemplateFilters.optional(),
-    name: z.string().min(1).optional(),
+    filters: TemplateFilters.optional().meta({
+      tsType: "TemplateFilters",
+      description: '`{ <field>: { <operator>: <value> } }` over the template fields, e.g. `{ image: { eq: "pytorch/pytorch" }, recommended: { eq: true } }`.',
+    }),
+    name: z.string().min(1).optional().meta({ description: "Only templates of this name (a `name` filter)." }),
   })
   .refine((a) => a.filters === undefined || a.name === undefined || a.filters.name === undefined, {
     message: "give the name once: as name, or as a name filter",
@@ -30,34 +20,30 @@ const GetTemplatesArgs = z
   });
 type GetTemplatesArgs = z.infer<typeof GetTemplatesArgs>;
 
-export interface TemplateSummary {
-  id: number;
-  hashId: string;
-  name: string | null;
-  image: string | null;
-  tag: string | null;
-}
+const TemplateSummary = z.object({
+  id: z.int().meta({ description: "The template's numeric id." }),
+  hashId: z.string().meta({ description: "Its content hash: what an Instance's or a GpuFleet's `templateHashId` takes." }),
+  name: z.string().nullable().meta({ description: "Its name." }),
+  image: z.string().nullable().meta({ description: "Its container image." }),
+  tag: z.string().nullable().meta({ description: "The image's tag." }),
+});
+export type TemplateSummary = z.infer<typeof TemplateSummary>;
 
-export const GET_TEMPLATES: LookupFunction<GetTemplatesArgs, { templates: TemplateSummary[] }> = {
-  description: {
+const Result = z.object({
+  templates: z.array(TemplateSummary).meta({ named: { name: "TemplateSummary", description: "A template the account can see." }, description: "The templates found." }),
+});
+
+export const GET_TEMPLATES: LookupFunction<GetTemplatesArgs, z.infer<typeof Result>> = {
+  description: describeFunction({
     name: "getTemplates",
     description:
       "The templates the account can see (public ones and its own) that match a search in the operators of the offer search " +
       "(`filters`, the service's `select_filters` over template fields such as name, image, tag, recommended, creator_id), or by " +
       "`name`. An Instance made from one takes its `hashId`.",
-    inputs: {
-      filters: {
-        type: "map",
-        values: { type: "any" },
-        tsType: "TemplateFilters",
-        description: '`{ <field>: { <operator>: <value> } }` over the template fields, e.g. `{ image: { eq: "pytorch/pytorch" }, recommended: { eq: true } }`.',
-      },
-      name: { type: "string", description: "Only templates of this name (a `name` filter)." },
-    },
-    outputs: { templates: { type: "array", items: { type: "object", object: TEMPLATE_SUMMARY }, description: "The templates found." } },
-    requiredOutputs: ["templates"],
+    args: GetTemplatesArgs,
+    result: Result,
     example: { args: { name: "pytorch-worker" }, exports: "templates[0].hashId" },
-  },
+  }),
   args: specOf("getTemplates", GetTemplatesArgs),
   async invoke(args, op) {
     const filters: TemplateFilters = { ...args.filters, ...(args.name !== undefined && { name: { eq: args.name } }) };

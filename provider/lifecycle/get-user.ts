@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fullNameOf } from "../../sdk";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
@@ -8,33 +9,26 @@ import { specOf } from "./spec";
 const GetUserArgs = z.object({});
 type GetUserArgs = z.infer<typeof GetUserArgs>;
 
-export interface UserSummary {
-  id: number;
-  email: string;
-  username: string | null;
-  fullName: string | null;
-  credit: number;
-  twoFactor: boolean;
-}
+const UserSummary = z.object({
+  id: z.int().meta({ description: "The user's id." }),
+  email: z.string().meta({ description: "The account's email address." }),
+  username: z.string().nullable().meta({ description: "The user name, when the account has one." }),
+  fullName: z.string().nullable().meta({ description: "The user's full name, when given." }),
+  credit: z.number().meta({ description: "The credit left, $." }),
+  twoFactor: z.boolean().meta({ description: "Whether the account logs in with a second factor." }),
+});
+export type UserSummary = z.infer<typeof UserSummary>;
 
 export const GET_USER: LookupFunction<GetUserArgs, UserSummary> = {
-  description: {
+  description: describeFunction({
     name: "getUser",
     description:
       "The account the provider acts as (its key's user): who it is, and its credit in $ at the time of the call. A program can " +
       "check that it deploys into the account it means to, or export what is left to spend.",
-    inputs: {},
-    outputs: {
-      id: { type: "integer", description: "The user's id." },
-      email: { type: "string", description: "The account's email address." },
-      username: { type: "string", nullable: true, description: "The user name, when the account has one." },
-      fullName: { type: "string", nullable: true, description: "The user's full name, when given." },
-      credit: { type: "number", description: "The credit left, $." },
-      twoFactor: { type: "boolean", description: "Whether the account logs in with a second factor." },
-    },
-    requiredOutputs: ["id", "email", "username", "fullName", "credit", "twoFactor"],
+    args: GetUserArgs,
+    result: UserSummary,
     example: { args: {}, exports: "credit" },
-  },
+  }),
   args: specOf("getUser", GetUserArgs),
   async invoke(_args, op) {
     const user = await op.client.users.current();

@@ -4,10 +4,10 @@ import {
   destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
   lifetimeWarnings, NotDestroyedError, ownerEnv, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
-import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
-import type { ObjectDescription, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, rebids } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
 import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
@@ -28,75 +28,52 @@ import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./sp
  * touched. Delete destroys every member, retrying, and names what remains if any does.
  */
 
-/** Inputs that name one instance: a fleet has its own (member labels by `labelPrefix`, adoption by `adoptIds`). */
-const ONE_INSTANCE_ONLY: readonly string[] = ["offerId", "label", "adoptId"];
+const DESCRIPTION =
+  "`size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of " +
+  "one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing " +
+  "adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band " +
+  "is replaced on the next update without touching the others; destroy destroys every member.";
 
-const SSH_ENDPOINT: ObjectDescription = {
-  name: "SshEndpoint",
-  description: "Where a member is reached over SSH.",
-  properties: {
-    instanceId: { type: "integer", description: "The member's instance id." },
-    host: { type: "string", nullable: true, description: "The host to reach it over SSH." },
-    port: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
-  },
-  required: ["instanceId"],
-};
+const SshEndpoint = z.object({
+  instanceId: z.int().meta({ description: "The member's instance id." }),
+  host: z.string().nullable().meta({ description: "The host to reach it over SSH." }),
+  port: z.int().nullable().meta({ description: "The port to reach it over SSH." }),
+});
 
-const MEMBER: ObjectDescription = {
-  name: "FleetMember",
-  description: "A member of a fleet as the service last showed it.",
-  properties: {
-    index: { type: "integer", description: "Its place in the fleet (0-based)." },
-    instanceId: { type: "integer", description: "Its instance id." },
-    label: { type: "string", description: "Its label, `<labelPrefix>-<index>`." },
-    status: { type: "string", nullable: true, description: "The instance's status; `gone` once it no longer exists (seen by refresh)." },
-    sshHost: { type: "string", nullable: true, description: "The host to reach it over SSH." },
-    sshPort: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
-    rentedOfferId: { type: "integer", nullable: true, description: "The offer rented; null for an adopted member." },
-    rentedOffer: { type: "map", values: { type: "any" }, nullable: true, description: "The offer as it was when rented." },
-    machineId: { type: "integer", nullable: true, description: "The machine it runs on." },
-    gpuName: { type: "string", nullable: true, description: "The GPU model." },
-    numGpus: { type: "integer", nullable: true, description: "GPUs on the instance." },
-    pricePerHour: { type: "number", nullable: true, description: "What it costs, $/hour." },
-    geolocation: { type: "string", nullable: true, description: "Where the machine is." },
-  },
-  required: ["index", "instanceId", "label"],
-};
+/** A member: what an Instance reports of itself (its key aside, kept apart as a secret; `status` is `gone` once it no longer exists), plus its place and label. */
+const FleetMember = z.object({
+  index: z.int().meta({ description: "Its place in the fleet (0-based)." }),
+  instanceId: z.int().meta({ description: "Its instance id." }),
+  label: z.string().meta({ description: "Its label, `<labelPrefix>-<index>`." }),
+  status: z.string().nullable().meta({ description: "The instance's status; `gone` once it no longer exists (seen by refresh)." }),
+  sshHost: z.string().nullable().meta({ description: "The host to reach it over SSH." }),
+  sshPort: z.int().nullable().meta({ description: "The port to reach it over SSH." }),
+  rentedOfferId: z.int().nullable().meta({ description: "The offer rented; null for an adopted member." }),
+  rentedOffer: z.record(z.string(), z.unknown()).nullable().meta({ description: "The offer as it was when rented." }),
+  machineId: z.int().nullable().meta({ description: "The machine it runs on." }),
+  gpuName: z.string().nullable().meta({ description: "The GPU model." }),
+  numGpus: z.int().nullable().meta({ description: "GPUs on the instance." }),
+  pricePerHour: z.number().nullable().meta({ description: "What it costs, $/hour." }),
+  geolocation: z.string().nullable().meta({ description: "Where the machine is." }),
+});
+export type FleetMember = z.infer<typeof FleetMember>;
 
-/** `size` instances of one spec as one resource: what the schema, the argument types and docs/reference.md say of it. */
-const DESCRIPTION: ResourceDescription = {
-  name: "GpuFleet",
-  description:
-    "`size` instances of one spec held as one resource: one engine operation however large, so the fleet boots at the speed of " +
-    "one boot. Members are rented together (all or nothing, no two reaching for one offer) and waited for together. Resizing " +
-    "adds members at the end or removes the last ones; a member that failed to boot, was outbid or was destroyed out of band " +
-    "is replaced on the next update without touching the others; destroy destroys every member.",
-  inputs: {
-    size: { type: "integer", description: "How many members (0 to 1000). Changing it adds members at the end or removes the last ones." },
-    labelPrefix: { type: "string", description: "Member `i` is labelled `<labelPrefix>-<i>`. Default: the resource's name." },
-    adoptIds: {
-      type: "array",
-      items: { type: "integer" },
-      description:
-        "Running instances to take as members 0, 1, ... when the fleet is created, instead of renting them (how a fleet of the " +
-        "earlier component form moves to this one: docs/fleets.md). Read only at creation.",
-    },
-    ...Object.fromEntries(Object.entries(INSTANCE.description.inputs).filter(([name]) => !ONE_INSTANCE_ONLY.includes(name))),
-  },
-  requiredInputs: ["size"],
-  outputs: {
-    members: { type: "array", items: { type: "object", object: MEMBER }, description: "Each member's state, in index order." },
-    instanceIds: { type: "array", items: { type: "integer" }, description: "The members' instance ids, in index order." },
-    sshEndpoints: { type: "array", items: { type: "object", object: SSH_ENDPOINT }, description: "Where to reach each member over SSH, in index order." },
-    instanceApiKeys: {
-      type: "array",
-      items: { type: "string", nullable: true },
-      secret: true,
-      description: "Each member's own restricted key (`CONTAINER_API_KEY`), in index order; null for an adopted member. Kept secret.",
-    },
-  },
-  requiredOutputs: ["members", "instanceIds", "sshEndpoints"],
-};
+const FleetOutputs = z.object({
+  members: z.array(FleetMember).meta({
+    named: { name: "FleetMember", description: "A member of a fleet as the service last showed it." },
+    description: "Each member's state, in index order.",
+  }),
+  instanceIds: z.array(z.int()).meta({ description: "The members' instance ids, in index order." }),
+  sshEndpoints: z.array(SshEndpoint).meta({
+    named: { name: "SshEndpoint", description: "Where a member is reached over SSH." },
+    description: "Where to reach each member over SSH, in index order.",
+  }),
+  instanceApiKeys: z.array(z.string().nullable()).meta({
+    secret: true,
+    description: "Each member's own restricted key (`CONTAINER_API_KEY`), in index order; null for an adopted member. Kept secret.",
+  }),
+});
+export type FleetOutputs = z.infer<typeof FleetOutputs>;
 
 /** Every Instance input but those that name one instance (its offer, its label). */
 const MEMBER_KEYS = INSTANCE.spec.keys.filter((key) => key !== "offerId" && key !== "label");
@@ -104,16 +81,24 @@ const MEMBER_KEYS = INSTANCE.spec.keys.filter((key) => key !== "offerId" && key 
 const SIZE_RULE = "size must be a whole number from 0 to 1000";
 
 const FleetOwnSpec = z.object({
-  /** Members, 0 to 1000. */
-  size: z.number().int(SIZE_RULE).min(0, SIZE_RULE).max(1000, SIZE_RULE),
-  /** Member `i` is labelled `<labelPrefix>-<i>` (default: the resource's name, given to the check). */
-  labelPrefix: z.string().min(1),
-  /**
-   * Instances to take under management as members instead of renting them, by index (`adoptIds[i]` becomes
-   * member `i`): how a fleet of the component form (one `Instance` per member) moves to this one. Read only
-   * when the fleet is created.
-   */
-  adoptIds: z.array(z.number().int().positive()).max(1000).optional(),
+  size: z
+    .number()
+    .int(SIZE_RULE)
+    .min(0, SIZE_RULE)
+    .max(1000, SIZE_RULE)
+    .meta({ description: "How many members (0 to 1000). Changing it adds members at the end or removes the last ones." }),
+  // Filled in by the check (the resource's name) when the program leaves it out.
+  labelPrefix: z.string().min(1).meta({ required: false, description: "Member `i` is labelled `<labelPrefix>-<i>`. Default: the resource's name." }),
+  // Instances taken under management as members instead of renting them, by index (`adoptIds[i]` becomes member `i`).
+  adoptIds: z
+    .array(z.number().int().positive())
+    .max(1000)
+    .optional()
+    .meta({
+      description:
+        "Running instances to take as members 0, 1, ... when the fleet is created, instead of renting them (how a fleet of the " +
+        "earlier component form moves to this one: docs/fleets.md). Read only at creation.",
+    }),
 });
 const OWN = specOf("GpuFleet", FleetOwnSpec);
 
@@ -122,6 +107,7 @@ export type FleetSpec = z.infer<typeof FleetOwnSpec> & Omit<InstanceSpec, "offer
 /** The fleet's own inputs and the member spec: each checked by its own schema, parsed together. */
 const SPEC: SpecOf<FleetSpec> = {
   keys: [...OWN.keys, ...MEMBER_KEYS],
+  shape: { ...OWN.shape, ...Object.fromEntries(MEMBER_KEYS.map((key) => [key, INSTANCE.spec.shape[key]])) },
   check: (news, unknown) => [...OWN.check(news, unknown), ...INSTANCE.spec.check(pick(news, MEMBER_KEYS), unknown)],
   parse: (input) => ({ ...INSTANCE.spec.parse(pick(input, MEMBER_KEYS)), ...OWN.parse(pick(input, OWN.keys)) }) as FleetSpec,
 };
@@ -189,23 +175,9 @@ export interface FleetDiff extends Diff {
   updates: string[];
 }
 
-/** A member: what an Instance reports of itself (its key aside, kept apart as a secret; `status` is `gone` once it no longer exists), plus its place and label. */
-export interface FleetMember extends ObservedOutputs {
-  index: number;
-  label: string;
-  rentedOfferId: number | null;
-  rentedOffer: Record<string, unknown> | null;
-}
-
-export interface FleetOutputs {
-  members: FleetMember[];
-  instanceIds: number[];
-  sshEndpoints: { instanceId: number; host: string | null; port: number | null }[];
-  instanceApiKeys: (string | null)[];
-}
-
 export const GPU_FLEET: Kind<FleetSpec, FleetOutputs> = {
-  description: DESCRIPTION,
+  // A fleet adopts its members by index (adoptIds), not by adoptId.
+  description: describeResource({ name: "GpuFleet", description: DESCRIPTION, inputs: SPEC.shape, outputs: FleetOutputs, adoptId: false }),
   spec: SPEC,
   check: checkFleet,
   diff: diffFleet,

@@ -12,6 +12,8 @@ export type { Registry } from "./registry";
 export type { CheckContext, Diff, DiffLook, Imported, Kind, LookupFunction, Operation, Props } from "./kind";
 export type * from "./description";
 export { ADOPT_ID } from "./description";
+export { describeFunction, describeProperty, describeResource } from "./describe";
+export type { FunctionDeclaration, KindDeclaration } from "./describe";
 export { specOf } from "./spec";
 export type { CheckFailure, SpecOf } from "./spec";
 export { GENERATION_INPUT, URN_INPUT } from "./managed";

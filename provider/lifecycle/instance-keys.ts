@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { GpuRentalClient, keyMaterial, OpenSshPublicKey, publicKeyOf, sameKey } from "../../sdk";
-import type { PropertyDescription } from "./description";
 
 /**
  * The SSH keys an instance declares (`sshKeys` of Instance and GpuFleet): public keys attached to it after it is
@@ -9,16 +8,16 @@ import type { PropertyDescription } from "./description";
  * (`DELETE /api/v0/instances/{id}/ssh/{key_id}/`), in place.
  */
 
-export const SSH_KEYS_INPUT: PropertyDescription = {
-  type: "array",
-  items: { type: "string" },
-  description:
-    "Public keys (one OpenSSH line each) attached to the instance once it is created, besides the account's keys it takes at " +
-    "creation: log in with any of them. Changed in place: keys added are attached, keys removed are detached (even one the " +
-    "instance also took from the account). Each is refused at preview when it is not one OpenSSH public key line.",
-};
-
-export const SshKeysSpec = z.array(OpenSshPublicKey).max(100, "at most 100 SSH keys").optional();
+export const SshKeysSpec = z
+  .array(OpenSshPublicKey)
+  .max(100, "at most 100 SSH keys")
+  .optional()
+  .meta({
+    description:
+      "Public keys (one OpenSSH line each) attached to the instance once it is created, besides the account's keys it takes at " +
+      "creation: log in with any of them. Changed in place: keys added are attached, keys removed are detached (even one the " +
+      "instance also took from the account). Each is refused at preview when it is not one OpenSSH public key line.",
+  });
 
 /** The keys as compared: their material, once each, in one order (a new comment or order is no change). */
 export function keySet(keys: unknown): string[] {

@@ -6,11 +6,12 @@ import {
   waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
-import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, ObservedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
-import { attachKeys, changeKeys, keySet, SSH_KEYS_INPUT, SshKeysSpec } from "./instance-keys";
-import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
-import { ADOPT_ID, EnumDescription, ResourceDescription } from "./description";
+import { attachKeys, changeKeys, keySet, SshKeysSpec } from "./instance-keys";
+import { criteriaFilters, CriteriaFields } from "./criteria";
+import type { NamedType } from "./description";
+import { describeResource } from "./describe";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
@@ -20,164 +21,60 @@ import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf }
  * satisfies change nothing on the service), and its lifecycle.
  */
 
-const RUNTYPE: EnumDescription = {
+const RUNTYPE: NamedType = {
   name: "Runtype",
   description: "How an instance is launched and reached.",
-  values: [
-    { value: "ssh_direct", description: "SSH straight to the machine's own port (the ssh host and port outputs)." },
-    { value: "ssh_proxy", description: "SSH through the service's proxy." },
-    { value: "ssh", description: "SSH, direct where the machine allows it." },
-    { value: "jupyter_direct", description: "Jupyter straight on the machine's port." },
-    { value: "jupyter_proxy", description: "Jupyter through the service's proxy." },
-    { value: "jupyter", description: "Jupyter, direct where the machine allows it." },
-    { value: "args", description: "The image's own entrypoint, with `argsStr` as its arguments." },
-  ],
+  values: {
+    ssh_direct: "SSH straight to the machine's own port (the ssh host and port outputs).",
+    ssh_proxy: "SSH through the service's proxy.",
+    ssh: "SSH, direct where the machine allows it.",
+    jupyter_direct: "Jupyter straight on the machine's port.",
+    jupyter_proxy: "Jupyter through the service's proxy.",
+    jupyter: "Jupyter, direct where the machine allows it.",
+    args: "The image's own entrypoint, with `argsStr` as its arguments.",
+  },
 };
 
-const TARGET_STATE: EnumDescription = {
+const TARGET_STATE: NamedType = {
   name: "TargetState",
   description: "The state an instance is kept in.",
-  values: [
-    { value: "running", description: "Running (and billed for compute)." },
-    { value: "stopped", description: "Stopped: the disk is kept (and billed), the GPUs are released." },
-  ],
+  values: {
+    running: "Running (and billed for compute).",
+    stopped: "Stopped: the disk is kept (and billed), the GPUs are released.",
+  },
 };
 
-const BOOT_FAILURE: EnumDescription = {
+const BOOT_FAILURE: NamedType = {
   name: "BootFailurePolicy",
   description: "What to do when an instance fails to boot (exited, unknown, offline).",
-  values: [
-    { value: "fail", description: "Destroy it and report the error." },
-    { value: "replace", description: "Destroy it and rent another offer, at most `maxBootAttempts` rentals in all." },
-  ],
+  values: {
+    fail: "Destroy it and report the error.",
+    replace: "Destroy it and rent another offer, at most `maxBootAttempts` rentals in all.",
+  },
 };
 
-const LIFETIME_END: EnumDescription = {
+const LIFETIME_END: NamedType = {
   name: "LifetimeEnd",
   description: "What an instance does at the end of its `maxLifetime`.",
-  values: [
-    { value: "destroy", description: "Destroy itself: billing ends." },
-    { value: "stop", description: "Stop itself: the disk is kept (and billed), the GPUs are released." },
-  ],
+  values: {
+    destroy: "Destroy itself: billing ends.",
+    stop: "Stop itself: the disk is kept (and billed), the GPUs are released.",
+  },
 };
 
-const IDLE_ACTION: EnumDescription = {
+const IDLE_ACTION: NamedType = {
   name: "IdleAction",
   description: "What an instance does when its GPUs stayed idle for `idleTimeout`.",
-  values: [
-    { value: "stop", description: "Stop itself: the disk is kept (and billed)." },
-    { value: "destroy", description: "Destroy itself: billing ends." },
-  ],
+  values: {
+    stop: "Stop itself: the disk is kept (and billed).",
+    destroy: "Destroy itself: billing ends.",
+  },
 };
 
-/** A rented GPU instance: what the schema, the argument types and docs/reference.md say of it. */
-const DESCRIPTION: ResourceDescription = {
-  name: "Instance",
-  description:
-    "A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and " +
-    "the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an " +
-    "output: a changed market or a refresh never replaces a running instance.",
-  inputs: {
-    offerId: { type: "integer", description: "Rent exactly this offer. Otherwise the cheapest offer matching the criteria is rented." },
-    // Placement rules: new criteria that the rented machine still meets change nothing.
-    ...CRITERIA_INPUTS,
-    image: { type: "string", description: "The container image; may be left out when `templateHashId` gives one." },
-    templateHashId: { type: "string", description: "Create from this template (its `hashId` output): its values are the base, the inputs here win." },
-    label: { type: "string", description: "The instance's label; changed in place." },
-    disk: { type: "number", description: "Local disk in GB; default 8 (or the template's)." },
-    env: { type: "map", values: { type: "string" }, description: "Environment variables of the container." },
-    onstart: { type: "string", description: "A script run when the instance starts." },
-    volume: {
-      type: "object",
-      object: {
-        name: "InstanceVolume",
-        description: "A network volume mounted into an instance.",
-        properties: {
-          volumeId: { type: "integer", description: "An existing network volume of the account (e.g. a NetworkVolume's `volumeId`)." },
-          offerId: { type: "integer", description: "Or a new volume made from this network volume offer, with the instance." },
-          size: { type: "number", description: "The new volume's size in GB (with `offerId`)." },
-          mountPath: { type: "string", description: "Where it is mounted in the container, e.g. `/data`." },
-        },
-        required: ["mountPath"],
-      },
-      description:
-        "A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer " +
-        "(`offerId`). Changing it replaces the instance.",
-    },
-    volumes: {
-      type: "map",
-      values: { type: "integer" },
-      description:
-        "Volumes of the account mounted by path, e.g. `{ \"/data\": dataset.volumeId }`: local volumes (a LocalVolume on this instance's " +
-        "machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. " +
-        "Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance.",
-    },
-    runtype: { type: "string", enum: RUNTYPE, tsType: "Runtype", description: "Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs." },
-    targetState: { type: "string", enum: TARGET_STATE, tsType: "TargetState", default: "running", description: "`running` or `stopped`; changed in place." },
-    price: {
-      type: "number",
-      description: "The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again.",
-    },
-    argsStr: { type: "string", description: "Replaces the image's command (runtype `args`)." },
-    useJupyterLab: { type: "boolean", description: "Jupyter Lab rather than the classic notebook." },
-    jupyterDir: { type: "string", description: "The folder Jupyter opens in." },
-    pythonUtf8: { type: "boolean", description: "Sets PYTHONUTF8=1 in the container." },
-    langUtf8: { type: "boolean", description: "Sets a UTF-8 locale in the container." },
-    imageLogin: { type: "string", secret: true, description: "Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret." },
-    cancelUnavail: { type: "boolean", description: "Fail at once when the instance cannot start right away." },
-    vm: { type: "boolean", description: "A VM instead of a container." },
-    onBootFailure: {
-      type: "string",
-      enum: BOOT_FAILURE,
-      tsType: '"fail" | "replace"',
-      default: "fail",
-      description: "When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer.",
-    },
-    maxBootAttempts: {
-      type: "integer",
-      default: 3,
-      description:
-        "Rentals tried in all with `onBootFailure: replace`, and for an instance that does not come up within the boot deadline " +
-        "(whatever the policy: the service has accepted one offer twice and left the second instance never booting).",
-    },
-    maxLifetime: {
-      type: "string",
-      description:
-        'The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine ' +
-        "it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter " +
-        "runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy " +
-        "(`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md.",
-    },
-    onLifetimeEnd: { type: "string", enum: LIFETIME_END, default: "destroy", description: "What the instance does at the end of `maxLifetime`." },
-    idleTimeout: { type: "string", description: "The instance ends itself when every GPU stayed below `idleThreshold` (read with nvidia-smi) for this long." },
-    idleAction: { type: "string", enum: IDLE_ACTION, default: "stop", description: "What the instance does when idle for `idleTimeout`." },
-    idleThreshold: { type: "number", default: 10, description: "GPU utilisation, percent, below which a GPU counts as idle." },
-    sshKeys: SSH_KEYS_INPUT,
-    adoptId: ADOPT_ID,
-  },
-  outputs: {
-    instanceId: { type: "integer", description: "The instance's id (also the resource's id)." },
-    status: { type: "string", nullable: true, description: "The instance's status as the service reports it (`running`, `loading`, ...)." },
-    sshHost: { type: "string", nullable: true, description: "The host to reach it over SSH." },
-    sshPort: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
-    rentedOfferId: { type: "integer", nullable: true, description: "The offer rented; null for an adopted or imported instance." },
-    rentedOffer: {
-      type: "map",
-      values: { type: "any" },
-      nullable: true,
-      tsType: "Record<string, unknown>",
-      description: "The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against.",
-    },
-    machineId: { type: "integer", nullable: true, description: "The machine it runs on." },
-    gpuName: { type: "string", nullable: true, description: "Its GPU model." },
-    numGpus: { type: "integer", nullable: true, description: "Its GPU count." },
-    pricePerHour: { type: "number", nullable: true, description: "What it costs, $/hour." },
-    geolocation: { type: "string", nullable: true, description: "Where the machine is." },
-    instanceApiKey: { type: "string", nullable: true, secret: true, description: "The instance's own restricted key (`CONTAINER_API_KEY`); kept secret in state." },
-    lifetimeInEffect: { type: "string", nullable: true, description: "The lifetime policy the instance's watchdog runs with (null: none)." },
-  },
-  requiredOutputs: ["instanceId"],
-};
+const DESCRIPTION =
+  "A rented GPU instance. Label and target state change in place; so do new criteria that the rented machine still meets, and " +
+  "the boot-failure policy (recorded, nothing sent). Any other change rents a new instance. The offer actually rented is an " +
+  "output: a changed market or a refresh never replaces a running instance.";
 
 /**
  * Where a volume may be mounted: the service's client passes only these characters in a `-v` flag, and a `.` or
@@ -192,55 +89,87 @@ const MOUNT_PATH = /^(?!.*\/\.{1,2}(\/|$))\/[A-Za-z0-9._/-]*$/;
  */
 const InstanceSpec = z
   .object({
-    offerId: z.number().int().optional(),
-    /** gpuModel, gpuCount, filters, order, offerType, maxPricePerHour: checked as every search's criteria are. */
+    offerId: z.number().int().optional().meta({ description: "Rent exactly this offer. Otherwise the cheapest offer matching the criteria is rented." }),
+    // Placement rules, checked as every search's criteria are: new criteria that the rented machine still meets change nothing.
     ...CriteriaFields,
-    image: z.string().min(1).optional(),
-    /** A template's `hash_id`: the template's values are the base of the instance; its own inputs win. */
-    templateHashId: z.string().min(1).optional(),
-    label: z.string().optional(),
-    disk: z.number().positive().optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    onstart: z.string().optional(),
-    runtype: Runtype.optional(),
-    targetState: TargetState.optional(),
-    /** The bid for an interruptible offer, $/hour; default the price limit, else the offer's minimum bid. */
-    price: z.number().positive().optional(),
-    argsStr: z.string().optional(),
-    useJupyterLab: z.boolean().optional(),
-    jupyterDir: z.string().optional(),
-    pythonUtf8: z.boolean().optional(),
-    langUtf8: z.boolean().optional(),
-    /** Registry login as command-line flags, `-u <user> -p <token> <registry>`: kept secret. */
-    imageLogin: z.string().optional(),
-    cancelUnavail: z.boolean().optional(),
-    vm: z.boolean().optional(),
-    /**
-     * A network volume mounted at `mountPath`: an existing one of yours (`volumeId`, e.g. a NetworkVolume
-     * resource's output), or a new one of `size` GB made from a volume offer (`offerId`) with the instance.
-     */
+    image: z.string().min(1).optional().meta({ replaces: true, description: "The container image; may be left out when `templateHashId` gives one." }),
+    templateHashId: z.string().min(1).optional().meta({ replaces: true, description: "Create from this template (its `hashId` output): its values are the base, the inputs here win." }),
+    label: z.string().optional().meta({ description: "The instance's label; changed in place." }),
+    disk: z.number().positive().optional().meta({ replaces: true, description: "Local disk in GB; default 8 (or the template's)." }),
+    env: z.record(z.string(), z.string()).optional().meta({ replaces: true, description: "Environment variables of the container." }),
+    onstart: z.string().optional().meta({ replaces: true, description: "A script run when the instance starts." }),
     volume: z
       .object({
-        volumeId: z.number().int().optional(),
-        offerId: z.number().int().optional(),
-        size: z.number().positive().optional(),
-        mountPath: z.string().min(1),
+        volumeId: z.number().int().optional().meta({ description: "An existing network volume of the account (e.g. a NetworkVolume's `volumeId`)." }),
+        offerId: z.number().int().optional().meta({ description: "Or a new volume made from this network volume offer, with the instance." }),
+        size: z.number().positive().optional().meta({ description: "The new volume's size in GB (with `offerId`)." }),
+        mountPath: z.string().min(1).meta({ description: "Where it is mounted in the container, e.g. `/data`." }),
       })
       .strict()
       .refine((v) => (v.volumeId === undefined) !== (v.offerId === undefined), { message: "give volumeId or offerId, not both" })
       .refine((v) => v.offerId === undefined || v.size !== undefined, { message: "a new volume (offerId) needs its size" })
-      .optional(),
-    /** Volumes mounted by path (`-v V.<id>:<path>`): an absolute path of letters, digits, `.`, `_`, `-` and `/`. */
+      .optional()
+      .meta({
+        replaces: true,
+        named: { name: "InstanceVolume", description: "A network volume mounted into an instance." },
+        description:
+          "A network volume mounted at `mountPath`: an existing one (`volumeId`), or a new one of `size` GB from a volume offer " +
+          "(`offerId`). Changing it replaces the instance.",
+      }),
+    // Mounted as `-v V.<id>:<path>`: an absolute path of letters, digits, `.`, `_`, `-` and `/`.
     volumes: z
       .record(z.string().regex(MOUNT_PATH, "a mount path is absolute, of letters, digits, . _ - and /, with no . or .. segment, e.g. /data"), z.number().int().positive())
-      .optional(),
-    /** When the instance fails to boot (exited, unknown, offline): `fail` (default), or `replace` it with another rental. */
-    onBootFailure: z.enum(["fail", "replace"]).optional(),
-    /** Rentals tried in all with `onBootFailure: replace`. Default 3. */
-    maxBootAttempts: z.number().int().min(1).max(10).optional(),
-    /** The instance ends itself (sdk/workflows/watchdog.ts): maxLifetime, onLifetimeEnd, idleTimeout, idleAction, idleThreshold. */
-    ...LifetimeFields,
-    /** Public keys attached once the instance is created; changed in place (instance-keys.ts). */
+      .optional()
+      .meta({
+        replaces: true,
+        description:
+          "Volumes of the account mounted by path, e.g. `{ \"/data\": dataset.volumeId }`: local volumes (a LocalVolume on this instance's " +
+          "machine: rent with the volume's `askContractId` as `offerId`) and network volumes. What is written there outlives the instance. " +
+          "Sent as `-v V.<id>:<path>` in the container's flags, as the service takes them. Changing it replaces the instance.",
+      }),
+    runtype: Runtype.optional().meta({
+      replaces: true,
+      named: RUNTYPE,
+      tsType: "Runtype",
+      description: "Launch mode; default `ssh_direct` (or the template's), which gives the ssh host and port outputs.",
+    }),
+    targetState: TargetState.optional().meta({ named: TARGET_STATE, tsType: "TargetState", default: BOOT_DEFAULTS.targetState, description: "`running` or `stopped`; changed in place." }),
+    price: z.number().positive().optional().meta({
+      description:
+        "The bid of an interruptible rental ($/hour); default `maxPricePerHour`, else the offer's minimum bid. Changed in place: a bid below the offer's minimum stops the instance (outbid), a higher one boots it again.",
+    }),
+    argsStr: z.string().optional().meta({ replaces: true, description: "Replaces the image's command (runtype `args`)." }),
+    useJupyterLab: z.boolean().optional().meta({ replaces: true, description: "Jupyter Lab rather than the classic notebook." }),
+    jupyterDir: z.string().optional().meta({ replaces: true, description: "The folder Jupyter opens in." }),
+    pythonUtf8: z.boolean().optional().meta({ replaces: true, description: "Sets PYTHONUTF8=1 in the container." }),
+    langUtf8: z.boolean().optional().meta({ replaces: true, description: "Sets a UTF-8 locale in the container." }),
+    imageLogin: z.string().optional().meta({ replaces: true, secret: true, description: "Registry login for a private image, `-u <user> -p <token> <registry>`: always kept secret." }),
+    cancelUnavail: z.boolean().optional().meta({ replaces: true, description: "Fail at once when the instance cannot start right away." }),
+    vm: z.boolean().optional().meta({ replaces: true, description: "A VM instead of a container." }),
+    onBootFailure: z.enum(["fail", "replace"]).optional().meta({
+      named: BOOT_FAILURE,
+      default: BOOT_DEFAULTS.onBootFailure,
+      description: "When the instance fails to boot: `fail` (destroyed, and the error reported), or `replace` it with another offer.",
+    }),
+    maxBootAttempts: z.number().int().min(1).max(10).optional().meta({
+      default: BOOT_DEFAULTS.maxBootAttempts,
+      description:
+        "Rentals tried in all with `onBootFailure: replace`, and for an instance that does not come up within the boot deadline " +
+        "(whatever the policy: the service has accepted one offer twice and left the second instance never booting).",
+    }),
+    // The instance ends itself (sdk/workflows/watchdog.ts); the defaults are the watchdog's own.
+    maxLifetime: LifetimeFields.maxLifetime.meta({
+      description:
+        'The instance ends itself this long after its boot (`"90s"`, `"15m"`, `"6h"`, `"2d"`), even when the program and the machine ' +
+        "it ran on are gone: a watchdog started from onstart calls the service with the instance's own key. Needs an SSH or Jupyter " +
+        "runtype (refused at preview with runtype `args`). Changing it replaces nothing: the running watchdog keeps its policy " +
+        "(`lifetimeInEffect`); the new one applies to the next instance rented. See docs/spend-guard.md.",
+    }),
+    onLifetimeEnd: LifetimeFields.onLifetimeEnd.meta({ named: LIFETIME_END, default: "destroy", description: "What the instance does at the end of `maxLifetime`." }),
+    idleTimeout: LifetimeFields.idleTimeout.meta({ description: "The instance ends itself when every GPU stayed below `idleThreshold` (read with nvidia-smi) for this long." }),
+    idleAction: LifetimeFields.idleAction.meta({ named: IDLE_ACTION, default: "stop", description: "What the instance does when idle for `idleTimeout`." }),
+    idleThreshold: LifetimeFields.idleThreshold.meta({ default: 10, description: "GPU utilisation, percent, below which a GPU counts as idle." }),
+    // Attached once the instance is created; changed in place (instance-keys.ts).
     sshKeys: SshKeysSpec,
   })
   .refine((s) => s.offerId === undefined || (!s.gpuModel && !s.gpuCount && !s.filters && !s.order), {
@@ -440,18 +369,29 @@ function isOneOf<K extends string>(key: string, keys: readonly K[]): key is K {
 }
 
 /** What a created instance reports back (Pulumi outputs). Nulls, never undefined: gRPC cannot carry undefined. */
-export interface InstanceOutputs extends ObservedOutputs {
-  /** The offer rented; null for an adopted instance, whose offer is not known. */
-  rentedOfferId: number | null;
-  /** The offer as it was when rented: what new criteria are checked against (null when adopted). */
-  rentedOffer: Record<string, unknown> | null;
-  instanceApiKey: string | null;
-  /** The lifetime policy the watchdog on the instance was started with (it keeps it until the instance is replaced). */
-  lifetimeInEffect: string | null;
-}
+/** What an instance reports besides its inputs: what it is on the service (observedOutputs), and what it was rented from. */
+const InstanceOutputs = z.object({
+  instanceId: z.int().meta({ description: "The instance's id (also the resource's id)." }),
+  status: z.string().nullable().meta({ description: "The instance's status as the service reports it (`running`, `loading`, ...)." }),
+  sshHost: z.string().nullable().meta({ description: "The host to reach it over SSH." }),
+  sshPort: z.int().nullable().meta({ description: "The port to reach it over SSH." }),
+  rentedOfferId: z.int().nullable().meta({ description: "The offer rented; null for an adopted or imported instance." }),
+  rentedOffer: z.record(z.string(), z.unknown()).nullable().meta({
+    description: "The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against.",
+  }),
+  machineId: z.int().nullable().meta({ description: "The machine it runs on." }),
+  gpuName: z.string().nullable().meta({ description: "Its GPU model." }),
+  numGpus: z.int().nullable().meta({ description: "Its GPU count." }),
+  pricePerHour: z.number().nullable().meta({ description: "What it costs, $/hour." }),
+  geolocation: z.string().nullable().meta({ description: "Where the machine is." }),
+  instanceApiKey: z.string().nullable().meta({ secret: true, description: "The instance's own restricted key (`CONTAINER_API_KEY`); kept secret in state." }),
+  // The watchdog keeps the policy it was started with until the instance is replaced.
+  lifetimeInEffect: z.string().nullable().meta({ description: "The lifetime policy the instance's watchdog runs with (null: none)." }),
+});
+export type InstanceOutputs = z.infer<typeof InstanceOutputs>;
 
 export const INSTANCE: Kind<InstanceSpec, InstanceOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "Instance", description: DESCRIPTION, inputs: InstanceSpec, outputs: InstanceOutputs }),
   spec: SPEC,
   diff: diffInstance,
   create: createInstance,

@@ -11,9 +11,11 @@ export interface CheckFailure {
   reason: string;
 }
 
-/** The declared inputs of a kind: their names (its zod object's keys), their check, their parse. */
+/** The declared inputs of a kind: their names (its zod object's keys) and schemas, their check, their parse. */
 export interface SpecOf<S> {
   keys: readonly string[];
+  /** Each input's zod schema, by name (the kind's description is derived from them: describe.ts). */
+  shape: Readonly<Record<string, z.core.$ZodType>>;
   /**
    * The provider's `check` of the known inputs among `keys`, each bad one named. Inputs still unknown (preview)
    * are checked once they are known, so failures about other inputs only are reported meanwhile.
@@ -28,6 +30,7 @@ export function specOf<S extends z.ZodObject>(kind: string, schema: S): SpecOf<z
   const keys = Object.keys(schema.shape);
   return {
     keys,
+    shape: schema.shape,
     check: (news, unknown) => checkInputs(schema, keys, news, unknown),
     parse: (input) => requireSpec(kind, schema, input ?? {}),
   };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deletedOrGone, GpuRentalError, keyMaterial, NotFoundError, OpenSshPublicKey, publicKeyOf, sameKey, SshKey } from "../../sdk";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
@@ -11,38 +11,26 @@ import { specOf } from "./spec";
  * takes it over (as it takes over one registered by hand; preview says so first).
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "SshKey",
-  description:
-    "An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance " +
-    "that exists already, or one not on the account). A key is its material: declaring one the account has already (registered " +
-    "by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment " +
-    "changes the key in place; other key material registers another key.",
-  inputs: {
-    publicKey: {
-      type: "string",
-      description:
-        "One OpenSSH public key line, `ssh-ed25519 AAAA... me@laptop` (the `.pub` file). Refused at preview when it is not one " +
-        "(a private key is refused by name).",
-    },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["publicKey"],
-  outputs: {
-    sshKeyId: { type: "integer", description: "The key's id on the account (also the resource's id)." },
-  },
-  requiredOutputs: ["sshKeyId"],
-};
+const DESCRIPTION =
+  "An SSH public key registered on the account: instances created after it take it (an Instance's `sshKeys` reach an instance " +
+  "that exists already, or one not on the account). A key is its material: declaring one the account has already (registered " +
+  "by hand, or by a run cut off before its state learnt of it) takes that key over, and destroy removes it. A new comment " +
+  "changes the key in place; other key material registers another key.";
 
-const SshKeySpec = z.object({ publicKey: OpenSshPublicKey });
+const SshKeySpec = z.object({
+  publicKey: OpenSshPublicKey.meta({
+    description:
+      "One OpenSSH public key line, `ssh-ed25519 AAAA... me@laptop` (the `.pub` file). Refused at preview when it is not one " +
+      "(a private key is refused by name).",
+  }),
+});
 export type SshKeySpec = z.infer<typeof SshKeySpec>;
 
-export interface SshKeyOutputs {
-  sshKeyId: number;
-}
+const SshKeyOutputs = z.object({ sshKeyId: z.int().meta({ description: "The key's id on the account (also the resource's id)." }) });
+export type SshKeyOutputs = z.infer<typeof SshKeyOutputs>;
 
 export const SSH_KEY: Kind<SshKeySpec, SshKeyOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "SshKey", description: DESCRIPTION, inputs: SshKeySpec, outputs: SshKeyOutputs }),
   spec: specOf("SshKey", SshKeySpec),
   diff: diffSshKey,
   create: createSshKey,

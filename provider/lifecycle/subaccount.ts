@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GpuRentalError } from "../../sdk";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
+import { ADOPT_ID } from "./description";
 import type { Kind } from "./kind";
 import { specOf } from "./spec";
 
@@ -9,43 +10,38 @@ import { specOf } from "./spec";
  * that deletes one, so destroy drops it from the stack and says so; preview says it at creation.
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "Subaccount",
-  description:
-    "An account of the service whose parent is this one (for a client team, or machines to host), with a key of its own. Every input " +
-    "replaces it. The service cannot delete an account: destroy drops it from the stack and leaves it on the service, as preview says.",
-  inputs: {
-    email: { type: "string", description: "Its email: an address, not of the service's own domain." },
-    username: { type: "string", description: "Its user name, at most 64 characters." },
-    password: { type: "string", secret: true, description: "Its password to log in to the console: kept secret, sent once." },
-    hostOnly: { type: "boolean", default: false, description: "An account that hosts machines only." },
-    adoptId: { ...ADOPT_ID, description: "Adopt a subaccount that exists (its user id) instead of creating one: destroy then drops it from the stack, and the service keeps it." },
-  },
-  requiredInputs: ["email", "username", "password"],
-  outputs: {
-    subaccountId: { type: "integer", description: "The account's user id (also the resource's id)." },
-    keyId: { type: "integer", nullable: true, description: "The id of its API key (the value goes to the account's owner, not to the stack)." },
-  },
-  requiredOutputs: ["subaccountId"],
-};
+const DESCRIPTION =
+  "An account of the service whose parent is this one (for a client team, or machines to host), with a key of its own. Every input " +
+  "replaces it. The service cannot delete an account: destroy drops it from the stack and leaves it on the service, as preview says.";
 
 const SubaccountSpec = z.object({
-  email: z.email().max(64).refine((email) => !/@vast/i.test(email), "the service refuses an email of its own domain"),
-  username: z.string().min(1).max(64),
-  password: z.string().min(1),
-  hostOnly: z.boolean().optional(),
+  email: z
+    .email()
+    .max(64)
+    .refine((email) => !/@vast/i.test(email), "the service refuses an email of its own domain")
+    .meta({ replaces: true, description: "Its email: an address, not of the service's own domain." }),
+  username: z.string().min(1).max(64).meta({ replaces: true, description: "Its user name, at most 64 characters." }),
+  password: z.string().min(1).meta({ replaces: true, secret: true, description: "Its password to log in to the console: kept secret, sent once." }),
+  hostOnly: z.boolean().optional().meta({ replaces: true, default: false, description: "An account that hosts machines only." }),
 });
 export type SubaccountSpec = z.infer<typeof SubaccountSpec>;
 
-export interface SubaccountOutputs {
-  subaccountId: number;
-  keyId: number | null;
-}
+const SubaccountOutputs = z.object({
+  subaccountId: z.int().meta({ description: "The account's user id (also the resource's id)." }),
+  keyId: z.int().nullable().meta({ description: "The id of its API key (the value goes to the account's owner, not to the stack)." }),
+});
+export type SubaccountOutputs = z.infer<typeof SubaccountOutputs>;
 
 const KEPT = "the service has no call that deletes an account: destroy leaves it on the service, dropped from the stack";
 
 export const SUBACCOUNT: Kind<SubaccountSpec, SubaccountOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({
+    name: "Subaccount",
+    description: DESCRIPTION,
+    inputs: SubaccountSpec,
+    outputs: SubaccountOutputs,
+    adoptId: ADOPT_ID.meta({ description: "Adopt a subaccount that exists (its user id) instead of creating one: destroy then drops it from the stack, and the service keeps it." }),
+  }),
   spec: specOf("Subaccount", SubaccountSpec),
   diff(olds, news, unknown) {
     const replaces = (["email", "username", "password", "hostOnly"] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || (olds[key] ?? false) !== (news[key] ?? false));

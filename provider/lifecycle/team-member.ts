@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TeamMember } from "../../sdk";
-import { ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 import { ofTheTeam } from "./team";
@@ -12,35 +12,31 @@ import { ofTheTeam } from "./team";
  * by itself after 4 hours.
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "TeamMember",
-  description:
-    "A member of the account's team, by email, with a role: created as an invitation (the invitee needs an account of the service, and " +
-    "accepts by mail within 4 hours), a member once accepted (`userId` then set; refresh sees it). Another email or role replaces it " +
-    "(the service changes no member's role). Destroy removes the member and ends their keys in the team; an invitation not accepted " +
-    "cannot be withdrawn, and lapses.",
-  inputs: {
-    email: { type: "string", description: "The invitee's email: the address of their account on the service." },
-    role: { type: "string", description: "The role they get: a `TeamRole`'s name, or `manager` or `member`." },
-  },
-  requiredInputs: ["email", "role"],
-  outputs: {
-    userId: { type: "integer", nullable: true, description: "The member's user id, once they accepted (null while invited)." },
-    status: { type: "string", description: "`invited`, or `member` once they accepted." },
-  },
-  requiredOutputs: ["status"],
-};
+const DESCRIPTION =
+  "A member of the account's team, by email, with a role: created as an invitation (the invitee needs an account of the service, and " +
+  "accepts by mail within 4 hours), a member once accepted (`userId` then set; refresh sees it). Another email or role replaces it " +
+  "(the service changes no member's role). Destroy removes the member and ends their keys in the team; an invitation not accepted " +
+  "cannot be withdrawn, and lapses.";
 
-const TeamMemberSpec = z.object({ email: z.email(), role: z.string().min(1).refine((role) => role !== "owner", "a team has one owner: give another role") });
+const TeamMemberSpec = z.object({
+  email: z.email().meta({ replaces: true, description: "The invitee's email: the address of their account on the service." }),
+  role: z
+    .string()
+    .min(1)
+    .refine((role) => role !== "owner", "a team has one owner: give another role")
+    .meta({ replaces: true, description: "The role they get: a `TeamRole`'s name, or `manager` or `member`." }),
+});
 export type TeamMemberSpec = z.infer<typeof TeamMemberSpec>;
 
-export interface TeamMemberOutputs {
-  userId: number | null;
-  status: "invited" | "member";
-}
+const TeamMemberOutputs = z.object({
+  userId: z.int().nullable().meta({ description: "The member's user id, once they accepted (null while invited)." }),
+  status: z.enum(["invited", "member"]).meta({ description: "`invited`, or `member` once they accepted." }),
+});
+export type TeamMemberOutputs = z.infer<typeof TeamMemberOutputs>;
 
 export const TEAM_MEMBER: Kind<TeamMemberSpec, TeamMemberOutputs> = {
-  description: DESCRIPTION,
+  // A member is declared by email, not adopted by adoptId.
+  description: describeResource({ name: "TeamMember", description: DESCRIPTION, inputs: TeamMemberSpec, outputs: TeamMemberOutputs, adoptId: false }),
   spec: specOf("TeamMember", TeamMemberSpec),
   diff(olds, news, unknown) {
     const replaces = (["email", "role"] as const).filter((key) => (unknown !== undefined && news[key] === unknown) || String(olds[key]).toLowerCase() !== String(news[key]).toLowerCase());

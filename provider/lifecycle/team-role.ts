@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { canonicalJson, deletedOrGone, GpuRentalError, NotFoundError, PermissionSet, TeamRole } from "../../sdk";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 import { ofTheTeam } from "./team";
@@ -11,44 +11,32 @@ import { ofTheTeam } from "./team";
  * in place. The service reads and deletes a role by name, and changes it by id.
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "TeamRole",
-  description:
-    "A role of the account's team (the account must be a team: a `Team`, in this stack or made by hand): the permission categories " +
-    "the keys of the members who hold it may use, read by the service at each call. Its name and permissions change in place, and " +
-    "its members keep it. Declaring a name the team has already takes that role over, its permissions set to the declared ones " +
-    "(preview says so). Destroy removes it; the service refuses while members hold it.",
-  inputs: {
-    name: { type: "string", description: "The role's name in the team (not `owner`, the team's own)." },
-    permissions: {
-      type: "map",
-      values: { type: "any" },
-      tsType: "PermissionSet",
-      description:
-        "`{ api: { instance_read: {}, instance_write: {} } }`: the categories its members may use, each an object (its scopes, often " +
-        "empty). Categories: misc, user_read, user_write, instance_read, instance_write, billing, team_read, team_write.",
-    },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["name", "permissions"],
-  outputs: {
-    roleId: { type: "integer", description: "The role's id in the team (also the resource's id)." },
-  },
-  requiredOutputs: ["roleId"],
-};
+const DESCRIPTION =
+  "A role of the account's team (the account must be a team: a `Team`, in this stack or made by hand): the permission categories " +
+  "the keys of the members who hold it may use, read by the service at each call. Its name and permissions change in place, and " +
+  "its members keep it. Declaring a name the team has already takes that role over, its permissions set to the declared ones " +
+  "(preview says so). Destroy removes it; the service refuses while members hold it.";
 
 const TeamRoleSpec = z.object({
-  name: z.string().min(1).refine((name) => name !== "owner", "owner is the team's own role: name the role otherwise"),
-  permissions: PermissionSet,
+  name: z
+    .string()
+    .min(1)
+    .refine((name) => name !== "owner", "owner is the team's own role: name the role otherwise")
+    .meta({ description: "The role's name in the team (not `owner`, the team's own)." }),
+  permissions: PermissionSet.meta({
+    tsType: "PermissionSet",
+    description:
+      "`{ api: { instance_read: {}, instance_write: {} } }`: the categories its members may use, each an object (its scopes, often " +
+      "empty). Categories: misc, user_read, user_write, instance_read, instance_write, billing, team_read, team_write.",
+  }),
 });
 export type TeamRoleSpec = z.infer<typeof TeamRoleSpec>;
 
-export interface TeamRoleOutputs {
-  roleId: number;
-}
+const TeamRoleOutputs = z.object({ roleId: z.int().meta({ description: "The role's id in the team (also the resource's id)." }) });
+export type TeamRoleOutputs = z.infer<typeof TeamRoleOutputs>;
 
 export const TEAM_ROLE: Kind<TeamRoleSpec, TeamRoleOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "TeamRole", description: DESCRIPTION, inputs: TeamRoleSpec, outputs: TeamRoleOutputs }),
   spec: specOf("TeamRole", TeamRoleSpec),
   diff: diffTeamRole,
   create: createTeamRole,

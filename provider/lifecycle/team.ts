@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuRentalError, NotFoundError } from "../../sdk";
-import { ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
@@ -10,32 +10,21 @@ import { specOf } from "./spec";
  * answer), so a team is read as "the account is a team".
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "Team",
-  description:
-    "The team the account is: the key the resource uses makes its account a team (one team an account), with the roles `owner`, " +
-    "`manager` and `member`; `TeamRole` and `TeamMember` then shape it. A team account's own SSH keys are refused by the service " +
-    "(attach keys to instances instead). Another name replaces the team (the old one is deleted first); destroy deletes it, which only " +
-    "the team's own key may, and ends its members' keys.",
-  inputs: {
-    name: { type: "string", description: "The team's name, unique on the service." },
-  },
-  requiredInputs: ["name"],
-  outputs: {
-    accountId: { type: "integer", description: "The user id of the team's account (the one whose key made it)." },
-  },
-  requiredOutputs: ["accountId"],
-};
+const DESCRIPTION =
+  "The team the account is: the key the resource uses makes its account a team (one team an account), with the roles `owner`, " +
+  "`manager` and `member`; `TeamRole` and `TeamMember` then shape it. A team account's own SSH keys are refused by the service " +
+  "(attach keys to instances instead). Another name replaces the team (the old one is deleted first); destroy deletes it, which only " +
+  "the team's own key may, and ends its members' keys.";
 
-const TeamSpec = z.object({ name: z.string().min(1) });
+const TeamSpec = z.object({ name: z.string().min(1).meta({ replaces: true, description: "The team's name, unique on the service." }) });
 export type TeamSpec = z.infer<typeof TeamSpec>;
 
-export interface TeamOutputs {
-  accountId: number;
-}
+const TeamOutputs = z.object({ accountId: z.int().meta({ description: "The user id of the team's account (the one whose key made it)." }) });
+export type TeamOutputs = z.infer<typeof TeamOutputs>;
 
 export const TEAM: Kind<TeamSpec, TeamOutputs> = {
-  description: DESCRIPTION,
+  // No adoptId shown: an account has one team, which `pulumi import` takes.
+  description: describeResource({ name: "Team", description: DESCRIPTION, inputs: TeamSpec, outputs: TeamOutputs, adoptId: false }),
   spec: specOf("Team", TeamSpec),
   diff: (olds, news, unknown) => {
     const renamed = (unknown !== undefined && news.name === unknown) || olds.name !== news.name;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { deletedOrGone, EditTemplateRequest, GpuRentalClient, GpuRentalError, NotFoundError, OfferFiltersInput, Template, TEMPLATE_DEFAULTS } from "../../sdk";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
+import type { NamedType, PropertyMeta } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { changedKeys, definedOnly, sameValue, SpecOf, specOf, withDefault } from "./spec";
 
@@ -9,92 +10,46 @@ import { changedKeys, definedOnly, sameValue, SpecOf, specOf, withDefault } from
  * its `hash_id` derives from its content, so it is an output that changes on every edit.
  */
 
-/** A stored template: the fields of the service's template table, in camelCase. */
-const DESCRIPTION: ResourceDescription = {
-  name: "Template",
-  description:
-    "A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the " +
-    "resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit.",
-  inputs: {
-    name: { type: "string", description: "The template's name." },
-    image: { type: "string", description: "The container image." },
-    tag: { type: "string", default: "latest", description: "Image tag." },
-    desc: { type: "string", description: "A description." },
-    readme: { type: "string", description: "A readme (Markdown)." },
-    env: { type: "string", description: "Docker flags, e.g. `-e VAR=value -p 8080:8080`." },
-    onstart: { type: "string", description: "A script run when an instance starts." },
-    runtype: {
-      type: "string",
-      enum: {
-        name: "TemplateRuntype",
-        description: "How instances of a template are launched.",
-        values: [
-          { value: "ssh", description: "Reached over SSH." },
-          { value: "jupyter", description: "Reached through Jupyter." },
-          { value: "args", description: "The image's own entrypoint, with `argsStr` as its arguments." },
-        ],
-      },
-      tsType: "TemplateRuntype",
-      default: "args",
-      description: "`ssh`, `jupyter` or `args`.",
-    },
-    argsStr: { type: "string", description: "Arguments of the image's entrypoint (runtype `args`)." },
-    sshDirect: { type: "boolean", description: "SSH straight to the machine's port." },
-    useSsh: { type: "boolean", description: "Launch with SSH." },
-    jupDirect: { type: "boolean", description: "Jupyter straight on the machine's port." },
-    jupyterDir: { type: "string", description: "The folder Jupyter opens in.", tsType: "string | null" },
-    useJupyterLab: { type: "boolean", description: "Jupyter Lab rather than the classic notebook." },
-    dockerLoginRepo: { type: "string", description: "The private registry of the image." },
-    dockerLoginUser: { type: "string", description: "The registry's user." },
-    dockerLoginPass: { type: "string", secret: true, description: "The registry's access token: always kept secret, in inputs and outputs." },
-    href: { type: "string", description: "A link shown with the template." },
-    repo: { type: "string", description: "The image's repository." },
-    extraFilters: {
-      type: "map",
-      values: { type: "any" },
-      tsType: "Record<string, unknown>",
-      description: "Default machine search filters, same shape as offer-search filters.",
-    },
-    recommendedDiskSpace: { type: "number", default: 8, description: "GB." },
-    private: { type: "boolean", description: "Visible to its owner only." },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["name", "image"],
-  outputs: {
-    templateId: { type: "integer", description: "The template's numeric id (also the resource's id)." },
-    hashId: { type: "string", description: "The content hash instances are created from (`templateHashId`); it changes on every edit." },
-  },
-  requiredOutputs: ["templateId", "hashId"],
+const DESCRIPTION =
+  "A stored template. Every field changes in place (`PUT /api/v0/template/`): the template keeps its numeric id (the " +
+  "resource's id) and gets a new `hashId`, so instances created from `hashId` follow the edit.";
+
+const TEMPLATE_RUNTYPE: NamedType = {
+  name: "TemplateRuntype",
+  description: "How instances of a template are launched.",
+  values: { ssh: "Reached over SSH.", jupyter: "Reached through Jupyter.", args: "The image's own entrypoint, with `argsStr` as its arguments." },
 };
 
+/** Each input: the template field it stands for (the spec's template table, in camelCase), and what it is. */
+const INPUTS = {
+  name: { field: "name", description: "The template's name." },
+  image: { field: "image", description: "The container image." },
+  tag: { field: "tag", default: TEMPLATE_DEFAULTS.tag, description: "Image tag." },
+  desc: { field: "desc", description: "A description." },
+  readme: { field: "readme", description: "A readme (Markdown)." },
+  env: { field: "env", description: "Docker flags, e.g. `-e VAR=value -p 8080:8080`." },
+  onstart: { field: "onstart", description: "A script run when an instance starts." },
+  runtype: { field: "runtype", named: TEMPLATE_RUNTYPE, tsType: "TemplateRuntype", default: TEMPLATE_DEFAULTS.runtype, description: "`ssh`, `jupyter` or `args`." },
+  argsStr: { field: "args_str", description: "Arguments of the image's entrypoint (runtype `args`)." },
+  sshDirect: { field: "ssh_direct", description: "SSH straight to the machine's port." },
+  useSsh: { field: "use_ssh", description: "Launch with SSH." },
+  jupDirect: { field: "jup_direct", description: "Jupyter straight on the machine's port." },
+  jupyterDir: { field: "jupyter_dir", description: "The folder Jupyter opens in." },
+  useJupyterLab: { field: "use_jupyter_lab", description: "Jupyter Lab rather than the classic notebook." },
+  dockerLoginRepo: { field: "docker_login_repo", description: "The private registry of the image." },
+  dockerLoginUser: { field: "docker_login_user", description: "The registry's user." },
+  dockerLoginPass: { field: "docker_login_pass", secret: true, description: "The registry's access token: always kept secret, in inputs and outputs." },
+  href: { field: "href", description: "A link shown with the template." },
+  repo: { field: "repo", description: "The image's repository." },
+  extraFilters: { field: "extra_filters", tsType: "Record<string, unknown>", description: "Default machine search filters, same shape as offer-search filters." },
+  recommendedDiskSpace: { field: "recommended_disk_space", default: TEMPLATE_DEFAULTS.recommended_disk_space, description: "GB." },
+  private: { field: "private", description: "Visible to its owner only." },
+} as const satisfies Record<string, PropertyMeta & { field: keyof EditTemplateRequest }>;
 
-/** Each input and the template field it stands for (the spec's template table, in camelCase). */
-const WIRE_FIELDS = {
-  name: "name",
-  image: "image",
-  tag: "tag",
-  desc: "desc",
-  readme: "readme",
-  env: "env",
-  onstart: "onstart",
-  runtype: "runtype",
-  argsStr: "args_str",
-  sshDirect: "ssh_direct",
-  useSsh: "use_ssh",
-  jupDirect: "jup_direct",
-  jupyterDir: "jupyter_dir",
-  useJupyterLab: "use_jupyter_lab",
-  dockerLoginRepo: "docker_login_repo",
-  dockerLoginUser: "docker_login_user",
-  dockerLoginPass: "docker_login_pass",
-  href: "href",
-  repo: "repo",
-  extraFilters: "extra_filters",
-  recommendedDiskSpace: "recommended_disk_space",
-  private: "private",
-} as const satisfies Record<string, keyof EditTemplateRequest>;
+/** Each input's template field. */
+const WIRE_FIELDS = Object.fromEntries(Object.entries(INPUTS).map(([input, { field }]) => [input, field])) as { [K in TemplateInput]: (typeof INPUTS)[K]["field"] };
 
-type TemplateInput = keyof typeof WIRE_FIELDS;
+type TemplateInput = keyof typeof INPUTS;
 
 export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof WIRE_FIELDS)[K]] } & { name: string; image: string };
 
@@ -104,8 +59,11 @@ export type TemplateSpec = { [K in TemplateInput]?: EditTemplateRequest[(typeof 
  * Keys that are not inputs (the engine's `__provider`, outputs of the state) are dropped here.
  */
 const TemplateSpec = z
-  .object(Object.fromEntries(Object.entries(WIRE_FIELDS).map(([input, field]) => [input, EditTemplateRequest.shape[field]])))
-  .extend({ extraFilters: OfferFiltersInput.optional() })
+  .object(
+    Object.fromEntries(
+      Object.entries(INPUTS).map(([input, { field, ...meta }]) => [input, (input === "extraFilters" ? OfferFiltersInput.optional() : EditTemplateRequest.shape[field]).meta(meta)]),
+    ),
+  )
   .required({ name: true, image: true });
 const SPEC = specOf("Template", TemplateSpec) as unknown as SpecOf<TemplateSpec>;
 const TEMPLATE_INPUTS = SPEC.keys as TemplateInput[];
@@ -115,12 +73,12 @@ const DEFAULTS: Partial<Record<TemplateInput, unknown>> = Object.fromEntries(
   TEMPLATE_INPUTS.map((input) => [input, (TEMPLATE_DEFAULTS as Record<string, unknown>)[WIRE_FIELDS[input]]]),
 );
 
-export interface TemplateOutputs {
-  /** The numeric `id`: the resource's id, used to find and delete the template. */
-  templateId: number;
-  /** The content hash: what instances are created from (`template_hash_id`); it changes on every edit. */
-  hashId: string;
-}
+const TemplateOutputs = z.object({
+  // The resource's id, used to find and delete the template.
+  templateId: z.int().meta({ description: "The template's numeric id (also the resource's id)." }),
+  hashId: z.string().meta({ description: "The content hash instances are created from (`templateHashId`); it changes on every edit." }),
+});
+export type TemplateOutputs = z.infer<typeof TemplateOutputs>;
 
 export interface TemplateDiff {
   changes: boolean;
@@ -131,7 +89,7 @@ export interface TemplateDiff {
 }
 
 export const TEMPLATE: Kind<TemplateSpec, TemplateOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "Template", description: DESCRIPTION, inputs: SPEC.shape, outputs: TemplateOutputs }),
   spec: SPEC,
   diff: diffTemplateSpec,
   create: createTemplate,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GpuRentalClient, VolumeOffer, VolumeQuery } from "../../sdk";
-import type { ObjectDescription } from "./description";
+import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
 
@@ -9,19 +9,26 @@ import { specOf } from "./spec";
 const SIZE_RULE = "size must be a positive number of GB";
 
 const VolumeOffersArgs = z.object({
-  q: VolumeQuery.optional(),
-  size: z.number().positive(SIZE_RULE).optional(),
+  q: VolumeQuery.optional().meta({
+    tsType: "VolumeQuery",
+    description: 'The volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`.',
+  }),
+  size: z.number().positive(SIZE_RULE).optional().meta({ description: "GB wanted: offers with less free space are left out." }),
 });
 type VolumeOffersArgs = z.infer<typeof VolumeOffersArgs>;
 
-export interface VolumeOfferSummary {
-  id: number;
-  diskSpace: number;
-  storageCost: number;
-  reliability: number;
-  geolocation: string;
-  verified: boolean;
+/** A volume offer as the functions show it; `idTakenBy` names the input that takes its id, when one does. */
+function volumeOfferSummary(idTakenBy: string | undefined) {
+  return z.object({
+    id: z.int().meta({ description: `The offer's id (\`ask_contract_id\`)${idTakenBy ? `: what ${idTakenBy} takes` : ""}.` }),
+    diskSpace: z.number().meta({ description: "Free space, GB." }),
+    storageCost: z.number().meta({ description: "$/GB/month." }),
+    reliability: z.number().meta({ description: "The machine's or cluster's reliability, a fraction 0..1 (`reliability2`)." }),
+    geolocation: z.string().meta({ description: "Where it is, `City, CC`." }),
+    verified: z.boolean().meta({ description: "Whether it is verified." }),
+  });
 }
+export type VolumeOfferSummary = z.infer<ReturnType<typeof volumeOfferSummary>>;
 
 /** One kind of volume offer: its function's name and words, its object type's name, and how it is searched. */
 interface VolumeOffers {
@@ -34,36 +41,15 @@ interface VolumeOffers {
 
 /** A function that searches one kind of volume offer, cheapest storage first unless `q` orders otherwise. */
 export function volumeOffersFunction(offers: VolumeOffers): LookupFunction<VolumeOffersArgs, { offers: VolumeOfferSummary[] }> {
-  const object: ObjectDescription = {
-    name: offers.object.name,
-    description: offers.object.description,
-    properties: {
-      id: { type: "integer", description: `The offer's id (\`ask_contract_id\`)${offers.object.idTakenBy ? `: what ${offers.object.idTakenBy} takes` : ""}.` },
-      diskSpace: { type: "number", description: "Free space, GB." },
-      storageCost: { type: "number", description: "$/GB/month." },
-      reliability: { type: "number", description: "The machine's or cluster's reliability, a fraction 0..1 (`reliability2`)." },
-      geolocation: { type: "string", description: "Where it is, `City, CC`." },
-      verified: { type: "boolean", description: "Whether it is verified." },
-    },
-    required: ["id", "diskSpace", "storageCost", "reliability", "geolocation", "verified"],
-  };
+  const { name, description, idTakenBy } = offers.object;
   return {
-    description: {
+    description: describeFunction({
       name: offers.name,
       description: offers.description,
-      inputs: {
-        q: {
-          type: "map",
-          values: { type: "any" },
-          tsType: "VolumeQuery",
-          description: 'The volume offer search: field filters, `order` and `limit`, e.g. `{ geolocation: { in: ["US", "CA"] }, limit: 5 }`.',
-        },
-        size: { type: "number", description: "GB wanted: offers with less free space are left out." },
-      },
-      outputs: { offers: { type: "array", items: { type: "object", object }, description: "The offers found." } },
-      requiredOutputs: ["offers"],
+      args: VolumeOffersArgs,
+      result: { offers: z.array(volumeOfferSummary(idTakenBy)).meta({ named: { name, description }, description: "The offers found." }) },
       example: { args: { q: { reliability2: { gte: 0.99 } }, size: 50 }, exports: "offers[0].id" },
-    },
+    }),
     args: specOf(offers.name, VolumeOffersArgs),
     async invoke(args, op) {
       const q: VolumeQuery = { order: [["storage_cost", "asc"]], ...args.q, ...(args.size !== undefined && { allocated_storage: args.size }) };

@@ -4,7 +4,7 @@ import {
   nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
 } from "../../sdk";
 import { interruptedCreation } from "./creation";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { CheckFailure, changedKeys, definedOnly, knownValues, specOf } from "./spec";
 
@@ -24,76 +24,49 @@ export interface VolumeKindSettings {
   search: (client: GpuRentalClient, q: VolumeQuery) => Promise<VolumeOffer[]>;
 }
 
-function descriptionOf(settings: VolumeKindSettings): ResourceDescription {
+/**
+ * A volume kind's inputs, in its words: the offer (or the search for one) is its identity; which offer was used is
+ * an output (`askContractId`).
+ */
+function volumeSpecOf(settings: VolumeKindSettings) {
   const { what } = VOLUME_KINDS[settings.kind];
-  return {
-    name: settings.name,
-    description:
-      `${settings.summary} The API shows no way to resize or rename one, so every change makes a new volume (before the old one is ` +
-      "deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first.",
-    inputs: {
-      offerId: { type: "integer", description: `Take the space from exactly this ${what} offer (\`ask_contract_id\`).` },
-      q: {
-        type: "map",
-        values: { type: "any" },
+  return z
+    .object({
+      offerId: z.number().int().nonnegative().optional().meta({ description: `Take the space from exactly this ${what} offer (\`ask_contract_id\`).` }),
+      q: VolumeQuery.optional().meta({
         tsType: "VolumeQuery",
         description:
           `Otherwise the cheapest offer (by \`storage_cost\`) with room for \`size\` matching this ${what} offer search, e.g. ` +
           '`{ geolocation: { in: ["US", "CA"] }, reliability2: { gte: 0.99 } }`. An offer taken by someone else before the volume is made is searched again.',
-      },
-      size: { type: "number", description: "GB." },
-      name: { type: "string", description: "The volume's name." },
-      adoptId: ADOPT_ID,
-    },
-    requiredInputs: ["size"],
-    outputs: {
-      volumeId: { type: "integer", description: "The volume's id (also the resource's id): an Instance mounts it by it (`volumes`)." },
-      askContractId: { type: "integer", nullable: true, description: `The ${what} offer the space was taken from.` },
-      diskSpace: { type: "number", nullable: true, description: "Its size in GB." },
-      volumeName: { type: "string", nullable: true, description: "The name the service gave the volume." },
-      machineId: { type: "integer", nullable: true, description: "The machine it is on (a local volume): only that machine's instances mount it." },
-      geolocation: { type: "string", nullable: true, description: "Where it is." },
-      status: { type: "string", nullable: true, description: "Its status as the service reports it." },
-      storageCost: { type: "number", nullable: true, description: "$/GB/month." },
-      storageCostTotal: { type: "number", nullable: true, description: "$/hour for the whole volume." },
-      instances: { type: "array", items: { type: "integer" }, description: "The instances it is attached to." },
-    },
-    requiredOutputs: ["volumeId", "instances"],
-  };
+      }),
+      size: z.number().positive().meta({ replaces: true, description: "GB." }),
+      name: z.string().optional().meta({ replaces: true, description: "The volume's name." }),
+    })
+    .refine((s) => s.offerId === undefined || s.q === undefined, {
+      message: "give either offerId or q (a volume offer search), not both",
+      path: ["offerId"],
+    });
 }
-
-const VolumeSpec = z
-  .object({
-    /** Take space from exactly this volume offer (`ask_contract_id` of the offer search). */
-    offerId: z.number().int().nonnegative().optional(),
-    /** Otherwise the cheapest offer (by `storage_cost`) matching this `q` of the volume offer search. */
-    q: VolumeQuery.optional(),
-    /** GB. */
-    size: z.number().positive(),
-    name: z.string().optional(),
-  })
-  .refine((s) => s.offerId === undefined || s.q === undefined, {
-    message: "give either offerId or q (a volume offer search), not both",
-    path: ["offerId"],
-  });
-export type VolumeSpec = z.infer<typeof VolumeSpec>;
+export type VolumeSpec = z.infer<ReturnType<typeof volumeSpecOf>>;
 
 /** What the volume record reports. Nulls, never undefined. */
-export interface VolumeOutputs {
-  volumeId: number;
-  /** The network volume offer the space was taken from. */
-  askContractId: number | null;
-  diskSpace: number | null;
-  /** The name the service gave the volume (its own when `name` is not set). */
-  volumeName: string | null;
-  machineId: number | null;
-  geolocation: string | null;
-  status: string | null;
-  storageCost: number | null;
-  storageCostTotal: number | null;
-  /** Instances the volume is attached to. */
-  instances: number[];
+function volumeOutputsOf(settings: VolumeKindSettings) {
+  const { what } = VOLUME_KINDS[settings.kind];
+  return z.object({
+    volumeId: z.int().meta({ description: "The volume's id (also the resource's id): an Instance mounts it by it (`volumes`)." }),
+    askContractId: z.int().nullable().meta({ description: `The ${what} offer the space was taken from.` }),
+    diskSpace: z.number().nullable().meta({ description: "Its size in GB." }),
+    // Its own when `name` is not set.
+    volumeName: z.string().nullable().meta({ description: "The name the service gave the volume." }),
+    machineId: z.int().nullable().meta({ description: "The machine it is on (a local volume): only that machine's instances mount it." }),
+    geolocation: z.string().nullable().meta({ description: "Where it is." }),
+    status: z.string().nullable().meta({ description: "Its status as the service reports it." }),
+    storageCost: z.number().nullable().meta({ description: "$/GB/month." }),
+    storageCostTotal: z.number().nullable().meta({ description: "$/hour for the whole volume." }),
+    instances: z.array(z.int()).meta({ description: "The instances it is attached to." }),
+  });
 }
+export type VolumeOutputs = z.infer<ReturnType<typeof volumeOutputsOf>>;
 
 /** The search when no offer is pinned: cheapest storage first. */
 const DEFAULT_ORDER: [string, "asc" | "desc"][] = [["storage_cost", "asc"]];
@@ -110,10 +83,18 @@ export interface VolumeDiff {
 
 /** A volume kind: its description, spec and lifecycle, for the kind of volume `settings` says. */
 export function volumeKind(settings: VolumeKindSettings): Kind<VolumeSpec, VolumeOutputs> {
-  const spec = specOf(settings.name, VolumeSpec);
+  const inputs = volumeSpecOf(settings);
+  const spec = specOf(settings.name, inputs);
   const volumes = new VolumeCalls(settings);
   return {
-    description: descriptionOf(settings),
+    description: describeResource({
+      name: settings.name,
+      description:
+        `${settings.summary} The API shows no way to resize or rename one, so every change makes a new volume (before the old one is ` +
+        "deleted). A volume still attached to an instance (running or stopped) is not deleted: destroy the instance first.",
+      inputs,
+      outputs: volumeOutputsOf(settings),
+    }),
     spec,
     diff: (olds, news, unknown) => diffVolumeSpec(spec.keys, olds, news, unknown),
     create: (given, op) => volumes.create(given, op),

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { deletedOrGone, GpuRentalError, Webhook, WEBHOOK_EVENT_TYPES, WebhookEventType, WebhookEventTypes, WebhookName, WebhookUrl } from "../../sdk";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { deletedOrGone, GpuRentalError, Webhook, WebhookEventType, WebhookEventTypes, WebhookName, WebhookUrl } from "../../sdk";
+import { describeResource } from "./describe";
+import type { NamedType } from "./description";
 import type { Kind, Operation, Props } from "./kind";
 import { specOf } from "./spec";
 
@@ -10,58 +11,41 @@ import { specOf } from "./spec";
  * and a new `secretVersion` rotates it in place.
  */
 
-/** What each event the SDK knows is (the schema's enum, in every language). */
-const EVENT_TEXT: Record<WebhookEventType, string> = {
-  "client:low_credit": "The account's credit went low.",
-  "client:outbid": "An interruptible instance was outbid and stopped.",
-  "client:instance_started": "An instance was started.",
-  "client:instance_stopped": "An instance was stopped.",
-  "client:instance_deleted": "An instance was destroyed.",
-};
-const EVENT_TYPES = {
+const EVENT_TYPE: NamedType = {
   name: "WebhookEventType",
   description: "An event a webhook is sent.",
-  values: WEBHOOK_EVENT_TYPES.map((value) => ({ value, description: EVENT_TEXT[value] })),
+  values: {
+    "client:low_credit": "The account's credit went low.",
+    "client:outbid": "An interruptible instance was outbid and stopped.",
+    "client:instance_started": "An instance was started.",
+    "client:instance_stopped": "An instance was stopped.",
+    "client:instance_deleted": "An instance was destroyed.",
+  } satisfies Record<WebhookEventType, string>,
 };
 
-const DESCRIPTION: ResourceDescription = {
-  name: "Webhook",
-  description:
-    "A notification webhook of the account: the service POSTs the events it subscribes to, signed with its secret (check a delivery with the SDK's " +
-    "`verifyWebhookDelivery`). At most 4 an account. Its URL, events and name change in place; a new `secretVersion` rotates its secret in " +
-    "place (the old one signs nothing more). The service shows the secret at creation and rotation only: an imported webhook's `secret` is " +
-    "null until a rotation.",
-  inputs: {
-    url: { type: "string", description: "Where deliveries go: an `https://` URL (the service refuses others, and private or loopback targets)." },
-    eventTypes: { type: "array", items: { type: "string", enum: EVENT_TYPES }, description: "The events it is sent, at least one." },
-    name: { type: "string", description: "Its name, at most 120 characters." },
-    secretVersion: { type: "integer", description: "Change it (1, 2, ...) to rotate the secret in place." },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["url", "eventTypes"],
-  outputs: {
-    webhookId: { type: "integer", description: "The webhook's id (also the resource's id)." },
-    secret: { type: "string", nullable: true, secret: true, description: "The secret deliveries are signed with: a secret output (null after an import or adoption, until a rotation)." },
-  },
-  requiredOutputs: ["webhookId"],
-};
+const DESCRIPTION =
+  "A notification webhook of the account: the service POSTs the events it subscribes to, signed with its secret (check a delivery with the SDK's " +
+  "`verifyWebhookDelivery`). At most 4 an account. Its URL, events and name change in place; a new `secretVersion` rotates its secret in " +
+  "place (the old one signs nothing more). The service shows the secret at creation and rotation only: an imported webhook's `secret` is " +
+  "null until a rotation.";
 
 /** The service's rules of a webhook, as the SDK sends one (a name is never null here). */
 const WebhookSpec = z.object({
-  url: WebhookUrl,
-  eventTypes: WebhookEventTypes,
-  name: WebhookName.unwrap().optional(),
-  secretVersion: z.number().int().optional(),
+  url: WebhookUrl.meta({ description: "Where deliveries go: an `https://` URL (the service refuses others, and private or loopback targets)." }),
+  eventTypes: WebhookEventTypes.meta({ named: EVENT_TYPE, description: "The events it is sent, at least one." }),
+  name: WebhookName.unwrap().optional().meta({ description: "Its name, at most 120 characters." }),
+  secretVersion: z.number().int().optional().meta({ description: "Change it (1, 2, ...) to rotate the secret in place." }),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpec>;
 
-export interface WebhookOutputs {
-  webhookId: number;
-  secret: string | null;
-}
+const WebhookOutputs = z.object({
+  webhookId: z.int().meta({ description: "The webhook's id (also the resource's id)." }),
+  secret: z.string().nullable().meta({ secret: true, description: "The secret deliveries are signed with: a secret output (null after an import or adoption, until a rotation)." }),
+});
+export type WebhookOutputs = z.infer<typeof WebhookOutputs>;
 
 export const WEBHOOK: Kind<WebhookSpec, WebhookOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "Webhook", description: DESCRIPTION, inputs: WebhookSpec, outputs: WebhookOutputs }),
   spec: specOf("Webhook", WebhookSpec),
   diff(olds, news, unknown) {
     const updates = (["url", "eventTypes", "name", "secretVersion"] as const).filter(

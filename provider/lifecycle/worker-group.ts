@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GpuRentalError, parseSearchParams, rentalWarnings, searchParamsText, unwritableCriteria, WorkerGroup, workerFilters } from "../../sdk";
-import { CRITERIA_INPUTS, CriteriaFields, criteriaFilters } from "./criteria";
-import { ADOPT_ID, ResourceDescription } from "./description";
+import { CriteriaFields, criteriaFilters } from "./criteria";
+import { describeResource } from "./describe";
 import type { Kind, Operation, Props } from "./kind";
 import { knownValues, specOf } from "./spec";
 
@@ -10,61 +10,42 @@ import { knownValues, specOf } from "./spec";
  * the CLI's `search_params` text). Everything but the endpoint changes in place; a new template rolls the workers.
  */
 
-const DESCRIPTION: ResourceDescription = {
-  name: "WorkerGroup",
-  description:
-    "A worker group of a serverless `Endpoint`: the template its workers are created from and the offers they are rented on. The service's " +
-    "autoscaler rents, starts, stops and destroys the workers. The template, criteria and worker counts change in place; a new template " +
-    "(a Template's new `hashId` after an edit) rolls the workers one at a time, requests still answered. Another endpoint replaces it. " +
-    "Destroy deletes it and destroys its workers.",
-  inputs: {
-    endpointId: { type: "integer", description: "The endpoint its workers serve (an Endpoint's `endpointId`)." },
-    templateHash: { type: "string", description: "The template its workers are created from (a Template's `hashId`)." },
-    gpuModel: CRITERIA_INPUTS.gpuModel,
-    gpuCount: CRITERIA_INPUTS.gpuCount,
-    filters: CRITERIA_INPUTS.filters,
-    gpuRam: { type: "number", default: 24, description: "The least GPU memory of a worker, GB." },
-    coldWorkers: { type: "integer", description: "Workers of this group kept loaded (the endpoint's `coldWorkers` when not given)." },
-    testWorkers: { type: "integer", default: 3, description: "Workers made to measure performance while the group starts." },
-    launchArgs: { type: "string", description: "Extra arguments of the workers' creation." },
-    adoptId: ADOPT_ID,
-  },
-  requiredInputs: ["endpointId", "templateHash"],
-  outputs: {
-    workerGroupId: { type: "integer", description: "The worker group's id (also the resource's id)." },
-    searchParams: { type: "string", description: "The criteria as the service keeps them (the CLI's query text)." },
-  },
-  requiredOutputs: ["workerGroupId", "searchParams"],
-};
+const DESCRIPTION =
+  "A worker group of a serverless `Endpoint`: the template its workers are created from and the offers they are rented on. The service's " +
+  "autoscaler rents, starts, stops and destroys the workers. The template, criteria and worker counts change in place; a new template " +
+  "(a Template's new `hashId` after an edit) rolls the workers one at a time, requests still answered. Another endpoint replaces it. " +
+  "Destroy deletes it and destroys its workers.";
+
+/** The service's defaults of the inputs that have one (the description says them). */
+const DEFAULTS: Readonly<Record<string, number>> = { gpuRam: 24, testWorkers: 3 };
 
 const Spec = z.object({
-  endpointId: z.number().int().positive(),
-  templateHash: z.string().min(1),
+  endpointId: z.number().int().positive().meta({ replaces: true, description: "The endpoint its workers serve (an Endpoint's `endpointId`)." }),
+  templateHash: z.string().min(1).meta({ description: "The template its workers are created from (a Template's `hashId`)." }),
   gpuModel: CriteriaFields.gpuModel,
   gpuCount: CriteriaFields.gpuCount,
   filters: CriteriaFields.filters,
-  gpuRam: z.number().min(0).optional(),
-  coldWorkers: z.number().int().min(0).optional(),
-  testWorkers: z.number().int().min(0).optional(),
-  launchArgs: z.string().optional(),
+  gpuRam: z.number().min(0).optional().meta({ default: DEFAULTS.gpuRam, description: "The least GPU memory of a worker, GB." }),
+  coldWorkers: z.number().int().min(0).optional().meta({ description: "Workers of this group kept loaded (the endpoint's `coldWorkers` when not given)." }),
+  testWorkers: z.number().int().min(0).optional().meta({ default: DEFAULTS.testWorkers, description: "Workers made to measure performance while the group starts." }),
+  launchArgs: z.string().optional().meta({ description: "Extra arguments of the workers' creation." }),
 }).superRefine((spec, ctx) => {
   const why = unwritableCriteria(criteriaFilters(spec));
   if (why) ctx.addIssue({ code: "custom", path: ["filters"], message: why });
 });
 export type WorkerGroupSpec = z.infer<typeof Spec>;
 
-export interface WorkerGroupOutputs {
-  workerGroupId: number;
-  searchParams: string;
-}
+const WorkerGroupOutputs = z.object({
+  workerGroupId: z.int().meta({ description: "The worker group's id (also the resource's id)." }),
+  searchParams: z.string().meta({ description: "The criteria as the service keeps them (the CLI's query text)." }),
+});
+export type WorkerGroupOutputs = z.infer<typeof WorkerGroupOutputs>;
 
 const IN_PLACE = ["templateHash", "gpuModel", "gpuCount", "filters", "gpuRam", "coldWorkers", "testWorkers", "launchArgs"] as const;
 const CRITERIA_KEYS = ["gpuModel", "gpuCount", "filters", "gpuRam"];
-/** The service's defaults of the inputs that have one (the description says them). */
-const DEFAULTS: Record<string, unknown> = { gpuRam: 24, testWorkers: 3 };
 
 export const WORKER_GROUP: Kind<WorkerGroupSpec, WorkerGroupOutputs> = {
-  description: DESCRIPTION,
+  description: describeResource({ name: "WorkerGroup", description: DESCRIPTION, inputs: Spec, outputs: WorkerGroupOutputs }),
   spec: specOf("WorkerGroup", Spec),
   diff(olds, news, unknown) {
     // An input not declared is the service's default: declaring that changes nothing.

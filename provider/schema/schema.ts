@@ -106,6 +106,8 @@ function propertySchema(p: PropertyDescription, types: Record<string, Json>): Js
     description: p.description,
     ...(p.secret && { secret: true }),
     ...(p.default !== undefined && { default: p.default }),
+    // Said for the docs: the kind's diff replaces (replaceOnChanges would make every SDK ask the engine to).
+    ...(p.replaces && { willReplaceOnChanges: true }),
   };
 }
 

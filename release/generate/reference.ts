@@ -12,7 +12,8 @@ export function referenceMarkdown(registry: Registry): string {
     "The resources and functions of the `gpu-rental` package, with the same inputs and outputs in every language: TypeScript",
     "(`gpu-rental/provider`, or the plugin's generated SDK), Python (`pulumi_gpu_rental`, names in snake_case), YAML",
     "(`type: gpu-rental:index:<Resource>`, `fn::invoke` of `gpu-rental:index:<function>`) and Go. Secrets are encrypted in",
-    "state and masked in output. Functions are read-only lookups (`getOffers`, ...): they run at preview as at `up`, and refuse",
+    "state and masked in output. Any change of an input marked *replaces* makes a new object; which other changes do, the",
+    "resource's description says. Functions are read-only lookups (`getOffers`, ...): they run at preview as at `up`, and refuse",
     "bad arguments before anything is asked, each named. See [plugin.md](plugin.md) for the provider plugin.",
     "",
     "## Provider configuration",
@@ -51,7 +52,7 @@ function section(
 
 function table(props: Readonly<Record<string, PropertyDescription>>, required: Set<string>): string {
   const rows = Object.entries(props).map(([name, p]) => {
-    const notes = [required.has(name) && "required", p.secret && "secret", p.default !== undefined && `default \`${JSON.stringify(p.default)}\``].filter(Boolean);
+    const notes = [required.has(name) && "required", p.secret && "secret", p.replaces && "replaces", p.default !== undefined && `default \`${JSON.stringify(p.default)}\``].filter(Boolean);
     return `| \`${name}\` | ${typeName(p)} | ${notes.join(", ")} | ${p.description.replace(/\|/g, "\\|")}${enumText(p)} |`;
   });
   return ["| Name | Type | | Description |", "| --- | --- | --- | --- |", ...rows, ""].join("\n");

@@ -74,7 +74,7 @@ function declarationsOf(d: ResourceDescription): string {
   const required = new Set(d.requiredInputs ?? []);
   const args = Object.entries(d.inputs)
     .filter(([name]) => name !== "adoptId")
-    .map(([name, p]) => `${doc(p, "  ")}  ${name}${required.has(name) ? "" : "?"}: pulumi.Input<${tsType(p)}>;`);
+    .map(([name, p]) => `${doc(p, "  ")}  ${name}${required.has(name) ? "" : "?"}: pulumi.Input<${tsType(p)}${p.nullable ? " | null" : ""}>;`);
   const always = new Set(d.requiredOutputs ?? []);
   const outputs = Object.entries(d.outputs).map(
     ([name, p]) => `${doc(p, "  ")}  readonly ${name}: pulumi.Output<${tsType(p, true)}${always.has(name) || !p.nullable ? "" : " | null"}>;`,
