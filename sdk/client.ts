@@ -169,7 +169,7 @@ export class GpuRentalClient {
       if (patience.until !== undefined) deadline += turn.waitedMs;
       let failure: unknown;
       try {
-        const answer = await this.tries(call, deadline, deadlineMs);
+        const answer = await this.#tries(call, deadline, deadlineMs);
         turn.done();
         return answer;
       } catch (error) {
@@ -195,7 +195,7 @@ export class GpuRentalClient {
   }
 
   /** Tries one call: again after transient failures (a 429 naming its window is the lane's, not retried here). */
-  private tries<S extends z.ZodType>(call: Call<S>, deadline: number, deadlineMs: number): Promise<z.infer<S>> {
+  #tries<S extends z.ZodType>(call: Call<S>, deadline: number, deadlineMs: number): Promise<z.infer<S>> {
     const request: RequestInfo = { method: call.method, path: call.path };
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);

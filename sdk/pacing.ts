@@ -19,6 +19,12 @@ export interface LimitWait {
   nextAt: number;
 }
 
+/** A wait as a progress line says it: `waiting for the service's limit (PUT /api/v0/asks/{id}/): 31 queued, the next in 3.0 s`. */
+export function describeWait(wait: LimitWait, now: number): string {
+  const next = Math.max(0, wait.nextAt - now) / 1000;
+  return `waiting for the service's limit (${wait.endpoint}): ${wait.queued} queued, the next in ${next.toFixed(1)} s`;
+}
+
 /** How long one call may be held back by the service's limit, and who is told it waits. */
 export interface Patience {
   /** The latest time the call may still be sent, on the client's clock (ms): a rental's deadline. Default: the call's own bound. */
@@ -73,6 +79,8 @@ export class Lane {
   /** Calls go one at a time until then: one more window after the last one the service named. */
   private pacedUntil = -Infinity;
   private sending = false;
+  /** Calls sent before the endpoint was limited, still under way: the first in line waits for them (they were asked first). */
+  private unpaced = 0;
   private timer = false;
 
   constructor(
@@ -91,10 +99,13 @@ export class Lane {
    * cannot come by `until`.
    */
   take(order: number, until: number, patience: Patience = {}): Promise<Turn> {
-    if (!this.paced()) return Promise.resolve({ waitedMs: 0, done: () => undefined });
+    if (!this.paced()) {
+      this.unpaced++;
+      return Promise.resolve({ waitedMs: 0, done: once(() => this.unpacedDone()) });
+    }
     const started = this.clock.now();
     return new Promise<Turn>((resolve, reject) => {
-      const turn = { waitedMs: 0, done: () => this.done() };
+      const turn = { waitedMs: 0, done: once(() => this.done()) };
       const go = () => resolve({ ...turn, waitedMs: this.clock.now() - started });
       const at = this.waiting.findIndex((w) => w.order > order);
       this.waiting.splice(at < 0 ? this.waiting.length : at, 0, { order, until, bound: patience.bound ?? "the end of its wait", go, fail: reject });
@@ -120,9 +131,14 @@ export class Lane {
     this.schedule();
   }
 
+  private unpacedDone(): void {
+    this.unpaced--;
+    this.schedule();
+  }
+
   /** Lets the first call go when it may; tells those that cannot go by their bound at once. */
   private schedule(): void {
-    if (this.sending || this.timer) return;
+    if (this.sending || this.timer || this.unpaced > 0) return;
     const now = this.clock.now();
     for (const waiter of this.waiting.filter((w) => w.until < Math.max(now, this.openAt))) {
       this.waiting.splice(this.waiting.indexOf(waiter), 1);
@@ -155,4 +171,13 @@ export class Lane {
     error.retryAfterMs = next - now;
     return error;
   }
+}
+
+/** `f`, which does something the first time only (a turn ends once, however many paths end it). */
+function once(f: () => void): () => void {
+  let called = false;
+  return () => {
+    if (!called) f();
+    called = true;
+  };
 }

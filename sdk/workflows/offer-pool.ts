@@ -1,9 +1,14 @@
-import type { GpuRentalClient } from "../client";
 import type { Clock } from "../clock";
 import { isTransient, RateLimitedError } from "../errors";
+import type { OfferQuery } from "../offers";
 import type { Patience } from "../pacing";
 import type { Offer } from "../schemas";
 import { OfferCriteria, offerQuery } from "./criteria";
+
+/** What the pool searches with: a client (named so, not imported: the client holds the pools). */
+export interface OfferSearcher {
+  offers: { search(query: OfferQuery, patience?: Patience): Promise<Offer[]> };
+}
 
 /** An offer handed to one rental, and when the search that found it was made. */
 export interface Drawn {
@@ -20,8 +25,9 @@ export interface Drawn {
 export class OfferPool {
   private readonly queue: Offer[] = [];
   private readonly handedOut = new Set<number>();
-  private searching?: { by: GpuRentalClient; done: Promise<void> };
-  private searchedAt = -Infinity;
+  private searching?: { by: OfferSearcher; done: Promise<void> };
+  /** When the offers held were searched (a new pool: when it was made, so it is not old before its first search). */
+  private searchedAt: number;
   /** The last search found no offer not handed out already. */
   private exhausted = false;
   /** The last search found fewer than it asked for: it saw every match. */
@@ -33,7 +39,9 @@ export class OfferPool {
     private readonly clock: Clock,
     /** The offers other rentals of the service are accepting: left out of searches. */
     private readonly accepting: () => number[],
-  ) {}
+  ) {
+    this.searchedAt = clock.now();
+  }
 
   /** A rental draws from the pool until it leaves: the searches fetch enough for all of them at once. */
   join(): () => void {
@@ -46,11 +54,11 @@ export class OfferPool {
    * may be on the market again): a new pool serves the next rental. A result only looked at (a preview's) is kept.
    */
   retired(): boolean {
-    return this.rentals === 0 && (this.old() || this.handedOut.size > 0);
+    return this.rentals === 0 && !this.searching && (this.old() || this.handedOut.size > 0);
   }
 
   /** An offer no other rental got; null once a search finds no new one. */
-  async next(client: GpuRentalClient, patience?: Patience): Promise<Drawn | null> {
+  async next(client: OfferSearcher, patience?: Patience): Promise<Drawn | null> {
     for (;;) {
       if (this.old()) this.forget();
       const offer = this.queue.shift();
@@ -64,7 +72,7 @@ export class OfferPool {
   }
 
   /** How many offers the pool holds for rentals still to come, searched for (once) when it holds fewer than `count`. */
-  async available(client: GpuRentalClient, count: number, patience?: Patience): Promise<number> {
+  async available(client: OfferSearcher, count: number, patience?: Patience): Promise<number> {
     if (this.old()) this.forget();
     if (this.queue.length < count && !this.complete) await this.search(client, count, patience);
     return this.queue.length;
@@ -95,7 +103,7 @@ export class OfferPool {
    * longer than the searcher (its wait for the rate limit ended by the searcher's deadline) or that has a client of
    * its own (a preview's brief calls, another account's key) searches again itself.
    */
-  private async search(client: GpuRentalClient, want: number, patience?: Patience): Promise<void> {
+  private async search(client: OfferSearcher, want: number, patience?: Patience): Promise<void> {
     for (;;) {
       const shared = this.searching;
       if (!shared) {
@@ -112,7 +120,7 @@ export class OfferPool {
     }
   }
 
-  private async searchNow(client: GpuRentalClient, want: number, patience?: Patience): Promise<void> {
+  private async searchNow(client: OfferSearcher, want: number, patience?: Patience): Promise<void> {
     // The rentals starting together (a fleet's members) join before the search sets its size.
     await Promise.resolve();
     const limit = Math.min(MAX_BATCH, Math.max(want, this.criteria.candidatesPerSearch ?? 20, 2 * this.rentals + 10));

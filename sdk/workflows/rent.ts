@@ -1,5 +1,5 @@
 import { GpuRentalClient, LimitWait, Patience } from "../client";
-import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
+import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError, RateLimitedError } from "../errors";
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { Clock, REAL_TIME } from "../clock";
 import type { Rentals } from "./rentals";
@@ -304,6 +304,8 @@ class Rental {
     if (error instanceof BadRequestError && this.criteria.type === "bid") {
       error.message += ` (offer ${offer.id}: a bid must be at least the offer's min_bid; raise maxPricePerHour)`;
     }
+    // The service's limit holds the rental back past its deadline: nothing was made, the offer is left for others.
+    if (error instanceof RateLimitedError) error.message += ` Nothing was rented (offer ${offer.id} is left for others).`;
     return error;
   }
 
