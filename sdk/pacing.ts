@@ -1,5 +1,6 @@
 import type { Clock } from "./clock";
 import { RateLimitedError } from "./errors";
+import { once } from "./once";
 
 /**
  * Calls held back by the service's rate limits. The service limits each endpoint per key and says, in a 429, when
@@ -171,13 +172,4 @@ export class Lane {
     error.retryAfterMs = next - now;
     return error;
   }
-}
-
-/** `f`, which does something the first time only (a turn ends once, however many paths end it). */
-function once(f: () => void): () => void {
-  let called = false;
-  return () => {
-    if (!called) f();
-    called = true;
-  };
 }
