@@ -63,7 +63,7 @@ export interface ClientOptions extends Partial<Connection> {
   maxConcurrentRequests?: number;
   /**
    * The longest a call made outside a rental waits for the service's rate limit (a 429's `Retry-After`, and the
-   * calls of its endpoint queued before it; the service's own client waits up to 60 s). A longer wait, or one past
+   * calls of its endpoint queued before it; the service's own client waits as long). A longer wait, or one past
    * the call's deadline, ends the call with a RateLimitedError that says when to come back. A rental's calls wait
    * up to the rental's deadline instead. Default 60 s.
    */

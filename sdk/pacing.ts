@@ -20,7 +20,7 @@ export interface LimitWait {
   nextAt: number;
 }
 
-/** A wait as a progress line says it: `waiting for the service's limit (PUT /api/v0/asks/{id}/): 31 queued, the next in 3.0 s`. */
+/** A wait as a progress line says it: `waiting for the service's limit (PUT /api/v0/asks/{id}/): N queued, the next in T s`. */
 export function describeWait(wait: LimitWait, now: number): string {
   const next = Math.max(0, wait.nextAt - now) / 1000;
   return `waiting for the service's limit (${wait.endpoint}): ${wait.queued} queued, the next in ${next.toFixed(1)} s`;

@@ -13,9 +13,9 @@ export interface RateLimit {
 export type RateLimitSettings = Record<RateLimitedEndpoint, RateLimit>;
 
 /**
- * The limits of the live service, per key (docs/emulator.md, "Rate limits", says where each comes from): network
- * volume search (the spec names its 429), offer search (some ten a minute) and instance creation (about one call
- * every few seconds). On by default, so that a program the service would refuse or slow down meets that here first.
+ * The limits of the live service, per key (docs/emulator.md, "Rate limits", has the figures and where each comes
+ * from): network volume search (the spec names its 429), offer search and instance creation. On by default, so
+ * that a program the service would refuse or slow down meets that here first.
  */
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   network_volume_search: { limit: 30, windowMs: 60_000 },

@@ -19,8 +19,8 @@ export interface Drawn {
 /**
  * The offers of one search (one set of criteria) that the rentals of one Rentals share, as the resources of one
  * Pulumi program or the members of a fleet do: searched once, each offer handed to one rental only, searched again
- * when they run out or the result has grown old. The service limits offer search per key (some ten a minute), so
- * 32 like rentals make a handful of searches, not one each; and no two of them reach for the same offer.
+ * when they run out or the result has grown old. The service limits offer search per key, so many like rentals
+ * make a handful of searches, not one each (docs/workflows.md has the figures); and no two reach for the same offer.
  */
 export class OfferPool {
   private readonly queue: Offer[] = [];
@@ -139,7 +139,7 @@ const MAX_BATCH = 1000;
 
 /**
  * How long a search's result is drawn from: the offers a rental draws later come from a new search (offers go
- * fast on a busy market), at most one a minute per criteria, well within the service's limit.
+ * fast on a busy market), rarely enough to stay well within the service's limit on searches.
  */
 const FRESH_MS = 60_000;
 

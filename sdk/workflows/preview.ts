@@ -6,7 +6,7 @@ import { capWarnings } from "./spend";
  * For `pulumi preview`: what `up` will meet renting `count` instances of `criteria` with the stack's `cap` (none:
  * no cap), as warnings. Too few offers on the market now match (the rental would find nothing to rent: a misspelt
  * GPU model, criteria no machine meets), else the cap's refusal (capWarnings). The search is the one the rentals of
- * these criteria share (offer-pool.ts): the previews of 32 like resources make one, and their rentals draw from it.
+ * these criteria share (offer-pool.ts): the previews of many like resources make one, and their rentals draw from it.
  */
 export async function rentalWarnings(client: GpuRentalClient, criteria: OfferCriteria, cap: number | undefined, count = 1): Promise<string[]> {
   if (count < 1) return [];
