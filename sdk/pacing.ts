@@ -1,6 +1,7 @@
 import type { Clock } from "./clock";
 import { RateLimitedError } from "./errors";
 import { once } from "./once";
+import { InterruptedError } from "./workflows/interruption";
 
 /**
  * Calls held back by the service's rate limits. The service limits each endpoint per key and says, in a 429, when
@@ -34,6 +35,8 @@ export interface Patience {
   bound?: string;
   /** Told when the call starts waiting. */
   onWait?: (wait: LimitWait) => void;
+  /** Aborted: a call still waiting leaves the line, nothing sent (an InterruptedError). */
+  signal?: AbortSignal;
 }
 
 /** A turn taken: how long it waited, and what lets the next call go once this one is answered. */
@@ -105,11 +108,31 @@ export class Lane {
       return Promise.resolve({ waitedMs: 0, done: once(() => this.unpacedDone()) });
     }
     const started = this.clock.now();
+    const { signal } = patience;
+    const interrupted = () => new InterruptedError(`Interrupted: ${this.endpoint} was waiting for the service's limit, and was not sent.`);
+    if (signal?.aborted) return Promise.reject(interrupted());
     return new Promise<Turn>((resolve, reject) => {
-      const turn = { waitedMs: 0, done: once(() => this.done()) };
-      const go = () => resolve({ ...turn, waitedMs: this.clock.now() - started });
+      const leave = () => {
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(interrupted());
+      };
+      const waiter: Waiter = {
+        order,
+        until,
+        bound: patience.bound ?? "the end of its wait",
+        go: () => {
+          signal?.removeEventListener("abort", leave);
+          resolve({ waitedMs: this.clock.now() - started, done: once(() => this.done()) });
+        },
+        fail: (error) => {
+          signal?.removeEventListener("abort", leave);
+          reject(error);
+        },
+      };
+      signal?.addEventListener("abort", leave, { once: true });
       const at = this.waiting.findIndex((w) => w.order > order);
-      this.waiting.splice(at < 0 ? this.waiting.length : at, 0, { order, until, bound: patience.bound ?? "the end of its wait", go, fail: reject });
+      this.waiting.splice(at < 0 ? this.waiting.length : at, 0, waiter);
       patience.onWait?.({ endpoint: this.endpoint, queued: this.waiting.length, nextAt: Math.max(this.openAt, this.clock.now()) });
       this.schedule();
     });

@@ -205,9 +205,10 @@ class Rental {
     }
   }
 
-  /** How long the rental's calls may wait for the service's rate limit: until its deadline. */
+  /** How long the rental's calls may wait for the service's rate limit: until its deadline, or an interruption. */
   private get patience(): Patience {
-    return { until: this.deadline, bound: `the rental's deadline (deadlineMs ${Math.round((this.deadline - this.started) / 1000)} s)`, onWait: this.options.onWait };
+    const bound = `the rental's deadline (deadlineMs ${Math.round((this.deadline - this.started) / 1000)} s)`;
+    return { until: this.deadline, bound, onWait: this.options.onWait, signal: this.options.signal };
   }
 
   /** Accepts one offer, again while the service fails on it and it is still free; null when it vanished. */

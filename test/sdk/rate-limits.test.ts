@@ -1,4 +1,4 @@
-import { GpuRentalClient, Clock as SdkClock, LimitWait, RateLimitedError, rentFleet, rentInstance, RentResult, rentalWarnings } from "../../sdk";
+import { GpuRentalClient, InterruptedError, Clock as SdkClock, LimitWait, RateLimitedError, rentFleet, rentInstance, RentResult, rentalWarnings } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -96,6 +96,21 @@ describe("a wait past the rental's deadline", () => {
     expect(d).toBeInstanceOf(RateLimitedError);
     expect((d as Error).message).toMatch(/PUT \/api\/v0\/asks\/\{id\}\/ was not sent: the service limits it for this key, and the call could not go by the rental's deadline \(deadlineMs 5 s\).*Nothing was sent: try again after \d{4}-/);
     expect(emu.marketplace.instances.all().map((i) => i.label).sort()).toEqual(["a", "b", "c"]);
+    expect(GpuRentalClient.rentalsOf(client).acceptingOffers(client.apiUrl)).toEqual([]);
+  });
+
+  it("a rental interrupted while it waits in line leaves the line: nothing is sent for it, then or later", async () => {
+    const clock = emulatorTime();
+    const client = emu.client({ clock });
+    const stop = new AbortController();
+    const rent = (label: string, signal?: AbortSignal) =>
+      rentInstance(client, criteria, { image: "x", label }, { clock, signal, onWait: () => label === "c" && stop.abort() }).catch((e: Error) => e);
+    const [a, b, c] = await Promise.all([rent("a"), rent("b"), rent("c", stop.signal)]);
+    expect([a, b].map((r) => r instanceof Error)).toEqual([false, false]);
+    expect(c).toBeInstanceOf(InterruptedError);
+    expect((c as Error).message).toMatch(/waiting for the service's limit, and was not sent/);
+    await clock.sleep(60_000);
+    expect(emu.marketplace.instances.all().map((i) => i.label).sort()).toEqual(["a", "b"]);
     expect(GpuRentalClient.rentalsOf(client).acceptingOffers(client.apiUrl)).toEqual([]);
   });
 });
