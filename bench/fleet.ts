@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 
 /** One `pulumi up` on a fresh stack and emulator, timed, with the requests the emulator served; then destroy. */
 async function upOnce(program: string, toolchain: PulumiWorkspace["toolchain"], kind: string, count: number, bootMs: number, parallel?: number) {
-  const emu = await startEmulator({ clock: new Clock("running"), offers: Math.max(300, count * 2 + 100), lifecycle: { provisioningMs: bootMs / 4, loadingMs: (bootMs * 3) / 4 } });
+  const emu = await startEmulator({ clock: new Clock("running"), rateLimits: "off", offers: Math.max(300, count * 2 + 100), lifecycle: { provisioningMs: bootMs / 4, loadingMs: (bootMs * 3) / 4 } });
   let requests = 0;
   emu.server.server.on("request", () => requests++);
   const ws: PulumiWorkspace = { toolchain, projectDir: program, stateDir: fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-bench-fleet-")), env: { GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey } };

@@ -54,7 +54,7 @@ function row(name: string, r: LoadResult): string {
 }
 
 async function main(): Promise<void> {
-  const emulator = await start([path.join(ROOT, "bin", "gpu-rental.js"), "emulator", "--offers", "10000", "--api-key", KEY]);
+  const emulator = await start([path.join(ROOT, "bin", "gpu-rental.js"), "emulator", "--offers", "10000", "--api-key", KEY, "--no-rate-limits"]);
   const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
   const sample = await fetch(`${emulator.url}/api/v0/bundles/`, { method: "POST", headers, body: QUERY });
   const body = await sample.text();

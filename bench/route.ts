@@ -26,7 +26,7 @@ async function timed(send: () => Promise<unknown>): Promise<number> {
 }
 
 runBench(async () => {
-  const emulator = await startEmulator({ ssh: true, lifecycle: LIFECYCLE });
+  const emulator = await startEmulator({ ssh: true, rateLimits: "off", lifecycle: LIFECYCLE });
   try {
     if (!emulator.machines.onstart) throw new Error(`the emulator runs without machines here: ${emulator.machines.why}`);
     const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: emulator.apiKey });

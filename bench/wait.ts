@@ -48,7 +48,7 @@ function percentile(values: number[], p: number): number {
 
 async function measure(waiter: Waiter, bootMs: number): Promise<Figures> {
   const clock = new Clock("frozen");
-  const emu = await startEmulator({ clock, offers: WAITS + 20, seed: 3 });
+  const emu = await startEmulator({ clock, rateLimits: "off", offers: WAITS + 20, seed: 3 });
   const waitClock: WaitClock = { now: () => clock.now(), sleep: async (ms) => clock.advance(ms) };
   const client = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
   const random = seeded(bootMs);

@@ -28,6 +28,7 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
   printConnection(emulator);
   if (accounts.length) console.log("Further accounts: %s (each with the key given by --account-key)", accounts.join(", "));
   if (key) console.log("SSH key %s registered on the seeded account: each instance's ssh command is printed as it comes up", key.file);
+  console.log(rateLimitsLine(emulator));
   booted.splice(0).forEach(showLogin);
   if (!emulator.machines.onstart) {
     console.log(`No emulated machines: ${emulator.machines.why}. Instances' onstart will not run, so maxLifetime and idleTimeout will not end them ` +
@@ -55,6 +56,15 @@ function addAccounts(emulator: RunningEmulator, keys: string[]): number[] {
     accounts.issueKey(user.id, { name: "account", value: key });
     return user.id;
   });
+}
+
+/** The rate limits in force, per key, and how to lift them. */
+function rateLimitsLine(emulator: RunningEmulator): string {
+  const names = { offer_search: "offer search", instance_create: "instance creation", network_volume_search: "network volume search" };
+  const on = Object.entries(emulator.marketplace.rateLimits.settings).filter(([, limit]) => limit.limit > 0);
+  if (!on.length) return "Rate limits: off (--no-rate-limits)";
+  const each = on.map(([endpoint, { limit, windowMs }]) => `${names[endpoint as keyof typeof names]} ${limit} per ${windowMs / 1000} s`);
+  return `Rate limits per key, as the live service's: ${each.join(", ")} (--no-rate-limits lifts them for a fast test)`;
 }
 
 /** Resolves when this process's parent has exited (it is then adopted by another, and its parent id changes). */

@@ -90,6 +90,7 @@ function emulatorCommand(): Command {
     )
     .option("--legacy-instance-listing", "serve the retired GET /api/v0/instances/ as it answered before (old scripts; also GPU_RENTAL_LEGACY_INSTANCE_LISTING=1)")
     .option("--no-local-webhooks", "take webhooks as the live service does: https:// URLs only, and no delivery to private or loopback targets (default: http:// and this computer's receivers too)")
+    .option("--no-rate-limits", "no rate limits (a fast test that is not about them; default: the live service's per key, offer search 10 a minute, instance creation 1 per 3 s; also GPU_RENTAL_EMULATOR_RATE_LIMITS=off)")
     .addHelpText("after", example("npx gpu-rental emulator --port 8765 --api-key local-dev-key-1 --ssh-key ~/.ssh/id_ed25519 &"))
     .action(async (options) => {
       // An empty variable (a CI template's default) is no token.
@@ -109,6 +110,7 @@ function emulatorCommand(): Command {
         sshKeyFile: options.sshKey,
         legacyInstanceListing: !!options.legacyInstanceListing || process.env.GPU_RENTAL_LEGACY_INSTANCE_LISTING === "1",
         ...(options.localWebhooks === false && { localWebhooks: false }),
+        ...((options.rateLimits === false || process.env.GPU_RENTAL_EMULATOR_RATE_LIMITS === "off") && { rateLimits: "off" as const }),
       });
     });
 }

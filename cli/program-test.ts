@@ -57,8 +57,9 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const out = options.out ?? process.stdout;
   const log = (line: string) => out.write(`${line}\n`);
   const steps = new Steps(log);
-  // Quick boots: a CI run tests the program's wiring, not the market's patience.
-  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true });
+  // Quick boots: a CI run tests the program's wiring, not the market's patience. The service's rate limits, though:
+  // a program the service would refuse or hold back (many rentals at once) meets that here first.
+  const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true, rateLimits: "service" });
   // Every process the run starts carries the mark (the engine, its plugins, the program, the instances' processes).
   const run = crypto.randomBytes(6).toString("hex");
   const machines = emulator.ssh?.machines.markPrefix;
@@ -81,7 +82,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     // Unique on a backend that other runs share, as well as in a private one.
     const stackName = options.stackName ?? `test-${crypto.randomBytes(6).toString("hex")}`;
     const backend = options.backend ? `, backend ${masked(options.backend)}` : "";
-    log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url}${backend}`);
+    log(`gpu-rental test: ${options.programDir}, stack ${stackName}, emulator ${emulator.url} (the service's rate limits per key)${backend}`);
     const stackOptions = {
       programDir: options.programDir, stackName, config: options.config, secrets, env, onOutput: (text: string) => out.write(text), backend: options.backend,
     };

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Patience } from "./pacing";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -22,5 +23,6 @@ export interface Call<S extends z.ZodType> {
  * client's namespaces from it, so they never import the client (no import circle).
  */
 export interface Caller {
-  call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>>;
+  /** `patience`: how long the call may wait for the service's rate limit (a rental's deadline), and who is told. */
+  call<S extends z.ZodType>(call: Call<S>, patience?: Patience): Promise<z.infer<S>>;
 }

@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import axios, { AxiosInstance, AxiosResponse } from "axios";
 import pRetry from "p-retry";
 import { z } from "zod";
 import { apiKeysApi } from "./apikeys";
 import { billingApi } from "./billing";
 import type { Call } from "./call";
+import type { Patience } from "./pacing";
 import { AccountRef, Connection, resolveConnection } from "./connection";
 import { instancesApi } from "./instances";
 import { offersApi } from "./offers";
@@ -34,6 +36,7 @@ import {
 } from "./errors";
 
 export type { Call, Caller, Method } from "./call";
+export type { LimitWait, Patience } from "./pacing";
 export type { OfferQuery } from "./offers";
 export type { InstanceQuery, CreatedInstance, InstanceCreateOptions } from "./instances";
 
@@ -59,9 +62,10 @@ export interface ClientOptions extends Partial<Connection> {
   /** Requests in flight at once, over all calls of this client. Default 16. */
   maxConcurrentRequests?: number;
   /**
-   * The longest `Retry-After` of a 429 that a call waits out before trying again (the service's own client waits
-   * up to 60 s). A longer one, or one past the call's deadline, ends the call with a RateLimitedError that says
-   * when to come back. Default 60 s.
+   * The longest a call made outside a rental waits for the service's rate limit (a 429's `Retry-After`, and the
+   * calls of its endpoint queued before it; the service's own client waits as long). A longer wait, or one past
+   * the call's deadline, ends the call with a RateLimitedError that says when to come back. A rental's calls wait
+   * up to the rental's deadline instead. Default 60 s.
    */
   maxRetryAfterMs?: number;
   onRetry?: (event: RetryEvent) => void;
@@ -74,8 +78,9 @@ export interface ClientOptions extends Partial<Connection> {
   /** The clock of the call deadlines and of the pauses a 429 asks for. Default real time. */
   clock?: Clock;
   /**
-   * What the rentals made through this client share (offer claims, the queue of capped rentals): clients given the
-   * same one coordinate (a Pulumi provider gives all of its clients one). Default: the client's own.
+   * What the rentals and calls made through this client share (offer claims and searches, the queue of capped
+   * rentals, the queues of rate-limited endpoints): clients given the same one coordinate (a Pulumi provider gives
+   * all of its clients one). Default: the client's own.
    */
   rentals?: Rentals;
 }
@@ -88,14 +93,17 @@ export class GpuRentalClient {
   private readonly gate: RequestGate;
   readonly #clock: Clock;
   readonly #rentals: Rentals;
+  /** The service and the key (a fingerprint of it): the service's limits are per key. */
+  readonly #scope: string;
 
   constructor(options: ClientOptions = {}) {
     const connection = resolveConnection(options, options.account);
     this.options = options;
     this.#clock = options.clock ?? REAL_TIME;
-    this.gate = new RequestGate(options.maxConcurrentRequests ?? 16, this.#clock);
+    this.gate = new RequestGate(options.maxConcurrentRequests ?? 16);
     this.#rentals = options.rentals ?? new Rentals(this.#clock);
     this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
+    this.#scope = `${this.apiUrl} ${createHash("sha256").update(connection.apiKey).digest("hex").slice(0, 16)}`;
     this.http = axios.create({
       baseURL: this.apiUrl,
       headers: { Authorization: `Bearer ${connection.apiKey}`, Accept: "application/json" },
@@ -144,14 +152,53 @@ export class GpuRentalClient {
 
   /**
    * Sends one request: retries transient failures (when safe), maps error statuses to typed errors, and
-   * validates the response with `schema`. Every endpoint function of the SDK goes through here.
+   * validates the response with `schema`. Every endpoint function of the SDK goes through here. Once a 429 names
+   * its window, the calls of that endpoint and key take turns (sdk/pacing.ts): time spent waiting for a turn is not
+   * the call's (`callDeadlineMs`) but its `patience`'s (a rental's deadline), or, without one, the call's own bound.
    */
-  async call<S extends z.ZodType>(call: Call<S>): Promise<z.infer<S>> {
+  async call<S extends z.ZodType>(call: Call<S>, patience: Patience = {}): Promise<z.infer<S>> {
+    const lane = GpuRentalClient.rentalsOf(this).pacing.lane(call.autoscaler ? `${this.#scope} autoscaler` : this.#scope, call.method, call.path);
+    const order = lane.order();
+    const deadlineMs = this.options.callDeadlineMs ?? 45_000;
+    let deadline = this.#clock.now() + deadlineMs;
+    // Without a rental's deadline, waiting counts against the call's own: it waits at most maxRetryAfterMs of it.
+    const until = () => patience.until ?? this.#clock.now() + Math.max(0, Math.min(this.options.maxRetryAfterMs ?? 60_000, deadline - this.#clock.now()));
+    const waiting = { bound: "the end of this call's wait (maxRetryAfterMs, within its deadline)", ...patience };
+    let turn = await lane.take(order, until(), waiting);
+    for (let waits = 1; ; waits++) {
+      if (patience.until !== undefined) deadline += turn.waitedMs;
+      let failure: unknown;
+      try {
+        const answer = await this.#tries(call, deadline, deadlineMs);
+        turn.done();
+        return answer;
+      } catch (error) {
+        failure = error;
+      }
+      const error = failure as GpuRentalError;
+      if (!(error instanceof RateLimitedError) || error.retryAfterMs === undefined || !isTransient(error)) {
+        turn.done();
+        throw error;
+      }
+      lane.limited(error.retryAfterMs);
+      const bound = until();
+      if (this.#clock.now() + error.retryAfterMs > bound) {
+        turn.done();
+        throw waitsTooLong(error, bound - this.#clock.now(), this.#clock, patience.bound);
+      }
+      this.options.onRetry?.({ request: error.request!, attempt: waits, retriesLeft: this.options.retries ?? 5, error });
+      // In line again, at its own place, before its turn ends: no call asked later goes first.
+      const again = lane.take(order, bound, waiting);
+      turn.done();
+      turn = await again;
+    }
+  }
+
+  /** Tries one call: again after transient failures (a 429 naming its window is the lane's, not retried here). */
+  #tries<S extends z.ZodType>(call: Call<S>, deadline: number, deadlineMs: number): Promise<z.infer<S>> {
     const request: RequestInfo = { method: call.method, path: call.path };
     const retryable = (error: unknown) =>
       call.idempotent === false ? error instanceof RateLimitedError && isTransient(error) : isTransient(error);
-    const deadlineMs = this.options.callDeadlineMs ?? 45_000;
-    const deadline = this.#clock.now() + deadlineMs;
     let tries = 0;
     return pRetry(
       async (attempt) => {
@@ -161,9 +208,7 @@ export class GpuRentalClient {
         } catch (error) {
           // A DELETE retried after a lost answer finds the thing gone: the earlier try deleted it.
           if (attempt > 1 && call.method === "DELETE" && error instanceof NotFoundError) return call.schema.parse({ success: true });
-          if (error instanceof RateLimitedError && waitsTooLong(error, Math.min(this.options.maxRetryAfterMs ?? 60_000, deadline - this.#clock.now()))) {
-            throw new pRetry.AbortError(error);
-          }
+          if (error instanceof RateLimitedError && error.retryAfterMs !== undefined) throw new pRetry.AbortError(error);
           if (retryable(error) && deadline - this.#clock.now() > 100) throw error;
           throw new pRetry.AbortError(withinDeadline(error as Error, tries, deadline - this.#clock.now(), deadlineMs));
         }
@@ -177,12 +222,8 @@ export class GpuRentalClient {
           const error = failure as unknown as GpuRentalError;
           if (failure.retriesLeft > 0) {
             this.options.onRetry?.({ request, attempt: failure.attemptNumber, retriesLeft: failure.retriesLeft, error });
+            await this.#clock.sleep(backoffMs(this.options, failure.attemptNumber));
           }
-          // Every call of this client waits out the service's Retry-After (p-retry adds its own backoff).
-          if (error instanceof RateLimitedError && error.retryAfterMs && failure.retriesLeft > 0) {
-            this.gate.pause(Math.min(error.retryAfterMs, Math.max(0, deadline - this.#clock.now())));
-          }
-          if (failure.retriesLeft > 0) await this.#clock.sleep(backoffMs(this.options, failure.attemptNumber));
         },
       },
     );
@@ -235,40 +276,56 @@ function declined(body: unknown): boolean {
 }
 
 /**
- * A 429 whose `Retry-After` is longer than the call may wait (`boundMs`): it says so, and when to come back,
- * rather than trying again too early or waiting past the deadline.
+ * A 429 whose `Retry-After` is longer than the call may wait (`boundMs`; `bound` names a rental's deadline): it
+ * says so, and when to come back, rather than trying again too early or waiting past the deadline.
  */
-function waitsTooLong(error: RateLimitedError, boundMs: number): boolean {
-  if (error.retryAfterMs === undefined || error.retryAfterMs <= boundMs) return false;
-  const back = new Date(Date.now() + error.retryAfterMs).toISOString();
-  error.message += ` The service asks to wait ${seconds(error.retryAfterMs)} before trying again (Retry-After), longer than this call waits ` +
-    `(${seconds(Math.max(0, boundMs))}): try again after ${back}.`;
-  return true;
+function waitsTooLong(error: RateLimitedError, boundMs: number, clock: Clock, bound?: string): RateLimitedError {
+  const wait = error.retryAfterMs ?? 0;
+  const back = new Date(clock.now() + wait).toISOString();
+  const past = bound ? `past ${bound} (in ${seconds(Math.max(0, boundMs))})` : `longer than this call waits (${seconds(Math.max(0, boundMs))})`;
+  error.message += ` The service asks to wait ${seconds(wait)} before trying again (Retry-After), ${past}: try again after ${back}.`;
+  return error;
 }
 
 /**
  * What an error answer says: its `error` code, its message (`msg`; `detail` in some 429s; the text itself when
- * the body is plain text, as some 429s are) and the `new_contract` of a refusal that made an instance anyway.
+ * the body is plain text, as some 429s are), the `new_contract` of a refusal that made an instance anyway, and the
+ * wait a 429 names in its body (`retry_after` seconds, or its words: `Retry in 3 s`).
  */
-function readErrorBody(data: unknown): { code?: string; msg?: string; newContract?: number } {
-  if (typeof data === "string") return { msg: data.trim().slice(0, 200) || undefined };
+function readErrorBody(data: unknown): { code?: string; msg?: string; newContract?: number; retryAfterMs?: number } {
+  if (typeof data === "string") {
+    const msg = data.trim().slice(0, 200) || undefined;
+    return { msg, retryAfterMs: waitInWords(msg) };
+  }
   if (typeof data !== "object" || data === null) return {};
   const body = data as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === "string" ? value : undefined);
   const contract = body.new_contract;
+  const msg = text(body.msg) ?? text(body.detail) ?? text(body.message);
+  const retryAfter = body.retry_after;
   return {
     code: text(body.error),
-    msg: text(body.msg) ?? text(body.detail) ?? text(body.message),
+    msg,
     newContract: typeof contract === "number" && Number.isInteger(contract) ? contract : undefined,
+    retryAfterMs: typeof retryAfter === "number" && retryAfter > 0 ? retryAfter * 1000 : waitInWords(msg),
   };
 }
 
+/** The wait a message names: `Retry in 3 s`, `try again after 2 seconds`, `retry after 500 ms`. */
+function waitInWords(msg: string | undefined): number | undefined {
+  const match = msg && /\b(?:retry|try again)\s+(?:in|after)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?)\b/i.exec(msg);
+  if (!match) return undefined;
+  const unit = match[2].toLowerCase();
+  const ms = Number(match[1]) * (unit.startsWith("ms") || unit.startsWith("milli") ? 1 : unit.startsWith("m") ? 60_000 : 1000);
+  return ms > 0 ? ms : undefined;
+}
+
 function toServiceError(res: AxiosResponse, request: RequestInfo): GpuRentalError {
-  const { code, msg, newContract } = readErrorBody(res.data);
+  const { code, msg, newContract, retryAfterMs: named } = readErrorBody(res.data);
   const ErrorType = errorForStatus(res.status, code);
   const message = `${request.method} ${request.path} failed with ${res.status}${code ? ` ${code}` : ""}: ${msg ?? "no message"}`;
   const error = new ErrorType(message, { status: res.status, code, serviceMessage: msg, request, newContract });
-  if (error instanceof RateLimitedError) error.retryAfterMs = retryAfterMs(res.headers["retry-after"]);
+  if (error instanceof RateLimitedError) error.retryAfterMs = retryAfterMs(res.headers["retry-after"]) ?? named;
   if (error instanceof SearchQuotaExceededError) quotaSpent(error, res.headers["x-ratelimit-reset"]);
   return error;
 }

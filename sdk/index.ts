@@ -3,6 +3,7 @@ export * from "./errors";
 export * from "./connection";
 export * from "./clock";
 export * from "./client";
+export { describeWait } from "./pacing";
 export type * from "./offer-filters";
 export * from "./filter-check";
 export { nearestName } from "./nearest-name";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Caller } from "./call";
+import type { Patience } from "./pacing";
 import { BadRequestError, foundOrNull, GpuRentalError, ListingError, ResponseValidationError } from "./errors";
 import {
   ChangeBidRequest,
@@ -44,6 +45,8 @@ export interface InstanceCreateOptions {
    * true). A caller that needs the instance's key (which a refusal does not carry) says false: it is destroyed.
    */
   keepAsRequested?: boolean;
+  /** How long the creation may wait for the service's rate limit (a rental's deadline), and who is told. */
+  patience?: Patience;
 }
 
 /**
@@ -54,7 +57,7 @@ export interface InstanceCreateOptions {
 async function createInstance(client: Caller, offerId: number, request: CreateInstanceRequest, options: InstanceCreateOptions = {}): Promise<CreatedInstance> {
   const body = parseRequest(CreateInstanceRequest, request, "instance creation");
   try {
-    return await client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false });
+    return await client.call({ method: "PUT", path: `/api/v0/asks/${offerId}/`, body, schema: CreateInstanceResponse, idempotent: false }, options.patience);
   } catch (error) {
     if (error instanceof GpuRentalError && error.newContract !== undefined) return strayInstance(client, body, error, options.keepAsRequested ?? true);
     throw error;

@@ -23,8 +23,12 @@ export const ControlSettings = z
       .object({ provisioningMs: z.number().min(0).optional(), loadingMs: z.number().min(0).optional(), restartMs: z.number().min(0).optional() })
       .strict()
       .optional(),
+    /** The limits per key: `"service"` (the live service's, the default), `"off"`, or some endpoints' own. */
     rateLimits: z
-      .partialRecord(z.enum(RATE_LIMITED), z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() }).strict())
+      .union([
+        z.enum(["service", "off"]),
+        z.partialRecord(z.enum(RATE_LIMITED), z.object({ limit: z.number().int().min(0), windowMs: z.number().int().positive() }).strict()),
+      ])
       .optional(),
     /** The daily quota of offer search per key, in offer rows a UTC day; 0 turns it off (the default). */
     searchQuota: z.object({ rowsPerDay: z.number().int().min(0) }).strict().optional(),
@@ -63,7 +67,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     return {
       now,
       ...settingsOf(market),
-      stats: { ...market.stats, faultsInjected: faults.injected },
+      stats: { ...market.stats, faultsInjected: faults.injected, rateLimited: market.rateLimits.refused },
       faults: faults.list(),
       offers_on_market: market.market.countOnMarket(),
       // The emulator process's memory, in MiB (the schemathesis suite reports it after its run).
@@ -76,7 +80,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     const settings = parse(ControlSettings, request.body, "request");
     if (settings.contention !== undefined) market.contention = settings.contention;
     if (settings.lifecycle) market.lifecycle = { ...market.lifecycle, ...settings.lifecycle };
-    if (settings.rateLimits) Object.assign(market.rateLimits.settings, settings.rateLimits);
+    if (settings.rateLimits) market.rateLimits.choose(settings.rateLimits);
     if (settings.searchQuota) market.searchQuota.rowsPerDay = settings.searchQuota.rowsPerDay;
     if (settings.lowBidStatus !== undefined) market.lowBidStatus = settings.lowBidStatus;
     if (settings.doubleAcceptances !== undefined) market.doubleAcceptances = settings.doubleAcceptances;

@@ -8,7 +8,7 @@ import { actualStatus, DEFAULT_RESTART_MS, InstanceEvent, Instances, Lifecycle }
 import { Market } from "./offers";
 import { CryptoRandom, Random } from "./random";
 import { PartChanges, Persistent } from "./persistence";
-import { RateLimits, SearchQuota } from "./ratelimits";
+import { RateLimitChoice, RateLimits, SearchQuota } from "./ratelimits";
 import { Billing } from "./billing";
 import { Tfa } from "./tfa";
 import { Templates } from "./templates";
@@ -34,6 +34,8 @@ export interface MarketplaceOptions {
   apiKey?: string;
   /** Started for local use: webhooks may be `http://` and go to private and loopback targets (emulator/WEBHOOKS.md). Default true. */
   localWebhooks?: boolean;
+  /** The rate limits per key: the live service's (`"service"`, the default), none (`"off"`), or some endpoints' own. */
+  rateLimits?: RateLimitChoice;
 }
 
 export interface MarketStats {
@@ -44,6 +46,8 @@ export interface MarketStats {
   offersUnavailable: number;
   /** Accepts that were the second of their offer (`doubleAcceptances`): answered, and their instance never boots. */
   secondAcceptances?: number;
+  /** Offer searches answered to a key (what the service's limit and daily quota count). */
+  offerSearches?: number;
 }
 
 export interface MarketplaceSnapshot {
@@ -118,7 +122,7 @@ export class Marketplace {
    * like any other, but another acceptance holds the machine, and its instance never boots. Not saved.
    */
   doubleAcceptances = 0;
-  readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0, secondAcceptances: 0 };
+  readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0, secondAcceptances: 0, offerSearches: 0 };
 
   constructor(private readonly options: MarketplaceOptions = {}) {
     this.clock = options.clock ?? new Clock();
@@ -130,6 +134,7 @@ export class Marketplace {
     this.accounts = new Accounts(now);
     this.webhooks = new Webhooks({ now, users: () => this.accounts.allUsers(), local: options.localWebhooks ?? true });
     this.rateLimits = new RateLimits(now);
+    if (options.rateLimits) this.rateLimits.choose(options.rateLimits);
     this.searchQuota = new SearchQuota(now);
     // 2FA secrets and codes from node:crypto, never the seed: a seeded stream would replay them after a restart.
     this.tfa = new Tfa({ accounts: this.accounts, clock: this.clock, random: new CryptoRandom() });
@@ -259,6 +264,7 @@ export class Marketplace {
     this.contention = this.options.contention ?? data.contention;
     this.lifecycle = { ...data.lifecycle, ...this.options.lifecycle };
     Object.assign(this.rateLimits.settings, data.rateLimits);
+    if (this.options.rateLimits) this.rateLimits.choose(this.options.rateLimits);
     this.searchQuota.rowsPerDay = data.searchQuota?.rowsPerDay ?? 0;
     this.lowBidStatus = data.lowBidStatus ?? 400;
     // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
@@ -269,6 +275,7 @@ export class Marketplace {
   searchOffers(request: OfferSearchRequest, caller?: number) {
     if (caller === undefined) return this.market.search(request);
     this.searchQuota.check(caller);
+    this.stats.offerSearches = (this.stats.offerSearches ?? 0) + 1;
     const offers = this.market.search(request);
     this.searchQuota.count(caller, offers.length);
     return offers;

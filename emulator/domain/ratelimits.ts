@@ -10,24 +10,49 @@ export interface RateLimit {
   windowMs: number;
 }
 
+export type RateLimitSettings = Record<RateLimitedEndpoint, RateLimit>;
+
 /**
- * The spec names 429 on network volume search; the live service also limits offer search (on the order of ten a
- * minute) and instance creation (about one call per few seconds). Volume search is limited by default; the other
- * two are off by default, so that tests and CI runs that search and rent often are not slowed down, and can be
- * switched on (`PUT /_emulator/settings {"rateLimits": ...}`) to test a client's backoff.
+ * The limits of the live service, per key (docs/emulator.md, "Rate limits", has the figures and where each comes
+ * from): network volume search (the spec names its 429), offer search and instance creation. On by default, so
+ * that a program the service would refuse or slow down meets that here first.
  */
-export const DEFAULT_RATE_LIMITS: Record<RateLimitedEndpoint, RateLimit> = {
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   network_volume_search: { limit: 30, windowMs: 60_000 },
+  offer_search: { limit: 10, windowMs: 60_000 },
+  instance_create: { limit: 1, windowMs: 3_000 },
+};
+
+/** Every limit off: for tests and runs that are not about limits (`--no-rate-limits`, `rateLimits: "off"`). */
+export const NO_RATE_LIMITS: RateLimitSettings = {
+  network_volume_search: { limit: 0, windowMs: 60_000 },
   offer_search: { limit: 0, windowMs: 60_000 },
   instance_create: { limit: 0, windowMs: 3_000 },
 };
 
+/** Limits as a start or the control API gives them: the service's, none, or some endpoints' own (the others unchanged). */
+export type RateLimitChoice = "service" | "off" | Partial<RateLimitSettings>;
+
+/** The limits a choice makes of `current`. */
+export function chosenLimits(current: RateLimitSettings, choice: RateLimitChoice): RateLimitSettings {
+  if (choice === "service") return structuredClone(DEFAULT_RATE_LIMITS);
+  if (choice === "off") return structuredClone(NO_RATE_LIMITS);
+  return { ...current, ...structuredClone(choice) };
+}
+
 /** Sliding-window counters, per endpoint and caller, on the emulator's clock. */
 export class RateLimits {
-  settings: Record<RateLimitedEndpoint, RateLimit> = structuredClone(DEFAULT_RATE_LIMITS);
+  settings: RateLimitSettings = structuredClone(DEFAULT_RATE_LIMITS);
+  /** Calls refused by the limits, per endpoint (the control API's state shows them). */
+  readonly refused: Partial<Record<RateLimitedEndpoint, number>> = {};
   private readonly calls = new Map<string, number[]>();
 
   constructor(private readonly now: () => number) {}
+
+  /** Applies a choice of limits (the calls counted so far still count). */
+  choose(choice: RateLimitChoice): void {
+    this.settings = chosenLimits(this.settings, choice);
+  }
 
   /** Counts a call; refuses it with 429 `rate_limited` (and when to come back) once the window is full. */
   take(endpoint: RateLimitedEndpoint, caller: string | number): void {
@@ -39,6 +64,7 @@ export class RateLimits {
     if (recent.length >= limit) {
       const retryAfterSeconds = Math.max(1, Math.ceil((recent[0] + windowMs - now) / 1000));
       this.calls.set(key, recent);
+      this.refused[endpoint] = (this.refused[endpoint] ?? 0) + 1;
       throw new ServiceError(
         "rate_limited",
         "rate_limited",

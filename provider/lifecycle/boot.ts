@@ -1,4 +1,5 @@
 import {
+  describeWait, LimitWait,
   destroyRetried, FAILED_STATUSES, GpuRentalError, Instance, InstanceFailedError, InterruptedError, NotDestroyedError, Offer, RentOptions,
   specOfInstance, waitForInstances, waitForStatus, WaitOutcome, WaitTarget, WaitTimeoutError,
 } from "../../sdk";
@@ -251,3 +252,19 @@ export function observedOutputs(instance: Instance): ObservedOutputs {
 export function unseen(id: number): Instance {
   return { id } as Instance;
 }
+
+/**
+ * The progress line of a rental held back by the service's rate limit (the calls of a rate-limited endpoint take
+ * turns): said at once, then at most every few seconds, so a fleet of many members says it once, not once a member.
+ */
+export function limitProgress(op: Operation): (wait: LimitWait) => void {
+  let said = -Infinity;
+  return (wait) => {
+    const now = op.clock.now();
+    if (now - said < PROGRESS_EVERY_MS) return;
+    said = now;
+    op.log(describeWait(wait, now));
+  };
+}
+
+const PROGRESS_EVERY_MS = 10_000;

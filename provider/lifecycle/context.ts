@@ -10,8 +10,11 @@ import { ProcessStop } from "./process-stop";
  */
 export interface ContextOptions {
   clock?: Clock;
-  /** Where progress lines go. Default the process's stderr (the engine shows it with the resource's output). */
-  write?: (line: string) => void;
+  /**
+   * Where progress lines go, with the URN of the resource they are about when known. Default the process's stderr
+   * (the engine shows a dynamic provider's with the resource's output; a plugin sends them to the engine instead).
+   */
+  write?: (line: string, urn?: string) => void;
   /** The process's stop (one per provider process). Default a stop of this context's own. */
   stop?: ProcessStop;
 }
@@ -20,7 +23,7 @@ export class ProviderContext {
   readonly clock: Clock;
   readonly rentals: Rentals;
   readonly stop: ProcessStop;
-  readonly write: (line: string) => void;
+  readonly write: (line: string, urn?: string) => void;
   private readonly clients = new Map<string, GpuRentalClient>();
   private readonly leftBehinds = new Map<GpuRentalClient, LeftBehind>();
   /** The generation in the state of each resource checked by this provider, by URN (see generationOf). */

@@ -4,7 +4,7 @@ import {
   destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
   lifetimeWarnings, NotDestroyedError, ownerEnv, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
-import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, limitProgress, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
 import { describeResource } from "./describe";
@@ -395,7 +395,9 @@ function reached(member: FleetMember, target: "running" | "stopped"): boolean {
 async function rentMembers(spec: FleetSpec, indices: number[], op: Operation): Promise<Made[]> {
   if (!indices.length) return [];
   const tokenOf = (index: number) => (op.identity ? resourceToken(op.identity, `member ${index}`) : undefined);
-  const policy: RentOptions = { clock: op.clock, ...op.rent, requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: op.spendCap(), signal: op.signal };
+  const policy: RentOptions = {
+    clock: op.clock, ...op.rent, requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: op.spendCap(), signal: op.signal, onWait: limitProgress(op),
+  };
   const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer), key: held.key });
   try {
     const booted = await rentAndBoot(

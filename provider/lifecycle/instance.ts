@@ -6,7 +6,7 @@ import {
   waitForStatus, watchdogCannotRun,
 } from "../../sdk";
 import { offerMatches } from "../../sdk/filter-predicate";
-import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
+import { BOOT_DEFAULTS, BootFailure, BootsFailed, failedFor, Held, limitProgress, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys, keySet, SshKeysSpec } from "./instance-keys";
 import { criteriaFilters, CriteriaFields } from "./criteria";
@@ -492,6 +492,7 @@ async function rent(
         op.log(`offer ${attempt.offerId}: ${attempt.outcome}${attempt.detail ? ` (${attempt.detail})` : ""} after ${(attempt.atMs / 1000).toFixed(1)} s`);
         options.onAttempt?.(attempt);
       },
+      onWait: limitProgress(op),
     });
     return { index: 0, instanceId: rented.instanceId, offer: rented.offer, key: rented.instanceApiKey ?? null, token: rented.token };
   } catch (error) {

@@ -78,7 +78,7 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
     client: context.client(accountOf(props), calls),
     leftBehind: context.leftBehind(context.client(accountOf(props))),
     clock: context.clock,
-    log: (line) => context.write(`${nameOf(name, props)}: ${line}`),
+    log: (line) => context.write(`${nameOf(name, props)}: ${line}`, urn),
     spendCap: () => context.spendCap(),
     identity: urn ? { urn, generation: Number(props[GENERATION_INPUT] ?? 0) } : undefined,
     signal: context.stop.signal,

@@ -1,4 +1,5 @@
 import * as fs from "node:fs";
+import { once } from "../../sdk/once";
 // The module object itself (not an import's read-only view of it): its createServer is wrapped below.
 import http2 = require("node:http2");
 
@@ -55,12 +56,4 @@ function isPipe(fd: number): boolean {
   } catch {
     return false;
   }
-}
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (!done) fn();
-    done = true;
-  };
 }

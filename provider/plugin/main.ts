@@ -5,6 +5,7 @@ import { GpuRentalProvider } from "./provider";
 import { configureLifecycle, ProcessStop, REGISTRY } from "../lifecycle";
 import { programWords, schemaNames, speakingProgramWords } from "./program-words";
 import { fromPulumi } from "../pulumi-modules";
+import { infoEngine } from "../engine-log";
 import { serve, serverModules } from "../provider-server";
 import { packageSchema } from "../schema/schema";
 
@@ -16,7 +17,10 @@ export function main(): Promise<void> {
   const stop = new ProcessStop();
   const words = programWords(() => schemaNames(packageSchema(VERSION)));
   const provider = new GpuRentalProvider(VERSION, stop, REGISTRY, words);
-  const configure = (settings: Record<string, unknown>) => provider.configured(configureLifecycle(configureProvider(settings, VERSION), { stop }));
+  // Progress lines go to the engine (which shows no plugin's stderr), one after another, in order.
+  let said = Promise.resolve();
+  const write = (line: string, urn?: string) => void (said = said.then(() => infoEngine([line], urn)));
+  const configure = (settings: Record<string, unknown>) => provider.configured(configureLifecycle(configureProvider(settings, VERSION), { stop, write }));
   // A signal to this process (a cancelled CI job) interrupts the creations under way, which answer with what they made.
   stop.onSignals();
   // Before the server is made: it watches the server's connections, and ends the process as a signal does.

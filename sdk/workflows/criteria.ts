@@ -1,4 +1,4 @@
-import type { OfferQuery } from "../client";
+import type { OfferQuery } from "../offers";
 import type { OfferFilters } from "../offer-filters";
 import type { OfferType, Order } from "../schemas";
 

@@ -1,8 +1,9 @@
-import { GpuRentalClient } from "../client";
-import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError } from "../errors";
+import { GpuRentalClient, LimitWait, Patience } from "../client";
+import { BadRequestError, ConfigurationError, GpuRentalError, OfferUnavailableError, RateLimitedError } from "../errors";
 import { CreateInstanceRequest, Offer } from "../schemas";
 import { Clock, REAL_TIME } from "../clock";
 import type { Rentals } from "./rentals";
+import type { Drawn, OfferPool } from "./offer-pool";
 import { createOnce, CreationOptions, FailureBudget, NotCreatedError } from "./create-once";
 import { sweepCommand, TOKEN_ENV, tokenOfInstance } from "./tokens";
 import { destroyRetried } from "./destroy";
@@ -29,6 +30,12 @@ export interface RentOptions extends CreationOptions {
   requireInstanceKey?: boolean;
   /** Every attempt, as it ends. */
   onAttempt?: (attempt: RentAttempt) => void;
+  /**
+   * A call of the rental starts waiting for the service's rate limit (once a 429 named its window, the calls of
+   * that endpoint and key take turns): what waits, how many, until when. That wait counts against `deadlineMs`,
+   * not against the call's own deadline.
+   */
+  onWait?: (wait: LimitWait) => void;
   /**
    * The instance ends itself after `maxLifetime`, or when idle for `idleTimeout` (see ./watchdog.ts): a watchdog
    * composed into `onstart`. Refused (ConfigurationError, nothing rented) for runtype `args`, which runs no onstart.
@@ -146,35 +153,62 @@ class Rental {
   }
 
   async run(): Promise<RentResult> {
-    while (this.timeLeft()) {
-      this.throwIfInterrupted();
-      const searchedAt = this.clock.now();
-      const search = this.client.offers.search(offerQuery(this.criteria, [...this.gone, ...this.rentals.acceptingOffers(this.client.apiUrl)]));
-      // A search under way sends nothing: an interruption need not wait for it.
-      const candidates = await untilInterrupted(search, this.options.signal, 0, "nothing was rented");
-      if (candidates.length === 0) {
-        const othersAccepting = this.rentals.acceptingOffers(this.client.apiUrl).length > 0;
-        if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
-        if (!othersAccepting) break;
-        // Every match is being accepted by another rental of this process: one of them may give its offer back.
-        await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented", this.clock);
-        continue;
-      }
-      for (const offer of candidates) {
-        if (!this.timeLeft()) break;
+    // Rentals of the same criteria draw from one search (offer-pool.ts); a pinned offer is looked up on its own.
+    const pool = this.criteria.offerId === undefined ? this.rentals.offerPool(this.client.apiUrl, this.criteria) : undefined;
+    const leave = pool?.join();
+    try {
+      while (this.timeLeft()) {
         this.throwIfInterrupted();
-        if (!this.rentals.claimOffer(this.client.apiUrl, offer.id, searchedAt)) continue;
-        let rented: RentResult | null = null;
-        try {
-          rented = await this.tryOffer(offer);
-          if (rented) return rented;
-        } finally {
-          this.rentals.releaseOffer(this.client.apiUrl, offer.id, rented !== null || this.gone.has(offer.id));
+        // A search under way sends nothing: an interruption need not wait for it.
+        const drawn = await untilInterrupted(pool ? pool.next(this.client, this.patience) : this.pinned(), this.options.signal, 0, "nothing was rented");
+        if (!drawn) {
+          const othersAccepting = this.rentals.acceptingOffers(this.client.apiUrl).length > 0;
+          if (this.attempts.length === 0 && !othersAccepting) throw noMatch(this.criteria);
+          if (!othersAccepting) break;
+          // Every match is being accepted by another rental of this process: one of them may give its offer back.
+          await pauseUnlessInterrupted(500, this.options.signal, "nothing was rented", this.clock);
+          pool?.again();
+          continue;
         }
+        const rented = await this.claimAndTry(drawn, pool);
+        if (rented) return rented;
+        if (!pool) break;
       }
-      if (this.criteria.offerId !== undefined) break;
+    } finally {
+      leave?.();
     }
     throw this.failure();
+  }
+
+  /** The pinned offer, if it is on the market now. */
+  private async pinned(): Promise<Drawn | null> {
+    const searchedAt = this.clock.now();
+    const [offer] = await this.client.offers.search(offerQuery(this.criteria), this.patience);
+    return offer ? { offer, searchedAt } : null;
+  }
+
+  /** Accepts a drawn offer unless another rental of this process is accepting it; one not taken goes back to the pool. */
+  private async claimAndTry({ offer, searchedAt }: Drawn, pool?: OfferPool): Promise<RentResult | null> {
+    if (!this.timeLeft()) {
+      pool?.giveBack(offer);
+      return null;
+    }
+    if (!this.rentals.claimOffer(this.client.apiUrl, offer.id, searchedAt)) return null;
+    let rented: RentResult | null = null;
+    try {
+      rented = await this.tryOffer(offer);
+      return rented;
+    } finally {
+      const taken = rented !== null || this.gone.has(offer.id);
+      this.rentals.releaseOffer(this.client.apiUrl, offer.id, taken);
+      if (!taken) pool?.giveBack(offer);
+    }
+  }
+
+  /** How long the rental's calls may wait for the service's rate limit: until its deadline, or an interruption. */
+  private get patience(): Patience {
+    const bound = `the rental's deadline (deadlineMs ${Math.round((this.deadline - this.started) / 1000)} s)`;
+    return { until: this.deadline, bound, onWait: this.options.onWait, signal: this.options.signal };
   }
 
   /** Accepts one offer, again while the service fails on it and it is still free; null when it vanished. */
@@ -186,7 +220,7 @@ class Rental {
           {
             what: `An instance on offer ${offer.id}`,
             // A rental that needs the key keeps no instance a refusal made: a refusal carries no key.
-            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token), { keepAsRequested: !this.options.requireInstanceKey }),
+            send: (token) => this.client.instances.create(offer.id, this.tokenRequest(offer, token), { keepAsRequested: !this.options.requireInstanceKey, patience: this.patience }),
             // The listing cannot filter on `extra_env` (the service lists by the fields of INSTANCE_FIELDS in
             // emulator/domain/instances.ts, not the environment): every page is read. A failed listing throws.
             find: async (token) => (await this.client.instances.list()).find((i) => tokenOfInstance(i) === token) ?? null,
@@ -244,7 +278,7 @@ class Rental {
   }
 
   private async stillFree(offer: Offer): Promise<boolean> {
-    const [found] = await this.client.offers.search(offerQuery({ ...this.criteria, offerId: offer.id }));
+    const [found] = await this.client.offers.search(offerQuery({ ...this.criteria, offerId: offer.id }), this.patience);
     if (found) return true;
     this.gone.add(offer.id);
     this.record(offer, "vanished", "taken while the service was failing");
@@ -271,6 +305,8 @@ class Rental {
     if (error instanceof BadRequestError && this.criteria.type === "bid") {
       error.message += ` (offer ${offer.id}: a bid must be at least the offer's min_bid; raise maxPricePerHour)`;
     }
+    // The service's limit holds the rental back past its deadline: nothing was made, the offer is left for others.
+    if (error instanceof RateLimitedError) error.message += ` Nothing was rented (offer ${offer.id} is left for others).`;
     return error;
   }
 

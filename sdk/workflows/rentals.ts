@@ -1,4 +1,7 @@
 import { Clock, REAL_TIME } from "../clock";
+import { Pacing } from "../pacing";
+import type { OfferCriteria } from "./criteria";
+import { OfferPool, poolKey } from "./offer-pool";
 
 /**
  * What the rentals sharing one client (or, in a Pulumi provider, every client of one provider) know of each other,
@@ -6,14 +9,32 @@ import { Clock, REAL_TIME } from "../clock";
  * - the offers they are accepting right now, or took (rented, or found gone) lately. Rentals running at once (the
  *   resources of one Pulumi program, a fleet) skip these instead of racing for the cheapest offers: a search result
  *   is a snapshot, and an offer another rental took after that search is still on its list;
+ * - the offer searches of like rentals (offer-pool.ts): one search's offers, each handed to one rental;
  * - the queue of capped rentals (`maxHourlySpend`), which run one after another, each checking the cap after the
- *   previous one's instance exists, so together they cannot cross it.
+ *   previous one's instance exists, so together they cannot cross it;
+ * - the queues of the endpoints the service rate-limits, per key (../pacing.ts), which every call of these
+ *   clients takes its turn in.
  */
 export class Rentals {
   private readonly services = new Map<string, ServiceClaims>();
   private readonly capQueues = new Map<string, Promise<unknown>>();
+  private readonly pools = new Map<string, OfferPool>();
+  readonly pacing: Pacing;
 
-  constructor(private readonly clock: Clock = REAL_TIME) {}
+  constructor(private readonly clock: Clock = REAL_TIME) {
+    this.pacing = new Pacing(clock);
+  }
+
+  /** The offers of `criteria` on a service, shared by the rentals that search for them now (made anew once idle and old). */
+  offerPool(service: string, criteria: OfferCriteria): OfferPool {
+    const key = `${service}\n${poolKey(criteria)}`;
+    const pool = this.pools.get(key);
+    if (pool && !pool.retired()) return pool;
+    for (const [other, old] of this.pools) if (old.retired()) this.pools.delete(other);
+    const made = new OfferPool(criteria, this.clock, () => this.acceptingOffers(service));
+    this.pools.set(key, made);
+    return made;
+  }
 
   /**
    * Claims an offer found by a search made at `searchedAt`; false when another rental is accepting it, or took it

@@ -11,7 +11,7 @@ const tempDir = scratchFolders("data");
 describe("--data-dir", () => {
   it("keeps instances, keys, credit and the clock across a restart", async () => {
     const dataDir = tempDir();
-    const first = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen") });
+    const first = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen"), rateLimits: "off" });
     const client = new GpuRentalClient({ apiUrl: first.url, apiKey: first.apiKey });
     const [offer] = await client.offers.search({ limit: 1 });
     const { new_contract: id, instance_api_key: instanceKey } = await client.instances.create(offer.id, { image: "x", label: "kept" });
@@ -20,7 +20,7 @@ describe("--data-dir", () => {
     const creditBefore = (await client.users.current()).credit;
     await first.close();
 
-    const second = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen") });
+    const second = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen"), rateLimits: "off" });
     const again = new GpuRentalClient({ apiUrl: second.url, apiKey: "durable-key-1" });
     expect(await again.instances.get(id)).toMatchObject({ id, label: "relabelled", actual_status: "running" });
     expect((await again.users.current()).credit).toBeCloseTo(creditBefore, 6);
@@ -196,7 +196,7 @@ describe("--data-dir", () => {
     const torn = await made();
     const lines = fs.readFileSync(journal(torn), "utf8");
     fs.writeFileSync(journal(torn), lines.slice(0, lines.length - 30));
-    const after = await startEmulator({ dataDir: torn, apiKey: "damage-key-1", clock: new Clock("frozen") });
+    const after = await startEmulator({ dataDir: torn, apiKey: "damage-key-1", clock: new Clock("frozen"), rateLimits: "off" });
     expect((await new GpuRentalClient({ apiUrl: after.url, apiKey: "damage-key-1" }).instances.list()).map((i) => i.label)).toEqual(["one"]);
     await after.close();
 
@@ -222,7 +222,7 @@ describe("--data-dir", () => {
 
   it("keeps the state the size of what lives: destroyed instances and their keys leave no trace but their ids", async () => {
     const dataDir = tempDir();
-    const emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    const emu = await startEmulator({ dataDir, clock: new Clock("frozen"), rateLimits: "off" });
     const client = new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
     const [offer] = await client.offers.search({ limit: 1 });
     const cycles = async (n: number) => {
@@ -244,7 +244,7 @@ describe("--data-dir", () => {
 
   it("keeps the billing ledger flat under churn: the oldest destroyed instances are summed into one row a user, every total kept", async () => {
     const dataDir = tempDir();
-    let emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    let emu = await startEmulator({ dataDir, clock: new Clock("frozen"), rateLimits: "off" });
     const user = emu.marketplace.seededUser.id;
     const client = () => new GpuRentalClient({ apiUrl: emu.url, apiKey: emu.apiKey });
     const [offer] = await client().offers.search({ limit: 1 });
@@ -286,7 +286,7 @@ describe("--data-dir", () => {
 
     // A restart replays the journal (folded items gone, the sum kept) and knows which instances were destroyed.
     await emu.close();
-    emu = await startEmulator({ dataDir, clock: new Clock("frozen") });
+    emu = await startEmulator({ dataDir, clock: new Clock("frozen"), rateLimits: "off" });
     expect((await views()).old).toEqual(second.old);
     await cycles(5);
     const third = await views();

@@ -66,7 +66,7 @@ const sessionsDir = scratchFolders("sessions");
 
 it("keeps a deleted key dead across restarts, the --api-key one included, and never gives its id again", async () => {
   const dataDir = sessionsDir();
-  const first = await startEmulator({ dataDir, apiKey: "chosen-key-0001", clock: new Clock("frozen") });
+  const first = await startEmulator({ dataDir, apiKey: "chosen-key-0001", clock: new Clock("frozen"), rateLimits: "off" });
   const made = (await http(first.url, "POST", "/api/v0/auth/apikeys/", { key: first.apiKey, body: { name: "other" } })).body;
   const seededId = (await http(first.url, "GET", "/api/v0/auth/apikeys/", { key: made.key })).body.apikeys.find((k: { name: string }) => k.name === "seeded").id;
   expect((await http(first.url, "DELETE", `/api/v0/auth/apikeys/${seededId}/`, { key: made.key })).status).toBe(200);
@@ -74,7 +74,7 @@ it("keeps a deleted key dead across restarts, the --api-key one included, and ne
   const user = (await http(first.url, "POST", "/_emulator/users", { body: { email: "after@gpu-rental.test" } })).body;
   await first.close();
 
-  const second = await startEmulator({ dataDir, apiKey: "chosen-key-0001", clock: new Clock("frozen") });
+  const second = await startEmulator({ dataDir, apiKey: "chosen-key-0001", clock: new Clock("frozen"), rateLimits: "off" });
   expect((await http(second.url, "GET", "/api/v0/users/current/", { key: "chosen-key-0001" })).status).toBe(401);
   expect((await http(second.url, "GET", "/api/v0/users/current/", { key: made.key })).status).toBe(401);
   const next = (await http(second.url, "POST", "/api/v0/auth/apikeys/", { key: user.api_key, body: { name: "next" } })).body;

@@ -23,12 +23,13 @@ export interface EmulatorProcess {
  * The one way tests and benches start an emulator in a process of its own: `gpu-rental emulator` as users run
  * it (the built command, from dist/, which `pretest` builds; it starts in well under a second), for tests that
  * kill it, start several at once, or measure the emulator itself (its memory, which `GET /_emulator/state`
- * shows). Resolves once it prints its URL and key; rejects with its stderr if it exits first.
+ * shows). Resolves once it prints its URL and key; rejects with its stderr if it exits first. Its rate limits are
+ * off unless `env` says otherwise (GPU_RENTAL_EMULATOR_RATE_LIMITS: ""): these tests are not about them.
  */
 export function emulatorProcess(args: string[] = [], env: Record<string, string> = {}): Promise<EmulatorProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, "bin", "gpu-rental.js"), "emulator", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
+    env: { ...process.env, GPU_RENTAL_EMULATOR_RATE_LIMITS: "off", ...env },
   });
   let out = "";
   let errors = "";

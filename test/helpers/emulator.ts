@@ -10,10 +10,11 @@ export interface TestEmulator extends RunningEmulator {
 
 /**
  * Starts a real emulator over HTTP on a free loopback port. The clock is frozen unless the options say
- * otherwise, so tests move time with `marketplace.clock.advance()` instead of sleeping.
+ * otherwise, so tests move time with `marketplace.clock.advance()` instead of sleeping. Its rate limits are off
+ * unless the options say otherwise (`rateLimits: "service"`): a test about something else is not slowed by them.
  */
 export async function emulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
-  const running = await startEmulator({ clock: new Clock("frozen"), ...options });
+  const running = await startEmulator({ clock: new Clock("frozen"), rateLimits: "off", ...options });
   return {
     ...running,
     client: (clientOptions = {}) =>

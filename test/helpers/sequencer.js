@@ -11,6 +11,7 @@ const LONGEST_FIRST = [
   "test/compat/schemathesis.test.ts",
   "test/languages/python.test.ts",
   "test/languages/go.test.ts",
+  "test/package/rate-limits.test.ts",
   "test/package/examples.test.ts",
   "test/package/linked.test.ts",
   "test/package/gpu-fleet.test.ts",

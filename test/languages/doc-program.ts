@@ -128,6 +128,9 @@ export class DocMachine {
       PULUMI_BACKEND_URL: `file://${path.join(home, "backend")}`,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      // The pages' emulators without the service's rate limits (docs/emulator.md: the setting for a fast test): the
+      // pages are not about them (test/package/rate-limits.test.ts is); `gpu-rental test` keeps them whatever it says.
+      GPU_RENTAL_EMULATOR_RATE_LIMITS: "off",
       ...options.env,
     };
     for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "GPU_RENTAL_TOOLCHAIN", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];

@@ -35,6 +35,7 @@ it("gpu-rental test fails a YAML program that a second up would change, with its
       .then(({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }))
       .catch((error) => ({ code: error.code as number, output: `${error.stdout}${error.stderr}` }));
     expect(result.code).toBe(1);
+    expect(result.output).toMatch(/gpu-rental test: .*emulator http:\/\/127\.0\.0\.1:\d+ \(the service's rate limits per key\)/);
     expect(result.output).toMatch(/PASS install \(yaml\)/);
     expect(result.output).toMatch(/PASS up/);
     expect(result.output).toMatch(/FAIL second up shows no changes/);

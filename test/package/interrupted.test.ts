@@ -42,8 +42,8 @@ const MOMENTS = {
   mixed: { faults: [searchHeld(1), rentalHeld], reached: (emu) => emu.marketplace.instances.all().length >= 2 && emu.faults.injected >= 2 },
   /** Everything rented, everything booting. */
   booting: { faults: [], reached: (emu, count) => emu.marketplace.instances.all().length >= count },
-  /** Every offer search under way: nothing rented yet. */
-  searching: { faults: [searchHeld(4)], reached: (emu) => emu.faults.injected >= 4 },
+  /** The offer search under way (the one the like Instances share, sdk/workflows/offer-pool.ts): nothing rented yet. */
+  searching: { faults: [searchHeld(4)], reached: (emu) => emu.faults.injected >= 1 },
 } satisfies Record<string, Moment>;
 
 /** The service failing on its own while the program deploys: polls answered 500, listings cut, searches and rentals refused, clean-ups 503. */
