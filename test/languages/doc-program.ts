@@ -3,7 +3,6 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { ensureToolchain } from "../../cli/toolchain";
 import { exec } from "../../sdk";
 import { LocalRegistry } from "../helpers/local-registry";
@@ -198,22 +197,6 @@ export class DocMachine {
       cwd = fs.readFileSync(at, "utf8");
     }
     return output;
-  }
-
-  /**
-   * Runs `use` with the tests' own commands able to reach a secrets keeper of this process (cli/secrets-keeper.ts):
-   * stacks the test makes for itself (not the page's) are initialised with `provider`, and pay no passphrase's
-   * key derivation in each command.
-   */
-  async withOwnSecrets<T>(use: (provider: string) => Promise<T>): Promise<T> {
-    const keeper = await startSecretsKeeper();
-    Object.assign(this.env, keeper.env);
-    try {
-      return await use(keeper.provider);
-    } finally {
-      for (const name of Object.keys(keeper.env)) delete this.env[name];
-      await keeper.close();
-    }
   }
 
   /** A secret stack output's value, shown only to the test (kept out of the transcript that is checked for it). */
