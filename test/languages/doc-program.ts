@@ -129,7 +129,7 @@ export class DocMachine {
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       ...options.env,
     };
-    for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "GPU_RENTAL_TOOLCHAIN", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];
+    for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];
     const env = { ...user, PATH: `${ensureToolchain().bin}${path.delimiter}${system}`, PULUMI_CONFIG_PASSPHRASE: DOCS_PASSPHRASE };
     return new DocMachine(home, env, user, registry);
   }
