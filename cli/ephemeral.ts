@@ -2,8 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parallelismFor } from "./parallelism";
-import { initStack, pulumi, PulumiWorkspace } from "./pulumi";
-import { startSecretsKeeper } from "./secrets-keeper";
+import { pulumi, PulumiWorkspace } from "./pulumi";
 import { FRESH_STACK, StackOutputs, StackState, stackStateOf } from "./stack-state";
 import { projectRuntime } from "./project-file";
 import { ensureToolchain, runtimeLanguage } from "./toolchain";
@@ -44,8 +43,8 @@ export interface UpOptions {
 
 /**
  * Runs `use` with a new stack of the program on a private local backend (its own Pulumi home and file backend in a
- * temporary folder, its secrets kept by this process: cli/secrets-keeper.ts), driven by runs of the Pulumi CLI,
- * then removes its config file and the folder, whatever happened. Nothing of it outlives the call.
+ * temporary folder, its secrets under a random passphrase this process holds: PulumiWorkspace), driven by runs of
+ * the Pulumi CLI, then removes its config file and the folder, whatever happened. Nothing of it outlives the call.
  */
 export async function withEphemeralStack<T>(options: EphemeralStackOptions, use: (stack: EphemeralStack) => Promise<T>): Promise<T> {
   const programDir = path.resolve(options.programDir);
@@ -56,12 +55,10 @@ export async function withEphemeralStack<T>(options: EphemeralStackOptions, use:
   // The hosts the program's runtime needs (a YAML program's is built only then), or why there is none here.
   const toolchain = ensureToolchain({ languages: [runtimeLanguage(projectRuntime(programDir).name)] });
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-stack-"));
-  // The stack ends with this call: its secrets are kept in this process, without a passphrase's key derivation.
-  const keeper = await startSecretsKeeper();
-  const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir, env: options.env, backend: options.backend, keeper };
+  const ws: PulumiWorkspace = { toolchain, projectDir: programDir, stateDir, env: options.env, backend: options.backend };
   let initialised = false;
   try {
-    await initStack(ws, options.stackName);
+    await pulumi(ws, ["stack", "init", options.stackName]);
     initialised = true;
     await configure(ws, options);
     return await use(new EphemeralStack(ws, options));
@@ -70,7 +67,6 @@ export async function withEphemeralStack<T>(options: EphemeralStackOptions, use:
     if (initialised && options.backend) await pulumi(ws, ["stack", "rm", "--yes", "--force", "--stack", options.stackName]);
     fs.rmSync(configFile, { force: true });
     fs.rmSync(ws.stateDir, { recursive: true, force: true });
-    await keeper.close();
   }
 }
 

@@ -316,7 +316,7 @@ function toolchainCommand(): Command {
     .option("--env", "print `export PATH=...` for eval in a POSIX shell, instead of the folder")
     .addHelpText("after", example('eval "$(npx gpu-rental toolchain --env)"   # then pulumi is on PATH in this shell'))
     .action((options) => {
-      const { bin } = ensureToolchain({ inherit: false, languages: LANGUAGES });
+      const { bin } = ensureToolchain({ languages: LANGUAGES });
       console.log(options.env ? `export PATH=${shellQuote(bin)}"\${PATH:+:$PATH}"` : bin);
     });
 }

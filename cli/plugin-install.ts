@@ -12,9 +12,6 @@ import { PACKAGE_PLUGIN_DIR, PLUGIN_EXECUTABLE, PLUGIN_NAME } from "../provider/
 /** The module of the package whose `main()` serves the plugin (`@pulumi/pulumi`'s `provider.main`); see docs/plugin.md. */
 export const PLUGIN_ENTRY = "gpu-rental/plugin";
 
-/** The code cache a plugin loads before its entry (provider/code-cache.ts). */
-const CODE_CACHE_ENTRY = "gpu-rental/code-cache";
-
 export interface PluginInstallOptions {
   /** The `pulumi` to install with (its PULUMI_HOME, from `env`, receives the plugin). */
   pulumi: string;
@@ -163,8 +160,7 @@ function writePluginFolder(dir: string, version: string, tarball: string, pulumi
     dependencies: { "@pulumi/pulumi": pulumiSdk, "gpu-rental": `file:${tarball}` },
   };
   fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  // The code cache first, as in the package's own plugin folder (plugin/index.js).
-  fs.writeFileSync(path.join(dir, "index.js"), `"use strict";\nrequire(${JSON.stringify(CODE_CACHE_ENTRY)});\nrequire(${JSON.stringify(PLUGIN_ENTRY)}).main();\n`);
+  fs.writeFileSync(path.join(dir, "index.js"), `"use strict";\nrequire(${JSON.stringify(PLUGIN_ENTRY)}).main();\n`);
   // The plugin's own npm settings: take packages from npm's cache where it has them; no audit or funding notes.
   fs.writeFileSync(path.join(dir, ".npmrc"), "prefer-offline=true\naudit=false\nfund=false\nupdate-notifier=false\n");
 }

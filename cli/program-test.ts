@@ -1,6 +1,6 @@
 import * as crypto from "node:crypto";
 import * as path from "node:path";
-import { heldSince, Holdings, holdingsOf, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RunningEmulator, startEmulator } from "../emulator";
+import { heldSince, Holdings, holdingsOf, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RUN_MARK, RunningEmulator, startEmulator } from "../emulator";
 import { masked } from "./backend";
 import { EngineEvent, EphemeralStack, withEphemeralStack } from "./ephemeral";
 import { installProgram } from "./program-install";
@@ -61,7 +61,8 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   // a program the service would refuse or hold back (many rentals at once) meets that here first.
   const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true, rateLimits: "service" });
   // Every process the run starts carries the mark (the engine, its plugins, the program, the instances' processes).
-  const run = crypto.randomBytes(6).toString("hex");
+  // A run started under a mark (a job that checks its own processes so) extends it: the outer mark still finds them.
+  const run = [process.env[RUN_MARK], crypto.randomBytes(6).toString("hex")].filter(Boolean).join("/");
   const machines = emulator.ssh?.machines.markPrefix;
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
@@ -74,7 +75,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
     // What the run found (the keys registered above included): only what the program made must be gone after it.
     const before = accounts.users.map((id) => holdingsOf(emulator.marketplace, id));
     const env = {
-      GPU_RENTAL_TEST_RUN: run,
+      [RUN_MARK]: run,
       GPU_RENTAL_API_URL: emulator.url,
       GPU_RENTAL_API_KEY: emulator.apiKey,
       ...Object.fromEntries((options.accountEnvs ?? []).map((name) => [name, accounts.keys[name]])),
@@ -118,7 +119,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   }
   await steps.run("nothing left running", async () => {
     // Ended on the way: nothing of the run may outlive it, whatever the report says.
-    const left = (await leftRunning("GPU_RENTAL_TEST_RUN", run, 10_000)).length ? killMarked("GPU_RENTAL_TEST_RUN", run) : [];
+    const left = (await leftRunning(RUN_MARK, run, 10_000)).length ? killMarked(RUN_MARK, run) : [];
     left.push(...(machines ? killMarked(MACHINE_MARK, machines, { prefix: true }) : []));
     if (left.length) throw new Error(`${describeProcesses(left)} still ran after the run ended (stopped now): whatever started them did not stop them.`);
   });

@@ -3,7 +3,6 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { backendRefusal } from "./backend";
-import type { SecretsKeeper } from "./secrets-keeper";
 import { Toolchain } from "./toolchain";
 
 /** How to run the Pulumi CLI privately: own home, local file backend, no network, no plugin downloads. */
@@ -11,14 +10,17 @@ export interface PulumiWorkspace {
   toolchain: Toolchain;
   /** The project folder (holding Pulumi.yaml). */
   projectDir: string;
-  /** A private folder for Pulumi's home, the file backend and the passphrase. */
+  /** A private folder for Pulumi's home and the file backend. */
   stateDir: string;
   /** Extra environment for the engine and the provider host (e.g. GPU_RENTAL_API_URL). */
   env?: Record<string, string>;
   /** The state backend (`pulumi login`'s URL: a team's shared one); default a private file backend in stateDir. */
   backend?: string;
-  /** Keeps the secrets of the stacks `initStack` makes, for as long as this process runs; else a passphrase does. */
-  keeper?: SecretsKeeper;
+  /**
+   * The passphrase of the workspace's stacks, random unless set: held in this process's memory and handed to each
+   * pulumi command in its environment, never written to disk nor printed. Unused when `env` gives one (a team's).
+   */
+  passphrase?: string;
 }
 
 export interface PulumiResult {
@@ -29,29 +31,25 @@ export interface PulumiResult {
 
 /**
  * The environment of every pulumi call of a workspace; on first use it creates the workspace's folders and its
- * passphrase.
+ * passphrase. The user's own passphrase settings are left out: they are for the user's stacks, not this one's.
  */
 export function pulumiEnv(ws: PulumiWorkspace): Record<string, string> {
   const home = path.join(ws.stateDir, "home");
   fs.mkdirSync(path.join(ws.stateDir, "backend"), { recursive: true });
-  const passphraseFile = path.join(ws.stateDir, "passphrase");
-  if (!fs.existsSync(passphraseFile)) {
-    // The passphrase that encrypts this workspace's stack secrets; private to the user, never printed.
-    fs.writeFileSync(passphraseFile, crypto.randomBytes(24).toString("hex"), { mode: 0o600 });
-  }
+  const { PULUMI_CONFIG_PASSPHRASE: _phrase, PULUMI_CONFIG_PASSPHRASE_FILE: _file, ...user } = process.env as Record<string, string>;
+  // The CLI reads PULUMI_CONFIG_PASSPHRASE before PULUMI_CONFIG_PASSPHRASE_FILE: one the caller gives wins.
+  const given = ws.env?.PULUMI_CONFIG_PASSPHRASE !== undefined || ws.env?.PULUMI_CONFIG_PASSPHRASE_FILE !== undefined;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...user,
     PATH: [ws.toolchain.bin, process.env.PATH].join(path.delimiter),
     PULUMI_HOME: home,
     PULUMI_BACKEND_URL: ws.backend ?? `file://${path.join(ws.stateDir, "backend")}`,
-    PULUMI_CONFIG_PASSPHRASE_FILE: passphraseFile,
+    ...(!given && { PULUMI_CONFIG_PASSPHRASE: (ws.passphrase ??= crypto.randomBytes(24).toString("hex")) }),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
-    ...ws.keeper?.env,
     ...ws.env,
   };
-  delete env.PULUMI_CONFIG_PASSPHRASE;
   // A private backend needs no token (a shared one, such as Pulumi Cloud, takes the user's).
   if (!ws.backend) delete env.PULUMI_ACCESS_TOKEN;
   return env;
@@ -98,11 +96,6 @@ export function runCaptured(command: string, args: string[], cwd: string, env: N
     child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
     child.stdin.end(options.input ?? "");
   });
-}
-
-/** Makes stack `name` in the workspace, its secrets kept by the workspace's keeper when it has one. */
-export function initStack(ws: PulumiWorkspace, name: string): Promise<string> {
-  return pulumi(ws, ["stack", "init", name, ...(ws.keeper ? ["--secrets-provider", ws.keeper.provider] : [])]);
 }
 
 /** Like runPulumi, but a non-zero exit is an error that carries Pulumi's output. */

@@ -17,30 +17,19 @@ export interface Toolchain {
 let prepared: Toolchain | undefined;
 
 /**
- * The toolchain a parent process prepared, handed down in the environment: the script hashes every source it
- * builds from (some 0.4 s of CPU), which a `gpu-rental test` started by a `gpu-rental` or a test run need not
- * do again. Trusted only while the hosts asked for are there.
- */
-const INHERITED = "GPU_RENTAL_TOOLCHAIN";
-
-/**
- * Runs `tools/pulumi-toolchain.sh` (it prints its progress on stderr) once per process tree, and again when a
+ * Runs `tools/pulumi-toolchain.sh` (it prints its progress on stderr) once per process, and again when a
  * language's host is missing from what was prepared: a `pulumi` of the user's own on PATH, or one built and cached
  * from Go modules with gpu-rental's own language host (Node.js, Python, Go), and Pulumi's YAML host when asked.
  * The Node.js host is always there (dynamic providers run through it); ask for others by the runtime of the
- * program to run (`runtimeLanguage`). `inherit: false` runs the script even so (`gpu-rental toolchain`: a user
- * asking to find or build it).
+ * program to run (`runtimeLanguage`).
  */
-export function ensureToolchain(options: { inherit?: boolean; languages?: readonly Language[] } = {}): Toolchain {
+export function ensureToolchain(options: { languages?: readonly Language[] } = {}): Toolchain {
   const languages = options.languages ?? [];
   if (prepared && hasHosts(prepared, languages)) return prepared;
-  prepared = options.inherit === false ? undefined : inherited(languages);
-  if (prepared) return prepared;
   const script = path.join(PACKAGE_ROOT, "tools", "pulumi-toolchain.sh");
   const result = spawnSync("bash", [script, ...languages], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
   if (result.status !== 0) throw new Error(`The Pulumi toolchain could not be prepared (${script} exited ${result.status}; its messages are above).`);
   prepared = { bin: result.stdout.trim() };
-  process.env[INHERITED] = JSON.stringify(prepared);
   pruneToolchains(prepared.bin);
   return prepared;
 }
@@ -55,15 +44,6 @@ function pruneToolchains(bin: string): void {
 function hasHosts(toolchain: Toolchain, languages: readonly Language[]): boolean {
   const files = ["pulumi", ...["nodejs", ...languages].map((language) => `pulumi-language-${language}`)];
   return files.every((file) => fs.existsSync(path.join(toolchain.bin, file)));
-}
-
-function inherited(languages: readonly Language[]): Toolchain | undefined {
-  try {
-    const toolchain = JSON.parse(process.env[INHERITED] ?? "") as Toolchain;
-    return hasHosts(toolchain, languages) ? toolchain : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

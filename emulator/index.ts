@@ -26,7 +26,7 @@ export type { SshOptions, RunningSsh } from "./ssh";
 export type { OnstartReport, MachineLimits } from "./sandbox/machines";
 export { MACHINE_MARK } from "./sandbox/machines";
 export { NO_NETNS } from "./sandbox/network";
-export { RUN_MARKS, markedProcesses, killMarked, leftRunning } from "./sandbox/processes";
+export { RUN_MARK, markedProcesses, killMarked, leftRunning } from "./sandbox/processes";
 export type { MarkedProcess } from "./sandbox/processes";
 export type { MachinesStatus } from "./control/machines";
 export type { SshKeyRecord };

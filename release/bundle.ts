@@ -136,7 +136,7 @@ Object.defineProperty(exports, "PACKAGE_ROOT", { enumerable: true, get: () => (r
 function embeddedFiles(): Record<string, EmbeddedFile> {
   const consoleFiles = [CONSOLE_SCRIPT, ...Object.values(CONSOLE_LIBRARIES).map(({ dependency, file }) => path.relative(PACKAGE_ROOT, dependencyFile(dependency, file)))];
   const toolchain = publishedFiles().filter((file) => file.startsWith("tools/"));
-  const installed = ["dynamic-host", "provider-server", "code-cache"].map((name) => path.join("dist", "provider", `${name}.js`));
+  const installed = ["dynamic-host", "provider-server"].map((name) => path.join("dist", "provider", `${name}.js`));
   const embedded: Record<string, EmbeddedFile> = {};
   for (const file of ["package.json", ...toolchain, ...installed, ...consoleFiles]) {
     const full = path.join(PACKAGE_ROOT, file);

@@ -40,19 +40,17 @@ wants() { [[ " ${languages[*]} " == *" $1 "* ]]; }
 
 # The plugin the engine starts for a Node.js program's dynamic providers: ours (provider/dynamic-host.ts, built
 # into dist/, with the server it serves with, provider-server.js), which loads far less than @pulumi/pulumi's own
-# before it serves. It and the programs the Node.js host runs load the code cache (provider/code-cache.ts) first.
+# before it serves.
 dynamic_host="$here/../dist/provider/dynamic-host.js"
 provider_server="$here/../dist/provider/provider-server.js"
-code_cache="$here/../dist/provider/code-cache.js"
 install_dynamic_host() {
   install -m 644 "$dynamic_host" "$1/dynamic-host.js"
   install -m 644 "$provider_server" "$1/provider-server.js"
-  install -m 644 "$code_cache" "$1/code-cache.js"
   cat >"$1/pulumi-resource-pulumi-nodejs" <<'EOF'
 #!/bin/sh
 # gpu-rental's plugin for dynamic providers: see dynamic-host.js beside it.
 dir=$(dirname "$0")
-exec node --require "$dir/code-cache.js" "$dir/dynamic-host.js" "$@"
+exec node "$dir/dynamic-host.js" "$@"
 EOF
   chmod 755 "$1/pulumi-resource-pulumi-nodejs"
 }
@@ -128,8 +126,8 @@ build_yaml() {
 
 cli=$(cached pulumi-cli-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/tools.go" "$module/zxcvbn")" build_cli) ||
   die "the Pulumi CLI did not build (see above)"
-for built in "$dynamic_host" "$provider_server" "$code_cache"; do [ -f "$built" ] || die "$built is missing: build gpu-rental first (npm run build)"; done
-host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/language-host" "$dynamic_host" "$provider_server" "$code_cache")" build_host) ||
+for built in "$dynamic_host" "$provider_server"; do [ -f "$built" ] || die "$built is missing: build gpu-rental first (npm run build)"; done
+host=$(cached language-host-v$VERSION "$(key_of "$module/go.mod" "$module/go.sum" "$module/language-host" "$dynamic_host" "$provider_server")" build_host) ||
   die "the language host did not build (see above)"
 
 # The engine looks for its language hosts and the dynamic-provider script beside the `pulumi` it runs, so all go
@@ -152,7 +150,7 @@ if wants yaml; then
   yaml=$(cached language-yaml-v$YAML_VERSION "$(key_of "$here/pulumi-yaml")" build_yaml) || die "the YAML host did not build (see above)"
   place "$yaml/pulumi-language-yaml" pulumi-language-yaml
 fi
-for file in dynamic-host.js provider-server.js code-cache.js pulumi-resource-pulumi-nodejs; do place "$host/$file" "$file"; done
+for file in dynamic-host.js provider-server.js pulumi-resource-pulumi-nodejs; do place "$host/$file" "$file"; done
 [ "$("$bin/pulumi" version)" = "v$VERSION" ] || die "the built pulumi reports $("$bin/pulumi" version)"
 hosts=$(cd "$bin" && ls pulumi-language-* | sed 's/pulumi-language-//' | paste -sd, -)
 say "ready in $(elapsed): pulumi v$VERSION with the language hosts for $hosts in $bin"

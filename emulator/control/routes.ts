@@ -70,7 +70,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
       stats: { ...market.stats, faultsInjected: faults.injected, rateLimited: market.rateLimits.refused },
       faults: faults.list(),
       offers_on_market: market.market.countOnMarket(),
-      // The emulator process's memory, in MiB (the schemathesis suite reports it after its run).
+      // The emulator process's memory, in MiB: what a long run against it costs.
       memory: Object.fromEntries(Object.entries(process.memoryUsage()).map(([name, bytes]) => [name, Math.round(bytes / 1024 / 102.4) / 10])),
       instances: market.instances.all().map((i) => ({ ...instanceView(i, now, market.lifecycle), owner_id: i.ownerId })),
     };

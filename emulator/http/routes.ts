@@ -62,8 +62,8 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   refusals?: readonly ErrorKind[];
   /**
    * Why a request that the schema allows can still be refused with 400 here: a rule that depends on the state
-   * (a bid below the offer's minimum, a wrong 2FA code). Said in the OpenAPI document's 400; the schemathesis
-   * suite expects such a 400 from these endpoints only.
+   * (a bid below the offer's minimum, a wrong 2FA code). Said in the OpenAPI document's 400, so that a client
+   * checking the server against the document expects such a 400 from these endpoints only.
    */
   rules?: string;
   /**

@@ -7,7 +7,7 @@ import { TailBuffer } from "../../sdk/tail-buffer";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
-import { killMarked, runMarksOf } from "./processes";
+import { killMarked, runMarkOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
 import { EgressProxy } from "./egress-proxy";
 import { holderCommand } from "./netns-holder";
@@ -227,7 +227,7 @@ export class Machines implements InstanceWatcher {
    * The environment of the instance's processes: a container root's basics, the account's variables as they were
    * when it was created, the instance's `env` (without its
    * port mappings), `CONTAINER_ID` and `CONTAINER_API_KEY`, then `extra`. Nothing of the emulator's own
-   * environment but `PATH` (its secrets stay out), and the marks of the run that started it (processes/runMarksOf).
+   * environment but `PATH` (its secrets stay out), and the mark of the run that started it (processes/runMarkOf).
    */
   environment(instance: InstanceRecord, extra: Record<string, string> = {}): Record<string, string> {
     const machine = this.machines.get(instance.id);
@@ -247,7 +247,7 @@ export class Machines implements InstanceWatcher {
       CONTAINER_ID: String(instance.id),
       ...(machine.apiKey && { CONTAINER_API_KEY: machine.apiKey }),
       ...extra,
-      ...runMarksOf(),
+      ...runMarkOf(),
       [MACHINE_MARK]: machine.marker,
     };
   }
@@ -404,7 +404,7 @@ export class Machines implements InstanceWatcher {
   private async openNetwork(machine: Machine, boot: number): Promise<void> {
     const { instance } = machine;
     const ports = Object.keys(instance.ports).flatMap((key) => /^(\d+)\/tcp$/.exec(key)?.[1] ?? []).map(Number).filter((port) => port !== 22);
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarksOf(), [MACHINE_MARK]: machine.marker };
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarkOf(), [MACHINE_MARK]: machine.marker };
     // Only a machine that serves a port needs a network of its own (two may serve one port); the others stay in
     // this computer's, which costs no holder process.
     const own = this.holder && ports.length ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;

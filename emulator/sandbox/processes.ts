@@ -3,16 +3,16 @@ import * as fs from "node:fs";
 /**
  * Processes found by a mark in their environment, which every process started under a run inherits (the engine,
  * its plugins and language hosts, programs, what they start, even past `setsid` or a dead parent): how the emulated
- * machines end their processes, and how `gpu-rental test` and the test suite check that nothing they started is
- * left running. Linux only (/proc); elsewhere none is found.
+ * machines end their processes, and how `gpu-rental test` checks that nothing it started is left running. Linux
+ * only (/proc); elsewhere none is found.
  */
 
-/** Marks of the runs whose processes are checked: the test suite's, and a `gpu-rental test`'s. */
-export const RUN_MARKS = ["GPU_RENTAL_SUITE_RUN", "GPU_RENTAL_TEST_RUN"] as const;
+/** The mark of a `gpu-rental test` run's processes. */
+export const RUN_MARK = "GPU_RENTAL_TEST_RUN";
 
-/** The run marks set in `env`: passed on to the processes of emulated machines, whose environment is their own. */
-export function runMarksOf(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return Object.fromEntries(RUN_MARKS.filter((name) => env[name]).map((name) => [name, env[name]!]));
+/** The run's mark in `env`, if any: passed on to the processes of emulated machines, whose environment is their own. */
+export function runMarkOf(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return env[RUN_MARK] ? { [RUN_MARK]: env[RUN_MARK] } : {};
 }
 
 export interface MarkedProcess {

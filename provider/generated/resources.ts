@@ -2,7 +2,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { OfferFilters, OfferType, PermissionSet, Runtype, TargetState, TemplateFilters, TemplateRuntype, VolumeQuery } from "../../sdk";
 import { FunctionInputs, invokeFunction, invokeOutput, InvokeOptions } from "../functions";
-import { promiseStacksOff } from "../promise-stacks";
 import { CommonArgs, registration, ResourceOptions } from "../resource-options";
 
 /** The inputs of an Instance. */
@@ -111,12 +110,7 @@ export interface InstanceOutputProperties {
 export class Instance extends pulumi.CustomResource {
   constructor(name: string, args: InstanceArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Instance", outputs: ["instanceId", "status", "sshHost", "sshPort", "rentedOfferId", "rentedOffer", "machineId", "gpuName", "numGpus", "pricePerHour", "geolocation", "instanceApiKey", "lifetimeInEffect"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKey"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Instance extends InstanceOutputProperties {}
@@ -181,12 +175,7 @@ export interface TemplateOutputProperties {
 export class Template extends pulumi.CustomResource {
   constructor(name: string, args: TemplateArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Template", outputs: ["templateId", "hashId"], secretInputs: ["dockerLoginPass"], secrets: ["dockerLoginPass"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Template extends TemplateOutputProperties {}
@@ -231,12 +220,7 @@ export interface NetworkVolumeOutputProperties {
 export class NetworkVolume extends pulumi.CustomResource {
   constructor(name: string, args: NetworkVolumeArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "NetworkVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface NetworkVolume extends NetworkVolumeOutputProperties {}
@@ -281,12 +265,7 @@ export interface LocalVolumeOutputProperties {
 export class LocalVolume extends pulumi.CustomResource {
   constructor(name: string, args: LocalVolumeArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "LocalVolume", outputs: ["volumeId", "askContractId", "diskSpace", "volumeName", "machineId", "geolocation", "status", "storageCost", "storageCostTotal", "instances"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface LocalVolume extends LocalVolumeOutputProperties {}
@@ -313,12 +292,7 @@ export interface ApiKeyOutputProperties {
 export class ApiKey extends pulumi.CustomResource {
   constructor(name: string, args: ApiKeyArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "ApiKey", outputs: ["keyId", "key", "keyPrefix"], secretInputs: [], secrets: ["key"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface ApiKey extends ApiKeyOutputProperties {}
@@ -339,12 +313,7 @@ export interface SshKeyOutputProperties {
 export class SshKey extends pulumi.CustomResource {
   constructor(name: string, args: SshKeyArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "SshKey", outputs: ["sshKeyId"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface SshKey extends SshKeyOutputProperties {}
@@ -367,12 +336,7 @@ export interface EnvVarOutputProperties {
 export class EnvVar extends pulumi.CustomResource {
   constructor(name: string, args: EnvVarArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "EnvVar", outputs: ["key"], secretInputs: ["value"], secrets: ["value"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface EnvVar extends EnvVarOutputProperties {}
@@ -467,12 +431,7 @@ export interface GpuFleetOutputProperties {
 export class GpuFleet extends pulumi.CustomResource {
   constructor(name: string, args: GpuFleetArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "GpuFleet", outputs: ["members", "instanceIds", "sshEndpoints", "instanceApiKeys"], secretInputs: ["imageLogin"], secrets: ["imageLogin", "instanceApiKeys"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface GpuFleet extends GpuFleetOutputProperties {}
@@ -493,12 +452,7 @@ export interface TeamOutputProperties {
 export class Team extends pulumi.CustomResource {
   constructor(name: string, args: TeamArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Team", outputs: ["accountId"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Team extends TeamOutputProperties {}
@@ -521,12 +475,7 @@ export interface TeamRoleOutputProperties {
 export class TeamRole extends pulumi.CustomResource {
   constructor(name: string, args: TeamRoleArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "TeamRole", outputs: ["roleId"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface TeamRole extends TeamRoleOutputProperties {}
@@ -551,12 +500,7 @@ export interface TeamMemberOutputProperties {
 export class TeamMember extends pulumi.CustomResource {
   constructor(name: string, args: TeamMemberArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "TeamMember", outputs: ["userId", "status"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface TeamMember extends TeamMemberOutputProperties {}
@@ -585,12 +529,7 @@ export interface SubaccountOutputProperties {
 export class Subaccount extends pulumi.CustomResource {
   constructor(name: string, args: SubaccountArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Subaccount", outputs: ["subaccountId", "keyId"], secretInputs: ["password"], secrets: ["password"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Subaccount extends SubaccountOutputProperties {}
@@ -619,12 +558,7 @@ export interface WebhookOutputProperties {
 export class Webhook extends pulumi.CustomResource {
   constructor(name: string, args: WebhookArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Webhook", outputs: ["webhookId", "secret"], secretInputs: [], secrets: ["secret"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Webhook extends WebhookOutputProperties {}
@@ -667,12 +601,7 @@ export interface EndpointOutputProperties {
 export class Endpoint extends pulumi.CustomResource {
   constructor(name: string, args: EndpointArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Endpoint", outputs: ["endpointId", "apiKey"], secretInputs: [], secrets: ["apiKey"] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface Endpoint extends EndpointOutputProperties {}
@@ -711,12 +640,7 @@ export interface WorkerGroupOutputProperties {
 export class WorkerGroup extends pulumi.CustomResource {
   constructor(name: string, args: WorkerGroupArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "WorkerGroup", outputs: ["workerGroupId", "searchParams"], secretInputs: [], secrets: [] }, name, args, opts);
-    const restore = promiseStacksOff();
-    try {
-      super(type, name, props, options);
-    } finally {
-      restore();
-    }
+    super(type, name, props, options);
   }
 }
 export interface WorkerGroup extends WorkerGroupOutputProperties {}

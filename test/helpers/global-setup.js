@@ -1,4 +1,4 @@
-// Marks the run's processes (GPU_RENTAL_SUITE_RUN). Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
+// Marks the run's processes (GPU_RENTAL_TEST_RUN, the mark of `gpu-rental test`'s). Packs the package once per test run, as `npm pack` of a clone would (dist/ is built by `pretest`), so the
 // tests that matter install that tarball into programs outside the repository. Its path is GPU_RENTAL_TARBALL.
 // GPU_RENTAL_INSTALLS is the run's folder of work done once and shared (sharedOnce in test/helpers/user-program.ts:
 // one `npm install` per kind of program, copied into each program of that kind).
@@ -8,9 +8,9 @@ const os = require("node:os");
 const path = require("node:path");
 
 module.exports = async function globalSetup() {
-  // Every process the run starts carries it, down to the engine's plugins and the emulated machines' processes:
-  // the teardown checks that none of them outlives the run (test/helpers/global-teardown.js).
-  process.env.GPU_RENTAL_SUITE_RUN ??= `${process.pid}-${Date.now()}`;
+  // Every process the run starts carries it, down to the engine's plugins and the emulated machines' processes (a
+  // `gpu-rental test` the tests run extends it for its own): the summary reporter checks that none outlives the run.
+  process.env.GPU_RENTAL_TEST_RUN ??= `suite-${process.pid}-${Date.now()}`;
   if (!process.env.GPU_RENTAL_INSTALLS) {
     process.env.GPU_RENTAL_INSTALLS = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-installs-"));
     process.env.GPU_RENTAL_INSTALLS_OWNED = "1";
@@ -18,8 +18,8 @@ module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, "..", "..");
   // Pulumi's hosts as an installed Pulumi would have them, ahead on PATH: the suite must run ours all the same.
   if (!process.env.GPU_RENTAL_DECOYS) require("./decoy-hosts").plantDecoys();
-  // Prepared once for the run, with every language's host (the suite runs programs in each): the workers and the
-  // `gpu-rental` processes they start inherit it (GPU_RENTAL_TOOLCHAIN).
+  // Built (or found built) once for the run, with every language's host (the suite runs programs in each), before
+  // the workers, each of which finds it in the cache.
   const { ensureToolchain, LANGUAGES } = require(path.join(root, "dist", "cli", "toolchain.js"));
   ensureToolchain({ languages: LANGUAGES });
   if (process.env.GPU_RENTAL_TARBALL && fs.existsSync(process.env.GPU_RENTAL_TARBALL)) return;

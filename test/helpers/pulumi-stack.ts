@@ -1,8 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { initStack, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
-import { startSecretsKeeper } from "../../cli/secrets-keeper";
+import { pulumi, runPulumi, PulumiResult, PulumiWorkspace } from "../../cli/pulumi";
 import { stackStateOf } from "../../cli/stack-state";
 import { ensureToolchain } from "../../cli/toolchain";
 import { PACKAGE_ROOT } from "../../sdk/package-root";
@@ -59,10 +58,8 @@ export class TestStack {
   }
 
   async init(config: Record<string, string>, secrets: Record<string, string>): Promise<void> {
-    // A stack of the test's own: its secrets kept by this process (cli/secrets-keeper.ts), as `gpu-rental test`'s
-    // are. Not on a shared backend, where other runners read the stack: there a passphrase, as teams have it.
-    if (!this.ws.env?.PULUMI_BACKEND_URL) this.ws.keeper ??= await startSecretsKeeper();
-    await initStack(this.ws, this.name);
+    // Its secrets under the workspace's passphrase (random, as a `gpu-rental test`'s stack's), or the one its env gives.
+    await pulumi(this.ws, ["stack", "init", this.name]);
     // One CLI run for all plain settings; each secret on stdin (never on a command line).
     const plain = Object.entries(config).flatMap(([key, value]) => ["--plaintext", `${key}=${value}`]);
     if (plain.length) await this.ok("config", "set-all", ...plain);
@@ -97,7 +94,6 @@ export class TestStack {
   async remove(): Promise<void> {
     fs.rmSync(path.join(this.ws.projectDir, `Pulumi.${this.name}.yaml`), { force: true });
     fs.rmSync(this.ws.stateDir, { recursive: true, force: true });
-    await this.ws.keeper?.close();
   }
 }
 

@@ -58,16 +58,20 @@ class SummaryReporter {
   }
 }
 /**
- * Every process the run starts carries its mark (GPU_RENTAL_SUITE_RUN, global-setup.js), down to the engine's plugins
- * and the emulated machines' processes. The workers have ended when the run completes: whatever carries the mark
- * 10 s later was left behind by a test or by the code under test. Those are printed and ended; true when any was.
+ * Every process the run starts carries its mark (GPU_RENTAL_TEST_RUN, global-setup.js), or a mark that extends it
+ * (that of a `gpu-rental test` a test ran), down to the engine's plugins and the emulated machines' processes. The
+ * workers have ended when the run completes: whatever carries the mark 10 s later was left behind by a test or by
+ * the code under test. Those are printed and ended; true when any was.
  */
 async function nothingLeftRunning() {
-  const run = process.env.GPU_RENTAL_SUITE_RUN;
+  const run = process.env.GPU_RENTAL_TEST_RUN;
   if (!run) return false;
-  const { leftRunning, killMarked } = require(path.resolve(__dirname, "..", "..", "dist", "emulator", "sandbox", "processes.js"));
-  if (!(await leftRunning("GPU_RENTAL_SUITE_RUN", run, 10_000)).length) return false;
-  const left = killMarked("GPU_RENTAL_SUITE_RUN", run);
+  const { markedProcesses, killMarked, RUN_MARK } = require(path.resolve(__dirname, "..", "..", "dist", "emulator", "sandbox", "processes.js"));
+  const marked = { prefix: true };
+  const deadline = Date.now() + 10_000;
+  while (markedProcesses(RUN_MARK, run, marked).length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const left = killMarked(RUN_MARK, run, marked);
+  if (!left.length) return false;
   const lines = left.map((p) => `  ${p.pid} ${p.command.slice(0, 300)}`);
   process.stdout.write(`\nFAIL processes started by the test run were still running after it (stopped now):\n${lines.join("\n")}\n`);
   return left.length > 0;

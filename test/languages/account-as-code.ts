@@ -38,12 +38,11 @@ export async function checkAccountAsCode(machine: DocMachine, url: string, langu
   const secrets = { hfToken: `hf_${language}_do_not_store`, password: `child-password-${language}-do-not-store` };
   const folder = `${language}-account`;
   const { names } = program;
-  // The program's stack is the test's own (not the page's): its secrets kept by this process, as a throwaway stack's are.
-  await machine.withOwnSecrets(async (secretsProvider) => {
+  try {
     fs.mkdirSync(path.join(machine.home, folder));
     for (const [file, text] of Object.entries(program.files)) fs.writeFileSync(path.join(machine.home, folder, file), text);
     await machine.ok(
-      `pulumi stack init dev --secrets-provider ${secretsProvider} && pulumi config set-all --plaintext gpu-rental:apiUrl=${url} --secret gpu-rental:apiKey=${owner} ` +
+      `pulumi stack init dev && pulumi config set-all --plaintext gpu-rental:apiUrl=${url} --secret gpu-rental:apiKey=${owner} ` +
         `--plaintext ${names.receiverUrl}=${receiver.url} --secret ${names.hfToken}=${secrets.hfToken} --secret ${names.childPassword}=${secrets.password} --plaintext ${names.bid}=9.5`,
       folder,
     );
@@ -113,7 +112,9 @@ export async function checkAccountAsCode(machine: DocMachine, url: string, langu
     expect(await api.webhooks.list()).toEqual([]);
     // What the service keeps: the subaccount (an account cannot be deleted).
     expect(await api.subaccounts.list()).toHaveLength(1);
-  }).finally(() => receiver.close());
+  } finally {
+    await receiver.close();
+  }
 }
 
 /** A notification receiver on loopback (the docs pages' emulators run for local use, so they deliver there): every delivery, raw. */

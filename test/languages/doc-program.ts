@@ -3,7 +3,6 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startSecretsKeeper } from "../../cli/secrets-keeper";
 import { ensureToolchain } from "../../cli/toolchain";
 import { exec } from "../../sdk";
 import { LocalRegistry } from "../helpers/local-registry";
@@ -133,7 +132,7 @@ export class DocMachine {
       GPU_RENTAL_EMULATOR_RATE_LIMITS: "off",
       ...options.env,
     };
-    for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "GPU_RENTAL_TOOLCHAIN", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];
+    for (const name of ["GPU_RENTAL_API_URL", "GPU_RENTAL_API_KEY", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE"]) delete user[name];
     const env = { ...user, PATH: `${ensureToolchain().bin}${path.delimiter}${system}`, PULUMI_CONFIG_PASSPHRASE: DOCS_PASSPHRASE };
     return new DocMachine(home, env, user, registry);
   }
@@ -201,22 +200,6 @@ export class DocMachine {
       cwd = fs.readFileSync(at, "utf8");
     }
     return output;
-  }
-
-  /**
-   * Runs `use` with the tests' own commands able to reach a secrets keeper of this process (cli/secrets-keeper.ts):
-   * stacks the test makes for itself (not the page's) are initialised with `provider`, and pay no passphrase's
-   * key derivation in each command.
-   */
-  async withOwnSecrets<T>(use: (provider: string) => Promise<T>): Promise<T> {
-    const keeper = await startSecretsKeeper();
-    Object.assign(this.env, keeper.env);
-    try {
-      return await use(keeper.provider);
-    } finally {
-      for (const name of Object.keys(keeper.env)) delete this.env[name];
-      await keeper.close();
-    }
   }
 
   /** A secret stack output's value, shown only to the test (kept out of the transcript that is checked for it). */

@@ -43,16 +43,14 @@ describe("docs/python.md's install from the npm package", () => {
     }
 
     const team = emu.account("python-npm-team@gpu-rental.test");
-    const preview = await machine.withOwnSecrets((secretsProvider) =>
-      machine.ok(
-        [
-          `pulumi stack init npm --secrets-provider ${secretsProvider}`,
-          `pulumi config set-all --plaintext gpu-rental:apiUrl=${emu.url} --secret gpu-rental:apiKey=${emu.apiKey} --secret teamApiKey=${team.key}`,
-          `pulumi config set ssh_public_key '${ed25519KeyPair("npm-way").public}'`,
-          "pulumi preview",
-        ].join(" && "),
-        dir,
-      ),
+    const preview = await machine.ok(
+      [
+        "pulumi stack init npm",
+        `pulumi config set-all --plaintext gpu-rental:apiUrl=${emu.url} --secret gpu-rental:apiKey=${emu.apiKey} --secret teamApiKey=${team.key}`,
+        `pulumi config set ssh_public_key '${ed25519KeyPair("npm-way").public}'`,
+        "pulumi preview",
+      ].join(" && "),
+      dir,
     );
     expect(preview).toMatch(/\+ 9 to create/);
     expect(preview).not.toMatch(/warning|error/i);

@@ -117,17 +117,19 @@ export async function checkServerlessProgram(machine: DocMachine, url: string, l
   const settings = async (lifecycle: unknown) => fetch(`${url}/_emulator/settings`, { method: "PUT", body: JSON.stringify({ lifecycle }), headers: { "content-type": "application/json" } });
   const { lifecycle } = await (await fetch(`${url}/_emulator/state`)).json();
   await settings({ provisioningMs: 100, loadingMs: 200 });
-  await machine.withOwnSecrets(async (secretsProvider) => {
+  try {
     fs.mkdirSync(path.join(machine.home, folder));
     for (const [file, text] of Object.entries({ ...files, "model_server.py": MODEL_SERVER })) fs.writeFileSync(path.join(machine.home, folder, file), text);
-    await machine.ok(`pulumi stack init dev --secrets-provider ${secretsProvider} && pulumi config set-all --plaintext gpu-rental:apiUrl=${url} --secret gpu-rental:apiKey=${owner}`, folder);
+    await machine.ok(`pulumi stack init dev && pulumi config set-all --plaintext gpu-rental:apiUrl=${url} --secret gpu-rental:apiKey=${owner}`, folder);
     expect(await machine.ok("pulumi up --yes", folder)).toMatch(/\+ 4 created/);
     await checkServerless({
       url, apiKey: owner, endpointName: `${language}-echo`, maxWorkers: 2, inactivityTimeout: 300,
       redeploy: async (version) => void (await machine.ok(`pulumi config set model_version ${version} && pulumi up --yes`, folder)),
     });
     expect(await machine.ok("pulumi destroy --yes", folder)).toMatch(/- 4 deleted/);
-  }).finally(() => settings(lifecycle));
+  } finally {
+    await settings(lifecycle);
+  }
   const client = new GpuRentalClient({ apiUrl: url, apiKey: owner });
   expect([await client.endpoints.list(), await client.workerGroups.list(), await client.instances.list()]).toEqual([[], [], []]);
 }

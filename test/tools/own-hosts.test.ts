@@ -75,7 +75,6 @@ describe("the suite runs gpu-rental's own hosts, whatever else is installed", ()
       for (const name of [...DECOYS, "pulumi-language-yaml"]) fs.writeFileSync(path.join(mine, name), "#!/bin/sh\necho v3.248.0\n", { mode: 0o755 });
       const env: Record<string, string | undefined> = { ...process.env, PATH: [mine, process.env.PATH].join(path.delimiter) };
       delete env.GPU_RENTAL_BUILD_PULUMI;
-      delete env.GPU_RENTAL_TOOLCHAIN;
       const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), "toolchain"], { env, cwd: REPO_ROOT });
       expect(stdout.trim()).toBe(mine);
       expect(stderr).toMatch(new RegExp(`using v3\\.248\\.0 from PATH \\(${mine}\\)`));

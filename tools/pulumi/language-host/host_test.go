@@ -250,35 +250,16 @@ func keptExecutable(t *testing.T, dir string) (string, os.FileInfo) {
 	return binary, info
 }
 
-// builtInTwoFolders writes the program into two new folders and runs it in each, the first first.
-func builtInTwoFolders(t *testing.T) (string, string) {
-	t.Helper()
+func TestAGoProgramIsLinkedAgainOnlyWhenItChanges(t *testing.T) {
 	t.Setenv("GPU_RENTAL_CACHE", t.TempDir())
-	first, second := t.TempDir(), t.TempDir()
-	for _, dir := range []string{first, second} {
-		write(t, dir, goProgramFiles)
-		if answer := runGo(t, dir, map[string]any{}); answer.Error != "" {
+	dir, gone := t.TempDir(), t.TempDir()
+	write(t, dir, goProgramFiles)
+	write(t, gone, goProgramFiles)
+	for _, program := range []string{gone, dir} {
+		if answer := runGo(t, program, map[string]any{}); answer.Error != "" {
 			t.Fatalf("the program failed: %+v", answer)
 		}
 	}
-	return first, second
-}
-
-// runsChanged changes the program in dir (it writes changed.json, not handed.json), runs it, and checks that the
-// change ran.
-func runsChanged(t *testing.T, dir string) {
-	t.Helper()
-	write(t, dir, map[string]string{"main.go": strings.Replace(goProgramFiles["main.go"], `"handed.json"`, `"changed.json"`, 1)})
-	if answer := runGo(t, dir, map[string]any{}); answer.Error != "" {
-		t.Fatalf("the changed program failed: %+v", answer)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "changed.json")); err != nil {
-		t.Errorf("the change did not run: %v", err)
-	}
-}
-
-func TestAGoProgramIsLinkedAgainOnlyWhenItChanges(t *testing.T) {
-	gone, dir := builtInTwoFolders(t)
 	binary, built := keptExecutable(t, dir)
 	goneBinary, _ := keptExecutable(t, gone)
 
@@ -294,36 +275,18 @@ func TestAGoProgramIsLinkedAgainOnlyWhenItChanges(t *testing.T) {
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
-	runsChanged(t, dir)
+	write(t, dir, map[string]string{"main.go": strings.Replace(goProgramFiles["main.go"], `"handed.json"`, `"changed.json"`, 1)})
+	if answer := runGo(t, dir, map[string]any{}); answer.Error != "" {
+		t.Fatalf("the changed program failed: %+v", answer)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "changed.json")); err != nil {
+		t.Errorf("the change did not run: %v", err)
+	}
 	if _, err := os.Stat(goneBinary); !os.IsNotExist(err) {
 		t.Errorf("the executable of a program folder that is gone is kept: %v", err)
 	}
 	if _, err := os.Stat(binary); err != nil {
 		t.Errorf("the executable is gone: %v", err)
-	}
-}
-
-func TestAGoProgramInANewFolderStartsFromTheExecutableOfTheSameSources(t *testing.T) {
-	first, copied := builtInTwoFolders(t)
-	// The copy ran the first folder's executable: go build found it up to date and linked nothing.
-	_, built := keptExecutable(t, first)
-	if _, seeded := keptExecutable(t, copied); !os.SameFile(seeded, built) {
-		t.Errorf("a copy of a built program was linked again")
-	}
-
-	// The copy changed: linked anew, and the change runs, while the first folder's executable is left as it was.
-	runsChanged(t, copied)
-	if _, again := keptExecutable(t, first); !os.SameFile(again, built) {
-		t.Errorf("the first folder's executable changed with the copy's")
-	}
-	if err := os.Remove(filepath.Join(first, "handed.json")); err != nil {
-		t.Fatal(err)
-	}
-	if answer := runGo(t, first, map[string]any{}); answer.Error != "" {
-		t.Fatalf("the first program failed: %+v", answer)
-	}
-	if _, err := os.Stat(filepath.Join(first, "handed.json")); err != nil {
-		t.Errorf("the first program does not run as written: %v", err)
 	}
 }
 

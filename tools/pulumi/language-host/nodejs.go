@@ -92,21 +92,7 @@ func (nodejs) run(ctx context.Context, l launch, info *pulumirpc.ProgramInfo) *p
 		return refusal("@pulumi/pulumi is not installed for the program in %s: run `npm install` (or `pulumi install`) there", l.dir)
 	}
 	env := append(append(os.Environ(), l.configEnv()...), settings.runnerEnv()...)
-	return runProgram(ctx, command(l.dir, env, node, append(codeCache(), nodeArgv(l, settings, runner)...)...))
-}
-
-// codeCache loads the code cache the toolchain installs beside this host (provider/code-cache.ts) first, so a
-// program's packages are not compiled again at every run; a host with none beside it runs programs without.
-func codeCache() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	preload := filepath.Join(filepath.Dir(exe), "code-cache.js")
-	if _, err := os.Stat(preload); err != nil {
-		return nil
-	}
-	return []string{"--require", preload}
+	return runProgram(ctx, command(l.dir, env, node, nodeArgv(l, settings, runner)...))
 }
 
 // nodeArgv is node's arguments: [nodeargs] runner --settings... --pwd=dir entry args... (the runner reads its
