@@ -8,7 +8,7 @@ import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, observedOutputs, Observe
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
 import type { ObjectDescription, ResourceDescription } from "./description";
-import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, rebids } from "./instance";
+import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, offerKept, rebids } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
 import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
 
@@ -53,7 +53,7 @@ const MEMBER: ObjectDescription = {
     sshHost: { type: "string", nullable: true, description: "The host to reach it over SSH." },
     sshPort: { type: "integer", nullable: true, description: "The port to reach it over SSH." },
     rentedOfferId: { type: "integer", nullable: true, description: "The offer rented; null for an adopted member." },
-    rentedOffer: { type: "map", values: { type: "any" }, nullable: true, description: "The offer as it was when rented." },
+    rentedOffer: { type: "map", values: { type: "any" }, nullable: true, description: "Of the offer as it was when rented, its `id` and the fields criteria compare, as an Instance keeps it." },
     machineId: { type: "integer", nullable: true, description: "The machine it runs on." },
     gpuName: { type: "string", nullable: true, description: "The GPU model." },
     numGpus: { type: "integer", nullable: true, description: "GPUs on the instance." },
@@ -275,7 +275,7 @@ async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Prom
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */
 async function readFleet(_id: string, props: Props, op: Operation): Promise<Record<string, unknown> & FleetOutputs> {
   const listed = await listedById(op.client);
-  const members = membersOf(props).map((member) => observed(member, listed.get(member.instanceId)));
+  const members = membersOf(props).map((member) => observed(member, listed.get(member.instanceId), props));
   return { ...props, ...projections(members, keysOf(props)) };
 }
 
@@ -339,7 +339,7 @@ async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operati
   for (const member of members.filter((m) => m.index < spec.size)) {
     const instance = listed.get(member.instanceId);
     const why = replacementReason(member.status, instance, target);
-    if (why === null) kept.push({ member: observed(member, instance), key: keys[member.index] ?? null });
+    if (why === null) kept.push({ member: observed(member, instance, spec), key: keys[member.index] ?? null });
     else {
       op.log(`member ${member.index} (instance ${member.instanceId}) ${why}: replacing it`);
       broken.push(member);
@@ -400,7 +400,7 @@ async function settleInPlace(spec: FleetSpec, kept: Made[], op: Operation): Prom
   if (!waiting.length) return kept;
   const outcomes = await waitForInstances(op.client, waiting.map((m) => m.member.instanceId), target, { clock: op.clock, ...op.wait, signal: op.signal });
   const seen = new Map(outcomes.flatMap((o) => (o.instance ? [[o.id, o.instance] as const] : [])));
-  const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId)) } : made));
+  const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId), spec) } : made));
   if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new MembersLeft(`Interrupted while ${waiting.length} GpuFleet member(s) were brought to ${target}.`, now);
   failIfAny(outcomes, `could not be brought to ${target}`);
   return now;
@@ -424,7 +424,7 @@ async function rentMembers(spec: FleetSpec, indices: number[], op: Operation): P
   if (!indices.length) return [];
   const tokenOf = (index: number) => (op.identity ? resourceToken(op.identity, `member ${index}`) : undefined);
   const policy: RentOptions = { clock: op.clock, ...op.rent, requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: op.spendCap(), signal: op.signal };
-  const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer), key: held.key });
+  const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer, spec), key: held.key });
   try {
     const booted = await rentAndBoot(
       {
@@ -497,7 +497,7 @@ async function adoptMember(spec: FleetSpec, index: number, id: number, op: Opera
   await adoptInstance(String(id), memberSpec(spec, index), op);
   const instance = await op.client.instances.get(id);
   if (!instance) throw new GpuRentalError(`GpuFleet member ${index}: instance ${id} disappeared while it was adopted.`);
-  return { member: memberOf(index, instance, null), key: null };
+  return { member: memberOf(index, instance, null, spec), key: null };
 }
 
 /**
@@ -545,14 +545,16 @@ interface Listed {
 }
 
 /** A member as the service shows it now; `gone` when the listing no longer has it. */
-function observed(member: FleetMember, instance: Instance | null | undefined): FleetMember {
+function observed(member: FleetMember, instance: Instance | null | undefined, spec: Readonly<Record<string, any>>): FleetMember {
   if (!instance) return { ...member, status: "gone" };
-  return { ...memberOf(member.index, instance, member.rentedOffer), rentedOfferId: member.rentedOfferId };
+  return { ...memberOf(member.index, instance, member.rentedOffer, spec), rentedOfferId: member.rentedOfferId };
 }
 
-function memberOf(index: number, instance: Instance, rentedOffer: Record<string, unknown> | null): FleetMember {
+/** A member, keeping of its offer what the fleet's criteria (`spec`) compare, as an Instance does. */
+function memberOf(index: number, instance: Instance, rentedOffer: Readonly<Record<string, unknown>> | null, spec: Readonly<Record<string, any>>): FleetMember {
   const outputs = observedOutputs(instance);
-  return { index, ...outputs, label: instance.label ?? "", rentedOfferId: typeof rentedOffer?.id === "number" ? rentedOffer.id : null, rentedOffer };
+  const offer = offerKept(rentedOffer, spec);
+  return { index, ...outputs, label: instance.label ?? "", rentedOfferId: typeof offer?.id === "number" ? offer.id : null, rentedOffer: offer };
 }
 
 function stateOf(member: FleetMember): "running" | "stopped" {

@@ -11,6 +11,7 @@ import { interruptedCreation, KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationErro
 import { attachKeys, changeKeys, keySet, SSH_KEYS_INPUT, SshKeysSpec } from "./instance-keys";
 import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
 import { ADOPT_ID, EnumDescription, ResourceDescription } from "./description";
+import { keptOffer } from "./rented-offer";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
@@ -166,7 +167,7 @@ const DESCRIPTION: ResourceDescription = {
       values: { type: "any" },
       nullable: true,
       tsType: "Record<string, unknown>",
-      description: "The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against.",
+      description: "Of the offer as it was when rented, its `id` and the fields criteria compare (`gpu_name`, `num_gpus`, `gpu_ram`, `dph_total`, `min_bid`, `reliability`, `geolocation`, `direct_port_count`, and every field its filters name): what new criteria are checked against.",
     },
     machineId: { type: "integer", nullable: true, description: "The machine it runs on." },
     gpuName: { type: "string", nullable: true, description: "Its GPU model." },
@@ -335,8 +336,9 @@ export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Read
 }
 
 /**
- * Whether the offer rented (`rentedOffer`, kept in the state as it was at rental time) meets new criteria: the
- * same market (on-demand or bid), a price within the new limit, and every new filter.
+ * Whether the offer rented (`rentedOffer`, kept in the state as it was at rental time: the fields criteria compare,
+ * or the whole offer in a state written before) meets new criteria: the same market (on-demand or bid), a price
+ * within the new limit, and every new filter (one on a field not kept is not met).
  */
 function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>): boolean {
   const rented = olds.rentedOffer as Record<string, unknown> | null | undefined;
@@ -443,7 +445,7 @@ function isOneOf<K extends string>(key: string, keys: readonly K[]): key is K {
 export interface InstanceOutputs extends ObservedOutputs {
   /** The offer rented; null for an adopted instance, whose offer is not known. */
   rentedOfferId: number | null;
-  /** The offer as it was when rented: what new criteria are checked against (null when adopted). */
+  /** Of the offer as it was when rented, what new criteria are checked against (rented-offer.ts; null when adopted). */
   rentedOffer: Record<string, unknown> | null;
   instanceApiKey: string | null;
   /** The lifetime policy the watchdog on the instance was started with (it keeps it until the instance is replaced). */
@@ -572,7 +574,7 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
   const lifetime = enforced && lifetimeOf(spec);
   return {
     ...spec, ...observedOutputs(instance), rentedOfferId: held.offer?.id ?? null,
-    rentedOffer: held.offer, instanceApiKey: held.key, lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
+    rentedOffer: offerKept(held.offer, spec), instanceApiKey: held.key, lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
   };
 }
 
@@ -594,9 +596,17 @@ async function readInstance(id: string, props: Props, op: Operation): Promise<(R
   return { ...props, ...observedSpec(instance), ...observedOutputs(instance), rentedOfferId: rentedOfferOf(props), ...keptOutputs(props) };
 }
 
-/** What only the creation knew, carried over from the state: the instance key, the offer as rented, its watchdog. */
-function keptOutputs(props: Props): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
-  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: props.rentedOffer ?? null, lifetimeInEffect: props.lifetimeInEffect ?? null };
+/**
+ * What only the creation knew, carried over from the state: the instance key, the offer as rented (as much of it as
+ * the criteria of `spec` compare), its watchdog.
+ */
+function keptOutputs(props: Props, spec: Readonly<Record<string, any>> = props): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
+  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: offerKept(props.rentedOffer, spec), lifetimeInEffect: props.lifetimeInEffect ?? null };
+}
+
+/** Of the offer rented, what the state keeps for the criteria of `spec` (rented-offer.ts). */
+export function offerKept(offer: Readonly<Record<string, unknown>> | null | undefined, spec: Readonly<Record<string, any>>): Record<string, unknown> | null {
+  return keptOffer(offer, filtersOf(spec));
 }
 
 /**
@@ -677,7 +687,7 @@ async function updateInstance(id: string, olds: Props, spec: InstanceSpec, op: O
   const target = targetOf(spec);
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   const outputs = (instance: Instance) => ({
-    ...spec, label: spec.label ?? DEFAULTS.label, targetState: target, ...observedOutputs(instance), rentedOfferId: rentedOfferOf(olds), ...keptOutputs(olds),
+    ...spec, label: spec.label ?? DEFAULTS.label, targetState: target, ...observedOutputs(instance), rentedOfferId: rentedOfferOf(olds), ...keptOutputs(olds, spec),
   });
   const current = await op.client.instances.get(Number(id));
   if (!current) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);
