@@ -12,6 +12,7 @@ import { attachKeys, changeKeys, keySet, SSH_KEYS_INPUT, SshKeysSpec } from "./i
 import { CRITERIA_INPUTS, criteriaFilters, CriteriaFields } from "./criteria";
 import { ADOPT_ID, EnumDescription, ResourceDescription } from "./description";
 import { keptOffer } from "./rented-offer";
+import { askOnce } from "./kind";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
@@ -586,7 +587,13 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
 async function instanceWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
-  return [...lifetime, ...(search ? await rentalWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
+  return [...lifetime, ...(search ? await rentalLook(op, criteriaOf(search)) : [])];
+}
+
+/** What preview says of renting `count` instances of `criteria` (rentalWarnings), asked once per look-ahead. */
+export function rentalLook(op: Operation, criteria: OfferCriteria, count = 1): Promise<string[]> {
+  const cap = op.spendCap();
+  return askOnce(op, ["rentalWarnings", criteria, cap, count], () => rentalWarnings(op.client, criteria, cap, count));
 }
 
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */
