@@ -35,8 +35,8 @@ module.exports = {
   ],
   // The Pulumi end-to-end tests drive real engine processes: give them room.
   testTimeout: 120_000,
-  // Four workers on 2 cores: engine runs wait much (process starts, polls, boots). The whole run took 736 s with
-  // three against 797 s with two; now 611 s with four against 648 s with three (the cores 98% busy, not 92%).
+  // More workers than cores: engine runs wait much (process starts, polls, boots). The runs that chose the number
+  // are in docs/testing.md ("Side by side").
   maxWorkers: 4,
   // Engine runs that a file starts side by side (it.concurrent): several at once overlap their waiting.
   maxConcurrency: 2,

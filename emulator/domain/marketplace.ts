@@ -64,7 +64,8 @@ export interface MarketplaceSnapshot {
 
 /**
  * How the service answers a bid below the offer's minimum, which it still turns into a stopped instance: an error
- * carrying `new_contract` at 400 (the default), or at 200 with `success: false`. Both are reported (service-facts).
+ * carrying `new_contract` at 400 (the default), or at 200 with `success: false`. Both are reported
+ * (docs/service-facts.md#a-bid-below-the-minimum-still-creates-an-instance).
  */
 export type LowBidStatus = 200 | 400;
 
@@ -118,7 +119,7 @@ export class Marketplace {
   lowBidStatus: LowBidStatus = 400;
   /**
    * How many of the next acceptances are the second acceptance of their offer, as the live service has been seen
-   * to accept one offer twice at about the same time (service-facts): each is answered with its `new_contract`
+   * to accept one offer twice at about the same time (docs/service-facts.md#two-acceptances-of-one-offer-can-both-succeed): each is answered with its `new_contract`
    * like any other, but another acceptance holds the machine, and its instance never boots. Not saved.
    */
   doubleAcceptances = 0;

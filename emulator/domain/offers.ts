@@ -219,7 +219,7 @@ export function priceFor(offer: Offer, type: OfferType | undefined): Offer {
 /**
  * The compute price of a new instance: on-demand without `price`; a bid with it, whatever type the offer was
  * found with (a price always means a bid), and only on an interruptible offer. A bid below the minimum is still
- * a contract on the live service (service-facts): `belowMinimum` says so, and creation makes it stopped (outbid).
+ * a contract on the live service (docs/service-facts.md#a-bid-below-the-minimum-still-creates-an-instance): `belowMinimum` says so, and creation makes it stopped (outbid).
  */
 export function contractPrice(offer: Offer, bid: number | undefined): { isBid: boolean; pricePerHour: number; belowMinimum?: true } {
   if (bid === undefined) return { isBid: false, pricePerHour: computePerHour(offer) };

@@ -81,7 +81,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The daily quota of offer search on the live service, per key: rows of offers returned in a UTC day
- * (service-facts). Once a key's rows of the day reach `rowsPerDay`, its searches are refused with 429
+ * (docs/service-facts.md#rate-limits-and-the-search-quota). Once a key's rows of the day reach `rowsPerDay`, its searches are refused with 429
  * `search_quota_exceeded` until midnight UTC, which the refusal names (`resets_at`, epoch seconds; the HTTP layer
  * sends it as `X-RateLimit-Reset`). Off by default (`rowsPerDay` 0), set through `PUT /_emulator/settings`.
  */

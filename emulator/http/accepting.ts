@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * What the live service accepts, derived from a schema of what the SDK sends. The SDK sends tidy bodies; real
  * clients (the service's public Python client, curl, generated clients) send looser ones, which the service
- * takes (service-facts, "What the service's public Python client sends"):
+ * takes (docs/service-facts.md#requests-real-clients-send):
  *
  * - an optional field sent as `null` is a field not given;
  * - a number may arrive as its decimal text (`"recommended_disk_space": "16"`);

@@ -24,7 +24,7 @@ const AcceptedCreate = accepting(CreateApiKeyRequest, {
   },
 });
 
-/** API key management (the live paths of the service-facts note). */
+/** API key management (the live paths: docs/service-facts.md#paths-beyond-the-spec). */
 export function registerApiKeys(app: FastifyInstance, market: Marketplace): void {
   const ownKey = (userId: number, id: number) => {
     const key = market.accounts.keyById(userId, id);

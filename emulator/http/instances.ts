@@ -41,7 +41,7 @@ const CREATION_RULES =
 export const INSTANCE_PAGE = 25;
 
 /**
- * `GET /api/v1/instances/`: each parameter JSON-encoded (service-facts). `after_token` is the `next_token` of
+ * `GET /api/v1/instances/`: each parameter JSON-encoded (docs/service-facts.md#paths-beyond-the-spec). `after_token` is the `next_token` of
  * the page before. `limit` above 25 is read as 25. (`select_cols` is ignored: rows are whole.)
  */
 const InstancePageQuery = z.object({

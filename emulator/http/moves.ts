@@ -1,6 +1,6 @@
 /**
  * The live service's moves (emulator/INSTANCES.md, "The live service's moves"): endpoints it retired, and the
- * answer it gives there now, in its own words (service-facts).
+ * answer it gives there now, in its own words (docs/service-facts.md#where-the-live-service-has-moved-on).
  */
 export const DEPRECATED_ENDPOINT = "deprecated_endpoint";
 

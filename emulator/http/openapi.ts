@@ -72,7 +72,7 @@ export function openApiDocument(app: FastifyInstance): Record<string, unknown> {
     components: {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer" },
-        // Older clients send the key in the query instead (service-facts).
+        // Older clients send the key in the query instead (docs/service-facts.md#requests-real-clients-send).
         api_key: { type: "apiKey", in: "query", name: "api_key" },
       },
     },

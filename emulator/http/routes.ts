@@ -68,7 +68,7 @@ export interface RouteSpec<S extends z.ZodType | undefined, Q extends z.ZodType 
   rules?: string;
   /**
    * An id that names nothing (or not yours) is answered 200 with `null`, not 404: the instance read, as the
-   * live service answers it (service-facts).
+   * live service answers it (docs/service-facts.md#answers-clients-rely-on).
    */
   missingIsNull?: boolean;
   /**

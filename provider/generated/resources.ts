@@ -88,7 +88,7 @@ export interface InstanceOutputProperties {
   readonly sshPort: pulumi.Output<number | null>;
   /** The offer rented; null for an adopted or imported instance. */
   readonly rentedOfferId: pulumi.Output<number | null>;
-  /** The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against. */
+  /** Of the offer as it was when rented, its `id` and the fields criteria compare (`gpu_name`, `num_gpus`, `gpu_ram`, `dph_total`, `min_bid`, `reliability`, `geolocation`, `direct_port_count`, and every field its filters name): what new criteria are checked against. */
   readonly rentedOffer: pulumi.Output<Record<string, unknown> | null>;
   /** The machine it runs on. */
   readonly machineId: pulumi.Output<number | null>;

@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import {
   destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
-  lifetimeWarnings, NotDestroyedError, ownerEnv, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
+  lifetimeWarnings, NotDestroyedError, ownerEnv, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, limitProgress, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
 import { describeResource } from "./describe";
-import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, rebids } from "./instance";
+import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, offerKept, rebids, rentalLook } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
 import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
 
@@ -49,7 +49,7 @@ const FleetMember = z.object({
   sshHost: z.string().nullable().meta({ description: "The host to reach it over SSH." }),
   sshPort: z.int().nullable().meta({ description: "The port to reach it over SSH." }),
   rentedOfferId: z.int().nullable().meta({ description: "The offer rented; null for an adopted member." }),
-  rentedOffer: z.record(z.string(), z.unknown()).nullable().meta({ description: "The offer as it was when rented." }),
+  rentedOffer: z.record(z.string(), z.unknown()).nullable().meta({ description: "Of the offer as it was when rented, its `id` and the fields criteria compare, as an Instance keeps it." }),
   machineId: z.int().nullable().meta({ description: "The machine it runs on." }),
   gpuName: z.string().nullable().meta({ description: "The GPU model." }),
   numGpus: z.int().nullable().meta({ description: "GPUs on the instance." }),
@@ -241,13 +241,13 @@ async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Prom
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
   if (!search || typeof own?.size !== "number") return lifetime;
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return [...lifetime, ...(await rentalWarnings(op.client, criteriaOf(search), op.spendCap(), renting))];
+  return [...lifetime, ...(await rentalLook(op, criteriaOf(search), renting))];
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */
 async function readFleet(_id: string, props: Props, op: Operation): Promise<Record<string, unknown> & FleetOutputs> {
   const listed = await listedById(op.client);
-  const members = membersOf(props).map((member) => observed(member, listed.get(member.instanceId)));
+  const members = membersOf(props).map((member) => observed(member, listed.get(member.instanceId), props));
   return { ...props, ...projections(members, keysOf(props)) };
 }
 
@@ -311,7 +311,7 @@ async function updateFleet(id: string, olds: Props, spec: FleetSpec, op: Operati
   for (const member of members.filter((m) => m.index < spec.size)) {
     const instance = listed.get(member.instanceId);
     const why = replacementReason(member.status, instance, target);
-    if (why === null) kept.push({ member: observed(member, instance), key: keys[member.index] ?? null });
+    if (why === null) kept.push({ member: observed(member, instance, spec), key: keys[member.index] ?? null });
     else {
       op.log(`member ${member.index} (instance ${member.instanceId}) ${why}: replacing it`);
       broken.push(member);
@@ -372,7 +372,7 @@ async function settleInPlace(spec: FleetSpec, kept: Made[], op: Operation): Prom
   if (!waiting.length) return kept;
   const outcomes = await waitForInstances(op.client, waiting.map((m) => m.member.instanceId), target, { clock: op.clock, ...op.wait, signal: op.signal });
   const seen = new Map(outcomes.flatMap((o) => (o.instance ? [[o.id, o.instance] as const] : [])));
-  const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId)) } : made));
+  const now = kept.map((made) => (seen.has(made.member.instanceId) ? { ...made, member: observed(made.member, seen.get(made.member.instanceId), spec) } : made));
   if (outcomes.some((o) => o.error instanceof InterruptedError)) throw new MembersLeft(`Interrupted while ${waiting.length} GpuFleet member(s) were brought to ${target}.`, now);
   failIfAny(outcomes, `could not be brought to ${target}`);
   return now;
@@ -398,7 +398,7 @@ async function rentMembers(spec: FleetSpec, indices: number[], op: Operation): P
   const policy: RentOptions = {
     clock: op.clock, ...op.rent, requireInstanceKey: true, lifetime: lifetimeOf(spec), maxHourlySpend: op.spendCap(), signal: op.signal, onWait: limitProgress(op),
   };
-  const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer), key: held.key });
+  const made = (held: Held): Made => ({ member: memberOf(held.index, held.instance ?? unseen(held.instanceId), held.offer, spec), key: held.key });
   try {
     const booted = await rentAndBoot(
       {
@@ -471,7 +471,7 @@ async function adoptMember(spec: FleetSpec, index: number, id: number, op: Opera
   await adoptInstance(String(id), memberSpec(spec, index), op);
   const instance = await op.client.instances.get(id);
   if (!instance) throw new GpuRentalError(`GpuFleet member ${index}: instance ${id} disappeared while it was adopted.`);
-  return { member: memberOf(index, instance, null), key: null };
+  return { member: memberOf(index, instance, null, spec), key: null };
 }
 
 /**
@@ -519,14 +519,16 @@ interface Listed {
 }
 
 /** A member as the service shows it now; `gone` when the listing no longer has it. */
-function observed(member: FleetMember, instance: Instance | null | undefined): FleetMember {
+function observed(member: FleetMember, instance: Instance | null | undefined, spec: Readonly<Record<string, any>>): FleetMember {
   if (!instance) return { ...member, status: "gone" };
-  return { ...memberOf(member.index, instance, member.rentedOffer), rentedOfferId: member.rentedOfferId };
+  return { ...memberOf(member.index, instance, member.rentedOffer, spec), rentedOfferId: member.rentedOfferId };
 }
 
-function memberOf(index: number, instance: Instance, rentedOffer: Record<string, unknown> | null): FleetMember {
+/** A member, keeping of its offer what the fleet's criteria (`spec`) compare, as an Instance does. */
+function memberOf(index: number, instance: Instance, rentedOffer: Readonly<Record<string, unknown>> | null, spec: Readonly<Record<string, any>>): FleetMember {
   const outputs = observedOutputs(instance);
-  return { index, ...outputs, label: instance.label ?? "", rentedOfferId: typeof rentedOffer?.id === "number" ? rentedOffer.id : null, rentedOffer };
+  const offer = offerKept(rentedOffer, spec);
+  return { index, ...outputs, label: instance.label ?? "", rentedOfferId: typeof offer?.id === "number" ? offer.id : null, rentedOffer: offer };
 }
 
 function stateOf(member: FleetMember): "running" | "stopped" {

@@ -12,6 +12,8 @@ import { attachKeys, changeKeys, keySet, SshKeysSpec } from "./instance-keys";
 import { criteriaFilters, CriteriaFields } from "./criteria";
 import type { NamedType } from "./description";
 import { describeResource } from "./describe";
+import { keptOffer } from "./rented-offer";
+import { askOnce } from "./kind";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
@@ -264,8 +266,9 @@ export function diffInstanceSpec(olds: Readonly<Record<string, any>>, news: Read
 }
 
 /**
- * Whether the offer rented (`rentedOffer`, kept in the state as it was at rental time) meets new criteria: the
- * same market (on-demand or bid), a price within the new limit, and every new filter.
+ * Whether the offer rented (`rentedOffer`, kept in the state as it was at rental time: the fields criteria compare,
+ * or the whole offer in a state written before) meets new criteria: the same market (on-demand or bid), a price
+ * within the new limit, and every new filter (one on a field not kept is not met).
  */
 function stillSatisfied(olds: Readonly<Record<string, any>>, news: Readonly<Record<string, any>>): boolean {
   const rented = olds.rentedOffer as Record<string, unknown> | null | undefined;
@@ -377,7 +380,8 @@ const InstanceOutputs = z.object({
   sshPort: z.int().nullable().meta({ description: "The port to reach it over SSH." }),
   rentedOfferId: z.int().nullable().meta({ description: "The offer rented; null for an adopted or imported instance." }),
   rentedOffer: z.record(z.string(), z.unknown()).nullable().meta({
-    description: "The offer as it was when rented (its fields, as the offer search shows them): what new criteria are checked against.",
+    description:
+      "Of the offer as it was when rented, its `id` and the fields criteria compare (`gpu_name`, `num_gpus`, `gpu_ram`, `dph_total`, `min_bid`, `reliability`, `geolocation`, `direct_port_count`, and every field its filters name): what new criteria are checked against.",
   }),
   machineId: z.int().nullable().meta({ description: "The machine it runs on." }),
   gpuName: z.string().nullable().meta({ description: "Its GPU model." }),
@@ -513,7 +517,7 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
   const lifetime = enforced && lifetimeOf(spec);
   return {
     ...spec, ...observedOutputs(instance), rentedOfferId: held.offer?.id ?? null,
-    rentedOffer: held.offer, instanceApiKey: held.key, lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
+    rentedOffer: offerKept(held.offer, spec), instanceApiKey: held.key, lifetimeInEffect: lifetime ? describePolicy(lifetime) : null,
   };
 }
 
@@ -525,7 +529,13 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
 async function instanceWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
-  return [...lifetime, ...(search ? await rentalWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
+  return [...lifetime, ...(search ? await rentalLook(op, criteriaOf(search)) : [])];
+}
+
+/** What preview says of renting `count` instances of `criteria` (rentalWarnings), asked once per look-ahead. */
+export function rentalLook(op: Operation, criteria: OfferCriteria, count = 1): Promise<string[]> {
+  const cap = op.spendCap();
+  return askOnce(op, ["rentalWarnings", criteria, cap, count], () => rentalWarnings(op.client, criteria, cap, count));
 }
 
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */
@@ -535,9 +545,17 @@ async function readInstance(id: string, props: Props, op: Operation): Promise<(R
   return { ...props, ...observedSpec(instance), ...observedOutputs(instance), rentedOfferId: rentedOfferOf(props), ...keptOutputs(props) };
 }
 
-/** What only the creation knew, carried over from the state: the instance key, the offer as rented, its watchdog. */
-function keptOutputs(props: Props): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
-  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: props.rentedOffer ?? null, lifetimeInEffect: props.lifetimeInEffect ?? null };
+/**
+ * What only the creation knew, carried over from the state: the instance key, the offer as rented (as much of it as
+ * the criteria of `spec` compare), its watchdog.
+ */
+function keptOutputs(props: Props, spec: Readonly<Record<string, any>> = props): Pick<InstanceOutputs, "instanceApiKey" | "rentedOffer" | "lifetimeInEffect"> {
+  return { instanceApiKey: props.instanceApiKey ?? null, rentedOffer: offerKept(props.rentedOffer, spec), lifetimeInEffect: props.lifetimeInEffect ?? null };
+}
+
+/** Of the offer rented, what the state keeps for the criteria of `spec` (rented-offer.ts). */
+export function offerKept(offer: Readonly<Record<string, unknown>> | null | undefined, spec: Readonly<Record<string, any>>): Record<string, unknown> | null {
+  return keptOffer(offer, filtersOf(spec));
 }
 
 /**
@@ -618,7 +636,7 @@ async function updateInstance(id: string, olds: Props, spec: InstanceSpec, op: O
   const target = targetOf(spec);
   // Built from the new spec, not the old state: an input the program dropped must not linger in the outputs.
   const outputs = (instance: Instance) => ({
-    ...spec, label: spec.label ?? DEFAULTS.label, targetState: target, ...observedOutputs(instance), rentedOfferId: rentedOfferOf(olds), ...keptOutputs(olds),
+    ...spec, label: spec.label ?? DEFAULTS.label, targetState: target, ...observedOutputs(instance), rentedOfferId: rentedOfferOf(olds), ...keptOutputs(olds, spec),
   });
   const current = await op.client.instances.get(Number(id));
   if (!current) throw new GpuRentalError(`Instance ${id} no longer exists; run \`pulumi refresh\` to drop it from the stack.`);

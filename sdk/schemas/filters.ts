@@ -35,7 +35,8 @@ export type Order = z.infer<typeof Order>;
 export type FieldType = "number" | "boolean" | "string" | "location";
 
 /**
- * A number as its decimal text (`"16"`, `"0.98"`, `"-2"`): real clients send numbers so (service-facts). At most
+ * A number as its decimal text (`"16"`, `"0.98"`, `"-2"`): real clients send numbers so
+ * (docs/service-facts.md#requests-real-clients-send). At most
  * 15 digits on each side, so the text always reads as a finite number.
  */
 export const DECIMAL_TEXT = /^-?\d{1,15}(\.\d{1,15})?$/;

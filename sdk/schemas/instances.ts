@@ -10,7 +10,7 @@ export const Runtype = z.enum(["ssh_direct", "ssh_proxy", "ssh", "jupyter_direct
 export type Runtype = z.infer<typeof Runtype>;
 
 /**
- * `runtype` as the service reads it (service-facts): one of the runtypes, or several words as the public Python
+ * `runtype` as the service reads it (docs/service-facts.md#requests-real-clients-send): one of the runtypes, or several words as the public Python
  * client joins its flags (`"ssh_direc ssh_proxy"`, `"jupyter_direc ssh_direc ssh_proxy"`; `*_direc` is direct).
  * Several words are one runtype: Jupyter if a Jupyter word is there (direct if one of its words is), else SSH
  * (direct if an SSH word is).

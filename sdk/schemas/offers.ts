@@ -63,7 +63,7 @@ export const OFFER_FIELDS: Record<string, FieldType> = {
 
 /**
  * Fields the live offer search filters on beyond those of OFFER_FIELDS (which the emulator's market carries): the
- * vendor's description of `POST /api/v0/bundles/` documents each as a filter (../shared/real-service/), with the
+ * vendor's description of `POST /api/v0/bundles/` documents each as a filter (docs/service-facts.md#offer-search), with the
  * types its example offer and the recorded offers show. `datacenter` (`hosting_type`) and `ubuntu_version`
  * (`os_version`) are its aliases.
  */

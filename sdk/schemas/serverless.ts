@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Serverless inference (../shared/notes/renter-api.md §1): an endpoint holds the scaling targets, its worker groups
+ * Serverless inference (docs/service-facts.md#serverless): an endpoint holds the scaling targets, its worker groups
  * say what a worker is (a template and offer criteria), and the service's autoscaler rents and retires the workers.
  * Endpoints live at `/api/v0/endptjobs/`; worker groups at `/api/v0/workergroups/` (the vendor's description) and
  * `/api/v0/autojobs/` (what the public client 1.9.1 calls), the same resource either way.

@@ -2,7 +2,7 @@ import { MAX_ENV_VARS } from "../../emulator/domain/env-vars";
 import { BadRequestError, NotFoundError } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
-/** ../shared/notes/renter-api.md, section 2: the account's environment variables (`/api/v0/secrets/`). */
+/** docs/service-facts.md#account-environment-variables: the account's environment variables (`/api/v0/secrets/`). */
 describe("account environment variables", () => {
   let emu: TestEmulator;
   const call = (method: string, body?: unknown, key = emu.apiKey) => http(emu.url, method, "/api/v0/secrets/", { key, body });

@@ -2,7 +2,7 @@ import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 /**
  * emulator/INSTANCES.md, "The live service's moves": the emulator answers as the live service answers today
- * (../shared/notes/service-facts.md, "Where the live service has moved on"), over raw HTTP. One test a row;
+ * (docs/service-facts.md#where-the-live-service-has-moved-on), over raw HTTP. One test a row;
  * what the SDK makes of each answer is in test/sdk/live-answers.test.ts.
  */
 let emu: TestEmulator;

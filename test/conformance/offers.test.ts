@@ -1,6 +1,7 @@
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
-/** Spec: Endpoints › Offer search (`POST /api/v0/bundles/`), with the offer fields of the service-facts note. */
+/** Spec: Endpoints › Offer search (`POST /api/v0/bundles/`), with the offer fields of
+ * docs/service-facts.md#answers-clients-rely-on. */
 describe("offer search", () => {
   let emu: TestEmulator;
   const search = async (body: unknown) => {
@@ -14,7 +15,7 @@ describe("offer search", () => {
   });
   afterAll(() => emu.close());
 
-  it("answers {offers: [...]} with every field of the service-facts note, as numbers", async () => {
+  it("answers {offers: [...]} with every offer field of the service facts, as numbers", async () => {
     const offers = await search({ limit: 50 });
     expect(offers).toHaveLength(50);
     const numeric = [

@@ -1,7 +1,7 @@
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 /**
- * Service-facts, "What the service's public Python client sends and reads": the request shapes real clients
+ * docs/service-facts.md#requests-real-clients-send: the request shapes real clients
  * send (nulls for fields not given, numbers as text, keys the spec does not list, combined runtypes, volume
  * filters without `q`), the paths they use beside the spec's, and the exact JSON Content-Type they demand. The
  * client itself is driven against the emulator by test/compat/; these are the same facts over raw HTTP.

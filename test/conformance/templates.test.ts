@@ -41,7 +41,7 @@ describe("templates", () => {
     });
 
     // The spec asks for the three registry fields; the public Python client sends none of them (or null), and the
-    // service creates the template anyway (service-facts): they are empty.
+    // service creates the template anyway (docs/service-facts.md#requests-real-clients-send): they are empty.
     it.each([{}, { docker_login_repo: null, docker_login_user: null, docker_login_pass: null }])(
       "takes a creation without the docker_login_* fields, as empty (%j)",
       async (login) => {

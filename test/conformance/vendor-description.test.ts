@@ -9,7 +9,7 @@ import { emulator, TestEmulator } from "../helpers/emulator";
 
 /**
  * The vendor's own description of the live API as an outside judge, as boto3's service models judge moto
- * (../shared/real-service/README.md): every method and path the SDK calls and the emulator serves is in it (or
+ * (docs/service-facts.md#sources): every method and path the SDK calls and the emulator serves is in it (or
  * among the few known from elsewhere, below, each with its source), and wherever the SDK and the vendor both
  * describe an answer, every field the SDK reads has the vendor's JSON type, except where a body recorded from the
  * live service says otherwise (the disagreements below). The bodies recorded from the live service are read by
@@ -25,10 +25,10 @@ if (missing) console.warn(`test/conformance/vendor-description.test.ts${missing}
 
 /**
  * Endpoints the vendor's description (2026-08) does not have, and where each is known from: the spec, or
- * ../shared/notes/service-facts.md (what the live service and its public Python client do). A test checks that each
- * source names the path, that each is still called or served, and that none has since appeared in the description.
+ * docs/service-facts.md (what the live service and its public Python client do, each with its source). A test checks
+ * that each source names the path, that each is still called or served, and that none has since appeared in the description.
  */
-const KNOWN_ELSEWHERE: { source: string; endpoints: string[]; abbreviated?: Record<string, string> }[] = [
+const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
   // The spec's 2FA endpoint table, and its deprecated paths.
   {
     source: "spec/service-api.md",
@@ -44,26 +44,25 @@ const KNOWN_ELSEWHERE: { source: string; endpoints: string[]; abbreviated?: Reco
   // The retired v0 listing (410 deprecated_endpoint since 2026-08-20).
   { source: "spec/service-api.md", endpoints: ["GET /api/v0/instances/"] },
   // Network-volume creation (the vendor's page before May 2026 says `/network_volume/`, the service's client `/network_volumes/`).
-  { source: "notes/service-facts.md", endpoints: ["PUT /api/v0/network_volumes/"] },
+  { source: "docs/service-facts.md", endpoints: ["PUT /api/v0/network_volumes/"] },
   // What the service's public Python client 1.9.1 calls.
   {
-    source: "notes/service-facts.md",
+    source: "docs/service-facts.md",
     endpoints: [
       "PUT /api/v0/launch_instance/", "GET /api/v0/instances/filters/", "PUT /api/v1/template/", "GET /api/v0/gpu_names/unique/",
       "GET /api/v0/users/me/invoices/", "GET /api/v0/auth/apikeys/{id}/",
     ],
   },
-  // The public client 1.9.1's pending price increases (not in the vendor's description); the notes abbreviate the reject path.
+  // The public client 1.9.1's pending price increases (not in the vendor's description).
   {
-    source: "notes/renter-api.md",
+    source: "docs/service-facts.md",
     endpoints: ["GET /api/v0/instances/pending-price-increases/", "PUT /api/v0/instances/accept-price-increase/", "PUT /api/v0/instances/reject-price-increase/"],
-    abbreviated: { "PUT /api/v0/instances/reject-price-increase/": ".../reject-price-increase/" },
   },
   // Serverless: one endpoint's read (the Python SDK's ManagedEndpoint), the worker-group paths the CLI 1.9.1 calls
   // (`/autojobs/`, the vendor's `/workergroups/` under another name), and the autoscaler host's calls beyond the
   // vendor's five: a group's logs as the CLI asks for them, a rolling update, and the workers' own reports.
   {
-    source: "notes/renter-api.md",
+    source: "docs/service-facts.md",
     endpoints: [
       "GET /api/v0/endptjobs/{id}/", "POST /api/v0/autojobs/", "GET /api/v0/autojobs/", "PUT /api/v0/autojobs/{id}/", "DELETE /api/v0/autojobs/{id}/",
       "POST /get_autogroup_logs/", "POST /update_workers/", "POST /worker_status/", "POST /delete_requests/",
@@ -73,7 +72,7 @@ const KNOWN_ELSEWHERE: { source: string; endpoints: string[]; abbreviated?: Reco
 
 /**
  * Where the SDK reads a field with another type than the vendor declares, because the live service sends that
- * type: each with the evidence (../shared/real-service/README.md lists these disagreements).
+ * type: each with the evidence (docs/service-facts.md#where-the-vendors-description-is-wrong lists these disagreements).
  */
 const DISAGREEMENTS: Record<string, string> = {
   // Recorded (samples/04, the context of an auto-rent script) and the same document's v1 rows: an object of port bindings.
@@ -83,7 +82,7 @@ const DISAGREEMENTS: Record<string, string> = {
   // Recorded (samples/06: created_at 1754655150.416915 in the key of an attachment): epoch seconds, a float.
   "POST /api/v0/ssh .key.created_at": "vendor date-time text; live epoch seconds",
   "GET /api/v0/ssh [].created_at": "vendor date-time text; live epoch seconds",
-  // Serverless (notes/renter-api.md §1c). The vendor's Python SDK 1.9.1 (serverless/client/worker.py) requires a bare
+  // Serverless (docs/service-facts.md#serverless). The vendor's Python SDK 1.9.1 (serverless/client/worker.py) requires a bare
   // list of workers, and the CLI takes a list or `{workers}`; the vendor's description says `{workers}` or an error text.
   "POST /get_endpoint_workers (answer)": "vendor {workers} or an error text; its Python SDK reads a bare list",
   // The vendor's description adds an error text answered 200 ("authenticate_endpoint_apikey: invalid api_key ...") to the
@@ -152,11 +151,12 @@ const endpoint = (method: string, path: string) => `${method.toUpperCase()} ${pa
   it("each endpoint known from elsewhere is named by its source, still used, and not (yet) in the description", () => {
     const ops = described();
     const used = new Set([...calls.keys(), ...routesOf(emu.server).map((r) => endpoint(r.method, r.url))]);
-    for (const { source, endpoints, abbreviated } of KNOWN_ELSEWHERE) {
-      const text = readFileSync(resolve(SHARED, source), "utf8");
+    for (const { source, endpoints } of KNOWN_ELSEWHERE) {
+      // The spec beside the repository; the page of service facts in it.
+      const text = readFileSync(source.startsWith("docs/") ? resolve(__dirname, "../..", source) : resolve(SHARED, source), "utf8");
       for (const e of endpoints) {
         const [method, path] = e.split(" ");
-        expect({ e, named: text.includes(abbreviated?.[e] ?? path.replace(/\/$/, "")), used: used.has(endpoint(method, path)), inVendor: ops.has(endpoint(method, path)) }).toEqual({
+        expect({ e, named: text.includes(path.replace(/\/$/, "")), used: used.has(endpoint(method, path)), inVendor: ops.has(endpoint(method, path)) }).toEqual({
           e, named: true, used: true, inVendor: false,
         });
       }

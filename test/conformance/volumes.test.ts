@@ -7,7 +7,7 @@ const OFFER_FIELDS: Record<string, string> = {
   start_date: "number", end_date: "number", storage_cost: "number", storage_cost_total: "number",
 };
 
-/** Spec: Network volume offer, Network volume offer search, volume_info; service facts: the volume endpoints. */
+/** Spec: Network volume offer, Network volume offer search, volume_info; docs/service-facts.md#paths-beyond-the-spec: the volume endpoints. */
 describe("volumes", () => {
   let emu: TestEmulator;
   const call = (method: string, path: string, body?: unknown, key = emu.apiKey) => http(emu.url, method, path, { key, body });

@@ -84,3 +84,58 @@ describe("documentation links", () => {
     ]);
   });
 });
+
+// The repository is whole: facts about the live service that the code relies on are cited from
+// docs/service-facts.md (each fact there with its source), never from a document beside the repository. Tests may
+// still read the spec and the vendor's recorded data there as outside judges (a path of `shared/spec` or
+// `shared/real-service` in a test's code).
+const SOURCE_DIRS = ["sdk", "emulator", "provider", "cli", "bench", "tools", "examples", "docs", "test"];
+const SOURCE_FILE = /\.(ts|js|mjs|md|py|go|ya?ml)$/;
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(relative);
+    return SOURCE_FILE.test(entry.name) ? [relative] : [];
+  });
+}
+
+/** What cites a document outside the repository in `text` (of the file `file`), or a section of the facts page it lacks. */
+function outsideCitations(file: string, text: string, anchors: Set<string>): string[] {
+  const problems: string[] = [];
+  for (const match of text.matchAll(/shared\/notes|renter-api|service-facts(?!\.md)|shared\/(?:spec|real-service)/g)) {
+    const reading = file.startsWith(`test${path.sep}`) && /^shared\/(spec|real-service)/.test(match[0]);
+    if (!reading) problems.push(`${file}: cites ${match[0]}`);
+  }
+  for (const [, anchor] of text.matchAll(/service-facts\.md#([\w-]+)/g)) {
+    if (!anchors.has(anchor)) problems.push(`${file}: service-facts.md#${anchor}: no such section`);
+  }
+  return problems;
+}
+
+describe("the repository cites no document outside it", () => {
+  const facts = fs.readFileSync(path.join(ROOT, "docs", "service-facts.md"), "utf8");
+  const anchors = anchorsOf(facts);
+
+  it("every source file cites the live service's facts from docs/service-facts.md, by a section it has", () => {
+    const files = ["README.md", ...SOURCE_DIRS.flatMap(sourceFiles)].filter((file) => file !== path.join("test", "docs", "links.test.ts"));
+    expect(files.length).toBeGreaterThan(300);
+    expect(files.flatMap((file) => outsideCitations(file, fs.readFileSync(path.join(ROOT, file), "utf8"), anchors))).toEqual([]);
+  });
+
+  it("would see a citation of the notes, a section the page lacks, and let a test read the spec", () => {
+    const code = path.join("sdk", "x.ts");
+    expect(outsideCitations(code, "(service-facts)", anchors)).toEqual([`${code}: cites service-facts`]);
+    expect(outsideCitations(code, "../shared/notes/renter-api.md", anchors)).toHaveLength(2);
+    expect(outsideCitations(code, "docs/service-facts.md#no-such-section", anchors)).toEqual([`${code}: service-facts.md#no-such-section: no such section`]);
+    expect(outsideCitations(code, "docs/service-facts.md#sources", anchors)).toEqual([]);
+    expect(outsideCitations(path.join("test", "x.test.ts"), 'resolve(__dirname, "../../../shared/spec/service-api.md")', anchors)).toEqual([]);
+    expect(outsideCitations(code, "shared/spec/service-api.md", anchors)).toHaveLength(1);
+  });
+
+  it("every fact has its source, and the page is linked from the docs' index and the emulator's page", () => {
+    for (const section of facts.split(/^## /m).slice(2)) expect(section).toMatch(/\[(spec|vendor|vendor-2026-05|docs: [^\]]+|client: [^\]]+|recorded [^\]]+|report: [^\]]+|terraform[^\]]*)\]/);
+    expect(fs.readFileSync(path.join(ROOT, "docs", "_index.md"), "utf8")).toContain("(service-facts.md)");
+    expect(fs.readFileSync(path.join(ROOT, "docs", "emulator.md"), "utf8")).toContain("(service-facts.md)");
+  });
+});

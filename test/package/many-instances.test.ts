@@ -1,6 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { KEPT_OFFER_FIELDS } from "../../provider/lifecycle/rented-offer";
 import { deployedProgram } from "./own-program";
 
 /**
@@ -56,6 +57,19 @@ describe("32 instances of the same criteria in one pulumi up", () => {
     const [text] = providers as Set<string>;
     expect(text.length).toBeLessThan(1_000);
     expect(fs.readFileSync(path.join(LOADS, "loads"), "utf8").split("\n").filter(Boolean)).toEqual([String(text.length)]);
+  });
+
+  it("keeps of each offer rented its id and the fields criteria compare, not the whole offer", async () => {
+    const { deployment } = JSON.parse(await ctx.stack.ok("stack", "export"));
+    const instances = deployment.resources.filter((r: any) => r.type === "pulumi-nodejs:dynamic/gpu-rental:Instance");
+    expect(instances).toHaveLength(32);
+    for (const { outputs } of instances) {
+      expect(outputs.rentedOffer.id).toBe(outputs.rentedOfferId);
+      expect(Object.keys(outputs.rentedOffer).sort()).toEqual([...KEPT_OFFER_FIELDS].sort());
+      // What the state no longer keeps: the offer as the market showed it, of many more fields.
+      const offer = ctx.emu.marketplace.instances.all().find((i) => i.id === outputs.instanceId)!.offer;
+      expect(Object.keys(offer).length).toBeGreaterThan(3 * KEPT_OFFER_FIELDS.length);
+    }
   });
 
   it("destroy leaves nothing", async () => {

@@ -128,4 +128,25 @@ describe("preview's warning when no offer matches", () => {
     expect((await Instance.lookAhead({}, { ...IMAGE, filters: { gpu_name: { eq: "RTX 4909" }, gpu_ram: { gte: UNKNOWN } } }, UNKNOWN)).warnings).toEqual([]);
     expect((await Instance.lookAhead({ ...IMAGE, gpuModel: "RTX 4090" }, { ...IMAGE, gpuModel: "RTX 4909" }, UNKNOWN)).warnings).toEqual([]);
   });
+
+  it("asks the service once for the resources of one provider process that share their criteria, each warned by name", async () => {
+    // A key whose daily search quota the first look spends whole: a second search of it would be refused (429).
+    const { key } = emu.account("looks@example.com");
+    const own = configureLifecycle({ get: (k) => ({ "gpu-rental:apiUrl": emu.url, "gpu-rental:apiKey": key })[k] });
+    const [fleets, instances] = [own.resource("GpuFleet"), own.resource("Instance")];
+    const h100 = (await emu.client().offers.search({ filters: { gpu_name: { eq: "H100 SXM" }, rentable: { eq: true }, direct_port_count: { gte: 1 } }, limit: 1000 })).length;
+    const settings = (searchQuota: object) => fetch(`${emu.url}/_emulator/settings`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ searchQuota }) });
+    await settings({ rowsPerDay: h100 });
+    try {
+      const looks = await Promise.all(["a", "b", "c"].map((prefix) => fleets.lookAhead({}, { ...IMAGE, gpuModel: "H100 SXM", labelPrefix: prefix, size: h100 + 1 }, UNKNOWN)));
+      expect(looks.map((look) => look.warnings)).toEqual(["a", "b", "c"].map((prefix) => [expect.stringMatching(new RegExp(`^gpu-rental GpuFleet ${prefix}: Only ${h100} offer\\(s\\) match`))]));
+      // The quota is spent: a question not asked before is refused, and preview says nothing rather than fail.
+      expect((await instances.lookAhead({}, { ...IMAGE, gpuModel: "RTX 4909" }, UNKNOWN)).warnings).toEqual([]);
+      await settings({ rowsPerDay: 0 });
+      // A question that failed is asked again.
+      expect((await instances.lookAhead({}, { ...IMAGE, gpuModel: "RTX 4909", label: "t" }, UNKNOWN)).warnings).toEqual([expect.stringContaining("gpu-rental Instance t: No offer matches")]);
+    } finally {
+      await settings({ rowsPerDay: 0 });
+    }
+  });
 });

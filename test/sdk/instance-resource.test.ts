@@ -1,5 +1,6 @@
 import { INSTANCE, PARTIAL_OUTPUT, PartialCreationError, direct } from "../../provider/lifecycle";
-import { diffInstanceSpec } from "../../provider/lifecycle/instance";
+import { diffInstanceSpec, offerKept } from "../../provider/lifecycle/instance";
+import { KEPT_OFFER_FIELDS } from "../../provider/lifecycle/rented-offer";
 import { emulator, TestEmulator } from "../helpers/emulator";
 
 const Instance = direct(INSTANCE);
@@ -49,6 +50,40 @@ describe("diffInstanceSpec", () => {
     for (const change of [{ gpuCount: 4 }, { filters: { reliability: { gte: 0.999 } } }, { maxPricePerHour: 0.5 }, { offerType: "bid" }]) {
       expect(diffInstanceSpec(olds, { ...base, ...change })).toMatchObject({ replaces: Object.keys(change), updates: [] });
     }
+  });
+
+  it("keeps of the offer rented its id and the fields criteria compare, and diffs a whole offer of an earlier state the same", () => {
+    // An offer as the search shows it (an earlier version kept all of it in the state).
+    const whole = {
+      id: 10001, ask_contract_id: 10001, bundle_id: 5001, gpu_name: "RTX 4090", num_gpus: 2, gpu_ram: 24564, gpu_frac: 1, cpu_cores: 32,
+      cpu_ram: 128000, cpu_name: "AMD EPYC", disk_space: 900, inet_up: 800, inet_down: 900, reliability: 0.995, dlperf: 40, score: 120,
+      cuda_max_good: 12.4, driver_version: "550.1", geolocation: "Texas, US", verification: "verified", verified: true, rentable: true,
+      dph_base: 0.78, dph_total: 0.8, min_bid: 0.4, storage_cost: 0.15, direct_port_count: 10, start_date: 1, end_date: 2, duration: 1,
+    };
+    const filtered = { ...base, filters: { cuda_max_good: { gte: 12 } } };
+    const kept = offerKept(whole, filtered)!;
+    expect(Object.keys(kept).sort()).toEqual([...KEPT_OFFER_FIELDS, "cuda_max_good"].sort());
+    expect(kept).toMatchObject({ id: 10001, gpu_name: "RTX 4090", num_gpus: 2, dph_total: 0.8, min_bid: 0.4, cuda_max_good: 12.4 });
+    expect(offerKept(whole, base)).not.toHaveProperty("cuda_max_good");
+    expect(offerKept(null, base)).toBeNull();
+    // Trimming a whole offer again, or a kept one, changes nothing more.
+    expect(offerKept(kept, filtered)).toEqual(kept);
+
+    const lean = { ...filtered, rentedOffer: kept, rentedOfferId: 10001 };
+    const earlier = { ...filtered, rentedOffer: whole, rentedOfferId: 10001 };
+    for (const olds of [lean, earlier]) {
+      // Criteria the offer still meets, on fields kept: recorded in place, from either state.
+      for (const change of [{ gpuCount: 2 }, { filters: { cuda_max_good: { gte: 12.2 }, reliability: { gte: 0.99 }, gpu_ram: { gte: 24000 } } }, { maxPricePerHour: 1 }]) {
+        expect(diffInstanceSpec(olds, { ...filtered, ...change })).toMatchObject({ replaces: [], updates: Object.keys(change) });
+      }
+      for (const change of [{ gpuCount: 4 }, { filters: { cuda_max_good: { gte: 12.5 } } }, { maxPricePerHour: 0.5 }]) {
+        expect(diffInstanceSpec(olds, { ...filtered, ...change })).toMatchObject({ replaces: Object.keys(change), updates: [] });
+      }
+    }
+    // A new filter on a field the lean state did not keep cannot be checked there: it replaces (the earlier state's whole offer still tells).
+    const onCores = { ...filtered, filters: { ...filtered.filters, cpu_cores: { gte: 16 } } };
+    expect(diffInstanceSpec(lean, onCores)).toMatchObject({ replaces: ["filters"], updates: [] });
+    expect(diffInstanceSpec(earlier, onCores)).toMatchObject({ replaces: [], updates: ["filters"] });
   });
 
   it("counts an unknown value (preview) as a change", () => {

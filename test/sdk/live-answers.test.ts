@@ -7,8 +7,7 @@ const Instance = direct(INSTANCE);
 const NetworkVolume = direct(NETWORK_VOLUME);
 
 /**
- * What the SDK makes of the answers of the live service today (../shared/notes/service-facts.md, "Where the live
- * service has moved on"), against the emulator answering so (test/conformance/live-answers.test.ts) or a fault
+ * What the SDK makes of the answers of the live service today (docs/service-facts.md#where-the-live-service-has-moved-on), against the emulator answering so (test/conformance/live-answers.test.ts) or a fault
  * injected where the emulator keeps the spec's answer (a bad key is 401 there; 404 `auth_error` on some live
  * endpoints).
  */

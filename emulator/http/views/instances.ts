@@ -18,7 +18,7 @@ export const INSTANCE_FIELDS: Record<string, FieldType> = {
 
 /**
  * Fields the listing computes rather than stores: the live v1 listing refuses a `select_filters` on them with 400
- * (service-facts), though its rows show them.
+ * (docs/service-facts.md#the-v1-instance-listing), though its rows show them.
  */
 export const COMPUTED_INSTANCE_FIELDS: readonly string[] = ["dph_total", "num_gpus"];
 
