@@ -26,8 +26,6 @@ export class ProviderContext {
   readonly write: (line: string, urn?: string) => void;
   private readonly clients = new Map<string, GpuRentalClient>();
   private readonly leftBehinds = new Map<GpuRentalClient, LeftBehind>();
-  /** What look-aheads asked each client, by question (lookOnce). */
-  private readonly looks = new Map<GpuRentalClient, Map<string, Promise<unknown>>>();
   /** The generation in the state of each resource checked by this provider, by URN (see generationOf). */
   private readonly checkedGenerations = new Map<string, number>();
 
@@ -59,21 +57,6 @@ export class ProviderContext {
     let found = this.leftBehinds.get(client);
     if (!found) this.leftBehinds.set(client, (found = new LeftBehind(client)));
     return found;
-  }
-
-  /**
-   * What a preview's look-ahead asked `client`, asked once for this provider process (one engine operation): N
-   * resources of the same criteria make one offer search, not N. A question that failed is asked again.
-   */
-  lookOnce<T>(client: GpuRentalClient, question: string, ask: () => Promise<T>): Promise<T> {
-    let asked = this.looks.get(client);
-    if (!asked) this.looks.set(client, (asked = new Map()));
-    const known = asked.get(question);
-    if (known) return known as Promise<T>;
-    const answer = ask();
-    asked.set(question, answer);
-    answer.catch(() => asked!.delete(question));
-    return answer;
   }
 
   /** The stack's `gpu-rental:maxHourlySpend`, read when a rental needs it. */

@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import {
   destroyRetried, FAILED_STATUSES, GpuRentalClient, GpuRentalError, Instance, InstanceLeftError, InterruptedError, LIFETIME_KEYS, LifetimePolicy,
-  lifetimeWarnings, NotDestroyedError, ownerEnv, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
+  lifetimeWarnings, NotDestroyedError, ownerEnv, rentalWarnings, rentFleet, RentOptions, resourceToken, SPEC_ENV, sweepCommand, waitForInstances, WaitOutcome,
 } from "../../sdk";
 import { BOOT_DEFAULTS, BootFailure, BootsFailed, Held, limitProgress, observedOutputs, rentAndBoot, targetOf, unseen } from "./boot";
 import { KEPT_IN_STATE, PARTIAL_OUTPUT, PartialCreationError } from "./creation";
 import { attachKeys, changeKeys } from "./instance-keys";
 import { describeResource } from "./describe";
-import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, offerKept, rebids, rentalLook } from "./instance";
+import { adoptInstance, changeBid, checkBid, creationRequestOf, criteriaOf, diffInstanceSpec, INSTANCE, instanceDigest, InstanceSpec, knownSearch, lifetimeOf, offerKept, rebids } from "./instance";
 import type { CheckContext, Diff, DiffLook, Kind, Operation, Props } from "./kind";
 import { CheckFailure, knownValues, pick, sameValue, SpecOf, specOf } from "./spec";
 
@@ -241,7 +241,7 @@ async function fleetWarnings(news: Props, unknown: unknown, op: Operation): Prom
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
   if (!search || typeof own?.size !== "number") return lifetime;
   const renting = own.size - (Array.isArray(own.adoptIds) ? own.adoptIds.length : 0);
-  return [...lifetime, ...(await rentalLook(op, criteriaOf(search), renting))];
+  return [...lifetime, ...(await rentalWarnings(op.client, criteriaOf(search), op.spendCap(), renting))];
 }
 
 /** The fleet as the service shows it now (one listing): each member's status, `gone` for one destroyed. */

@@ -13,7 +13,6 @@ import { criteriaFilters, CriteriaFields } from "./criteria";
 import type { NamedType } from "./description";
 import { describeResource } from "./describe";
 import { keptOffer } from "./rented-offer";
-import { askOnce } from "./kind";
 import type { DiffLook, Kind, Operation, Props } from "./kind";
 import { definedOnly, knownValues, sameValue, specOf, withDefault as defaultOf } from "./spec";
 
@@ -529,13 +528,7 @@ function createdOutputs(spec: InstanceSpec, instance: Instance, held: Pick<Held,
 async function instanceWarnings(news: Props, unknown: unknown, op: Operation): Promise<string[]> {
   const search = knownSearch(news, unknown);
   const lifetime = await lifetimeWarnings(op.client, knownValues(news, LIFETIME_KEYS, unknown) as LifetimePolicy | undefined);
-  return [...lifetime, ...(search ? await rentalLook(op, criteriaOf(search)) : [])];
-}
-
-/** What preview says of renting `count` instances of `criteria` (rentalWarnings), asked once per look-ahead. */
-export function rentalLook(op: Operation, criteria: OfferCriteria, count = 1): Promise<string[]> {
-  const cap = op.spendCap();
-  return askOnce(op, ["rentalWarnings", criteria, cap, count], () => rentalWarnings(op.client, criteria, cap, count));
+  return [...lifetime, ...(search ? await rentalWarnings(op.client, criteriaOf(search), op.spendCap()) : [])];
 }
 
 /** The current outputs of an instance, or null when it no longer exists (refresh then drops it from state). */

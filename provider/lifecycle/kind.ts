@@ -32,16 +32,6 @@ export interface Operation {
   rent?: RentOptions;
   /** What earlier runs left, listed once for a context's creations (none: each creation lists). */
   leftBehind?: LeftBehind;
-  /**
-   * A preview's look-ahead: the answer to a question this provider process already asked the service (none: each
-   * look asks). The resources of a program often share their criteria, and the service rate-limits offer search.
-   */
-  lookOnce?<T>(question: string, ask: () => Promise<T>): Promise<T>;
-}
-
-/** What `ask` answers, asked once per provider process when `op` is a look-ahead's (Operation.lookOnce). */
-export function askOnce<T>(op: Operation, question: unknown, ask: () => Promise<T>): Promise<T> {
-  return op.lookOnce ? op.lookOnce(JSON.stringify(question), ask) : ask();
 }
 
 export interface Diff {

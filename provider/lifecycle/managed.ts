@@ -121,7 +121,6 @@ export function managed(kind: Kind, context: ProviderContext): ResourceFunctions
         const { inputs, failures } = check(news, unknown, {}, urn);
         if (failures.length) return nothing;
         const op = operation(inputs, undefined, PREVIEW_CALLS);
-        op.lookOnce = (question, ask) => context.lookOnce(op.client, question, ask);
         const [lines, refused] = await Promise.all([kind.warnings?.(inputs, unknown, op) ?? [], kind.refusals?.(inputs, unknown, op).catch(() => []) ?? []]);
         return { warnings: lines.map((line) => `${nameOf(name, inputs, unknown)}: ${line}`), failures: refused };
       } catch {
