@@ -33,6 +33,11 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
     console.log(`No emulated machines: ${emulator.machines.why}. Instances' onstart will not run, so maxLifetime and idleTimeout will not end them ` +
       "(the provider warns of it at preview), and their ssh_host/ssh_port serve no SSH.");
   }
+  if (emulator.machines.isolation_why) {
+    console.log(`The emulated machines cannot run here: ${emulator.machines.isolation_why}. Each instance of an SSH or Jupyter runtype ` +
+      "reports exited, saying so, when it would boot.");
+  }
+  if (emulator.machines.sftp_why) console.log(`No SFTP nor scp on the machines: ${emulator.machines.sftp_why}.`);
   if (emulator.machines.own_network === false) {
     console.log(`Machines share this computer's network: ${emulator.machines.network_why}. Their published ports lead to the ` +
       "container ports on this computer, so two instances serving one port collide.");
