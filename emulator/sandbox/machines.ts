@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
+import { userCacheDir } from "../../sdk/cache-dir";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, diskOf, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
@@ -125,7 +126,7 @@ export function machinesUnsupported(): string | undefined {
 export interface MachineOptions {
   /** Keep the running machines' files when the emulator closes (it has a data dir): their next boot finds them. */
   persistent?: boolean;
-  /** This computer's folders no machine may see (the data dir), besides the machines' own folder. */
+  /** This computer's folders no machine may see (the data dir), besides the machines' own, the user's home and cache. */
   covered?: string[];
 }
 
@@ -334,7 +335,7 @@ export class Machines implements InstanceWatcher {
 
   /** Stops every machine (the emulator is closing): their processes end; their files are kept with the data dir. */
   close(): void {
-    for (const machine of this.machines.values()) this.shutdown(machine, false, this.options.persistent);
+    for (const machine of this.machines.values()) this.shutdown(machine, !!this.options.persistent, true);
     this.egress.close();
     if (this.shortSockets) fs.rmSync(this.shortSockets, { recursive: true, force: true });
   }
@@ -454,7 +455,9 @@ export class Machines implements InstanceWatcher {
       waits: this.waitsOf(instance.id),
       clockDir: path.dirname(this.clockFile),
       volumes: this.volumesOf(machine),
-      covered: [this.root, ...(this.options.covered ?? [])],
+      // The emulator's folders, and its user's home and cache (their keys, which the machine's root may read
+      // where it is that user), wherever they lie in a system folder the machine sees.
+      covered: [this.root, os.homedir(), userCacheDir(), ...(this.options.covered ?? [])],
       env: this.marksOf(machine),
     });
     if (machine.boot !== boot) return space.end();
@@ -547,7 +550,13 @@ export class Machines implements InstanceWatcher {
       }
       return;
     }
-    machine.stopping = space.save().finally(end).catch((error) => this.hooks.crashed(machine.instance, `The emulated machine's files could not be kept at its stop: ${(error as Error).message}`));
+    machine.stopping = space
+      .save()
+      .finally(end)
+      .catch((error) => {
+        // Unless the instance is gone meanwhile (its files with it).
+        if (this.machines.get(machine.instance.id) === machine) this.hooks.crashed(machine.instance, `The emulated machine's files could not be kept at its stop: ${(error as Error).message}`);
+      });
   }
 }
 
