@@ -53,12 +53,6 @@ tab=$(printf '\\t')
 # The tmpfs the machine writes in are its root's, under root as well.
 ids=
 if [ -n "$owner" ]; then ids=",uid=$owner,gid=$owner"; fi
-# A folder of the machine's own, whatever its kept files hold there (a link, a file): made anew if it is not one.
-own_dir() {
-  if [ -L "$1" ] || [ ! -d "$1" ]; then rm -rf "$1"; mkdir "$1"; fi
-  chmod "$2" "$1"
-  if [ -n "$owner" ]; then chown "$owner:$owner" "$1"; fi
-}
 # The path under mnt/fs of a folder the root shows (through system folders only, no link on the way), or nothing.
 shown() {
   path=mnt/fs rest=$1
@@ -71,26 +65,26 @@ shown() {
   echo "$path"
 }
 read_only_bind() {
-  mkdir -p "$2"
   mount -c --bind "$1" "$2"
   mount -c -o remount,bind,ro "$2"
 }
 mount -c -t tmpfs -o "size=\${size}m,mode=755$ids" gpu-rental-disk mnt
 if [ -f disk.tar ]; then tar -C mnt -xf disk.tar; fi
-own_dir mnt/fs 755
-own_dir mnt/upper 755
-rm -rf mnt/work
-mkdir mnt/work
-for name in $dirs ${MOUNTED.join(" ")} home mnt media; do own_dir "mnt/fs/$name" 755; done
-own_dir mnt/fs/root 700
-own_dir mnt/fs/tmp 1777
+# The machine's folders: made where they are not, anew where its kept files hold something else there (a link).
+own="mnt/fs mnt/upper"
+for name in $dirs ${MOUNTED.join(" ")} home mnt media; do own="$own mnt/fs/$name"; done
+for dir in $dirs; do own="$own mnt/upper/$dir mnt/work/$dir"; done
+for path in $own mnt/fs/root mnt/fs/tmp; do
+  if [ -L "$path" ] || { [ -e "$path" ] && [ ! -d "$path" ]; }; then rm -rf "$path"; fi
+done
+mkdir -p $own
+mkdir -p -m 700 mnt/fs/root
+mkdir -p -m 1777 mnt/fs/tmp
+if [ -n "$owner" ]; then chown "$owner:$owner" $own mnt/fs/root mnt/fs/tmp; fi
 for link in $links; do
-  rm -rf "mnt/fs/\${link%%=*}"
-  ln -s "\${link#*=}" "mnt/fs/\${link%%=*}"
+  if [ ! -e "mnt/fs/\${link%%=*}" ] && [ ! -L "mnt/fs/\${link%%=*}" ]; then ln -s "\${link#*=}" "mnt/fs/\${link%%=*}"; fi
 done
 for dir in $dirs; do
-  own_dir "mnt/upper/$dir" 755
-  mkdir "mnt/work/$dir"
   lower="/$dir"
   if [ -d "$base/$dir" ]; then lower="$base/$dir:/$dir"; fi
   mount -c -t overlay gpu-rental-root -o "lowerdir=$lower,upperdir=mnt/upper/$dir,workdir=mnt/work/$dir" "mnt/fs/$dir"
@@ -99,14 +93,12 @@ printf '%s\\n' "$covered" | while IFS= read -r relative; do
   path=$(shown "$relative")
   if [ -n "$relative" ] && [ -n "$path" ]; then mount -c -t tmpfs -o ro,size=4k,mode=555 gpu-rental-covered "$path"; fi
 done
-mount -c -t tmpfs -o "mode=755,size=1m$ids" gpu-rental-dev mnt/fs/dev
-for device in null zero full random urandom tty; do
-  touch "mnt/fs/dev/$device"
-  mount -c --bind "/dev/$device" "mnt/fs/dev/$device"
-done
-mkdir mnt/fs/dev/pts mnt/fs/dev/shm
+# /dev: the devices a container has, its terminals, and /dev/shm (a folder of this tmpfs: 64 MiB, as Docker's).
+mount -c -t tmpfs -o "mode=755,size=64m$ids" gpu-rental-dev mnt/fs/dev
+devices="null zero full random urandom tty"
+(cd mnt/fs/dev && touch $devices && mkdir -m 1777 shm pts)
+for device in $devices; do mount -c --bind "/dev/$device" "mnt/fs/dev/$device"; done
 mount -c -t devpts -o newinstance,ptmxmode=0666,mode=0620 gpu-rental-pts mnt/fs/dev/pts
-mount -c -t tmpfs -o "mode=1777,size=64m$ids" gpu-rental-shm mnt/fs/dev/shm
 ln -s pts/ptmx mnt/fs/dev/ptmx
 ln -s /proc/self/fd mnt/fs/dev/fd
 ln -s /proc/self/fd/0 mnt/fs/dev/stdin
@@ -115,9 +107,9 @@ ln -s /proc/self/fd/2 mnt/fs/dev/stderr
 mount -c --rbind /sys mnt/fs/sys
 mount -c -o remount,bind,ro mnt/fs/sys
 mount -c -t tmpfs -o "mode=755,size=1m$ids" gpu-rental-run mnt/fs/run
+mkdir -p "mnt/fs${INSIDE.bin}" "mnt/fs${INSIDE.clockDir}" "mnt/fs${INSIDE.waits}"
 read_only_bind "$bin" "mnt/fs${INSIDE.bin}"
 read_only_bind "$clock" "mnt/fs${INSIDE.clockDir}"
-mkdir -p "mnt/fs${INSIDE.waits}"
 mount -c --bind "$waits" "mnt/fs${INSIDE.waits}"
 n=0 mounts=
 while IFS="$tab" read -r folder target; do
