@@ -89,7 +89,7 @@ export function printConnection(emulator: RunningEmulator): void {
   // local emulator. It is a key of the emulator only, not of the live service.
   console.log("GPU_RENTAL_API_KEY=%s", emulator.apiKey);
   if (emulator.ssh) {
-    console.log("SSH: instances are served on %s only (loopback), host key %s; their processes run as this user, in %s", SSH_HOST, emulator.ssh.hostKeyFile, emulator.ssh.sandboxes);
+    console.log("SSH: instances are served on %s only (loopback), host key %s; each runs in a machine of its own (Linux namespaces), its files in %s", SSH_HOST, emulator.ssh.hostKeyFile, emulator.ssh.sandboxes);
   }
 }
 
