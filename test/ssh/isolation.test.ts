@@ -7,6 +7,7 @@ import { ed25519KeyPair } from "../../emulator";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { bootToRunning, createInstance, homeOf, registerKey, sshEmulator, userKey } from "./machines";
 import { scratch, scratchFolders } from "../helpers/paths";
+import { EmulatorProcess, emulatorProcess } from "../helpers/emulator-process";
 
 /**
  * Issue 61: an emulated machine's processes have a root filesystem and namespaces of their own
@@ -15,7 +16,6 @@ import { scratch, scratchFolders } from "../helpers/paths";
  * computer (a laptop's), and where the kernel refuses user namespaces.
  */
 
-const DIST = path.resolve(__dirname, "..", "..", "dist", "emulator", "index.js");
 const folder = scratchFolders("isolation");
 
 /** This computer's files and other users are root's to change: the tests that do are root's, as CI runs them. */
@@ -171,43 +171,31 @@ describe("a machine's files with --data-dir", () => {
 });
 
 /**
- * An emulator run by node in another process, as this computer's `uid` (a laptop's user), from the built package:
+ * `gpu-rental emulator` (the built command) in a process of its own, as this computer's `uid` (a laptop's user):
  * its machines' root is that user. `refuse` runs it in a user namespace where no further one may be made, as a
  * kernel that refuses them does.
  */
-async function emulatorAs(uid: number, options: { refuse?: boolean } = {}): Promise<{ url: string; apiKey: string; hostPublicKey: string; machines: any; work: string; end(): void }> {
-  if (!fs.existsSync(DIST)) throw new Error("dist/ is not built: run `npm run build` (pretest does)");
+async function emulatorAs(uid: number, options: { refuse?: boolean } = {}): Promise<EmulatorProcess & { work: string; hostPublicKey: string }> {
   const work = folder();
   fs.chmodSync(work, 0o755);
-  for (const sub of ["home", "machines"]) fs.mkdirSync(path.join(work, sub));
+  fs.mkdirSync(path.join(work, "home"));
   spawnSync("chown", ["-R", `${uid}:${uid}`, work]);
-  const program = `
-    const { startEmulator } = require(${JSON.stringify(DIST)});
-    startEmulator({ lifecycle: { provisioningMs: 0, loadingMs: 0 }, ssh: { sandboxes: process.env.SANDBOXES, hostKeyFile: process.env.HOME + "/host_key" } }).then((emu) => {
-      console.log(JSON.stringify({ url: emu.url, apiKey: emu.apiKey, hostPublicKey: emu.ssh.hostPublicKey, machines: emu.machines }));
-      process.stdin.on("close", () => emu.close().then(() => process.exit(0)));
-      process.stdin.resume();
-    });`;
-  const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", process.execPath, "-e", program];
-  // The user namespace: root and the user mapped as they are; once mapped, it allows no namespace of its own.
-  const command = options.refuse ? ["unshare", "--user", "--", "/bin/sh", "-c", `read go && exec /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh "$@"`, "sh", ...asUser] : asUser;
-  const env = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: path.join(work, "home"), GPU_RENTAL_CACHE: path.join(work, "home", "cache"), SANDBOXES: path.join(work, "machines") };
-  const child: ChildProcess = spawn(command[0], command.slice(1), { env, stdio: ["pipe", "pipe", "inherit"] });
-  if (options.refuse) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    fs.writeFileSync(`/proc/${child.pid}/uid_map`, `0 0 1\n${uid} ${uid} 1\n`);
-    fs.writeFileSync(`/proc/${child.pid}/gid_map`, `0 0 1\n${uid} ${uid} 1\n`);
-    child.stdin!.write("go\n");
-  }
-  const started = await new Promise<string>((resolve, reject) => {
-    let said = "";
-    child.stdout!.on("data", (chunk) => {
-      said += chunk;
-      if (said.includes("\n")) resolve(said);
-    });
-    child.on("exit", (code) => reject(new Error(`the emulator ended (${code}): ${said}`)));
-  });
-  return { ...JSON.parse(started), work, end: () => child.stdin!.end() };
+  const asUser = ["setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--"];
+  // A user namespace mapping root and the user as they are; once mapped, it allows no namespace of its own.
+  const refusing = ["unshare", "--user", "--", "/bin/sh", "-c", `read go && exec /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh "$@"`, "sh"];
+  const mapped = (child: ChildProcess) => {
+    // Written once unshare has made the namespace (its shell waits on its input meanwhile).
+    setTimeout(() => {
+      fs.writeFileSync(`/proc/${child.pid}/uid_map`, `0 0 1\n${uid} ${uid} 1\n`);
+      fs.writeFileSync(`/proc/${child.pid}/gid_map`, `0 0 1\n${uid} ${uid} 1\n`);
+      child.stdin!.write("go\n");
+    }, 200);
+  };
+  const dataDir = path.join(work, "data");
+  const env = { HOME: path.join(work, "home"), GPU_RENTAL_CACHE: path.join(work, "home", "cache") };
+  const launch = options.refuse ? { through: [...refusing, ...asUser], started: mapped } : { through: asUser };
+  const emu = await emulatorProcess(["--data-dir", dataDir, "--provisioning-ms", "0", "--loading-ms", "0"], env, launch);
+  return Object.assign(emu, { work, hostPublicKey: fs.readFileSync(path.join(dataDir, "ssh_host_ed25519_key.pub"), "utf8").trim() });
 }
 
 describeAsRoot("a machine's own root, as another user of this computer runs the emulator (a laptop's)", () => {
@@ -234,12 +222,12 @@ describeAsRoot("a machine's own root, as another user of this computer runs the 
       expect((await exec(view, "cat /tmp/copied.txt", ssh)).stdout).toBe("over sftp\n");
       // The machine's files are the user's on this computer, kept in its folder at a stop.
       await call("PUT", `/api/v0/instances/${id}/`, { state: "stopped" });
-      const packed = path.join(emu.work, "machines", String(id), "disk.tar");
+      const packed = path.join(emu.work, "data", "machines", String(id), "disk.tar");
       for (let polls = 0; !fs.existsSync(packed) && polls < 200; polls++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(fs.statSync(packed).uid).toBe(uid);
       for (const file of ["/etc/gpu-rental-laptop.conf", "/usr/local/bin/gpu-rental-laptop"]) expect(fs.existsSync(file)).toBe(false);
     } finally {
-      emu.end();
+      await emu.stop();
     }
   });
 });
@@ -248,7 +236,8 @@ describeAsRoot("where the kernel refuses user namespaces", () => {
   it("says why in the machines' status, and each machine's instance reports exited with the reason", async () => {
     const emu = await emulatorAs(1000 + (process.pid % 1000) + 1, { refuse: true });
     try {
-      expect(emu.machines.isolation_why).toMatch(/refuses the user namespaces .*No space left on device/);
+      expect((await http(emu.url, "GET", "/_emulator/machines")).body.isolation_why).toMatch(/refuses the user namespaces .*No space left on device/);
+      await emu.waitFor(/The emulated machines cannot run here: this computer refuses the user namespaces/);
       const call = async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
       const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1 })).offers;
       const id = (await call("PUT", `/api/v0/asks/${offer.id}/`, { image: "ubuntu:22.04", runtype: "ssh_direct", onstart: "touch /etc/never" })).new_contract;
@@ -260,7 +249,7 @@ describeAsRoot("where the kernel refuses user namespaces", () => {
       expect(view).toMatchObject({ actual_status: "exited", status_msg: expect.stringMatching(/^The emulated machine could not boot: this computer refuses the user namespaces/) });
       expect(view.status_msg).toContain("max_user_namespaces");
     } finally {
-      emu.end();
+      await emu.stop();
     }
   });
 });
