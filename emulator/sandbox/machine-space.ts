@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { baseLayer, systemFolders } from "./base-layer";
 import { asMachineOwner, isolationTools, IsolationTools, machineOwner, which } from "./isolation";
 import { MACHINE_PATH, MOUNTED, STAGE_ONE, STAGE_TWO } from "./machine-setup";
+import { killGroup, untilReady } from "./processes";
 
 /**
  * An emulated machine's namespaces, from its boot to its stop: its own root filesystem, processes, host name and
@@ -72,7 +73,11 @@ export class MachineSpace {
     const command = [tools.unshare, ...user, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", STAGE_ONE, "stage-one", ...args];
     // Its own process group: a Ctrl-C meant for the emulator is the emulator's; the stop kills the group.
     const holder = spawn(command[0], command.slice(1), { cwd: plan.dir, env: { PATH: MACHINE_PATH, ...plan.env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-    await ready(holder);
+    // The machine's first process says `ready`; the first stage's errors are its standard error.
+    await untilReady(holder, "its namespaces could not be made", START_MS).catch((error) => {
+      killGroup(holder);
+      throw error;
+    });
     const init = childOf(holder.pid!);
     if (!init) throw new Error("its first process is gone");
     return new MachineSpace(tools, holder as ChildProcess & { pid: number }, init, plan.dir, plan.ownNetwork);
@@ -97,7 +102,7 @@ export class MachineSpace {
     return this.holder.exitCode === null && this.holder.signalCode === null;
   }
 
-  /** Kills every process of the machine but its first, the holder of its namespaces: none runs when it returns. */
+  /** Kills (SIGKILL) every process of the machine but its first, which holds its namespaces. */
   killProcesses(): void {
     const own = namespaceOf(this.init, "pid");
     if (!own) return;
@@ -131,11 +136,7 @@ export class MachineSpace {
 
   /** Ends the namespaces: the machine's first process, and with it every process inside. */
   end(): void {
-    try {
-      process.kill(-this.holder.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    killGroup(this.holder);
   }
 
   private packCommand(): [string, string[]] {
@@ -163,36 +164,6 @@ function coveredIn(folders: string[], system: string[]): string[] {
   return folders
     .map((folder) => realpath(folder).slice(1))
     .filter((relative) => system.some((top) => relative.startsWith(`${top}/`)) && !/[\n]/.test(relative));
-}
-
-/** The machine's first process says `ready` on its standard output; the first stage's errors are its standard error. */
-function ready(holder: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let said = "";
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      killGroup(holder);
-      reject(new Error(`its namespaces could not be made: ${why}`));
-    };
-    const timer = setTimeout(() => fail(`they were not up within ${START_MS / 1000} s ${said.trim()}`.trim()), START_MS);
-    holder.stdout!.on("data", (chunk: Buffer) => {
-      if (!chunk.toString().includes("ready")) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    holder.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
-    holder.stdin!.on("error", () => undefined);
-    holder.on("error", (error) => fail(error.message));
-    holder.on("exit", (code, signal) => fail(`${said.trim() || `the setup ended (${signal ?? `status ${code}`})`}`));
-  });
-}
-
-function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
 }
 
 /** The child of `pid` (the first stage's one child: the machine's first process). */

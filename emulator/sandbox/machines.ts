@@ -8,7 +8,7 @@ import { userCacheDir } from "../../sdk/cache-dir";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
 import { containerEnv, diskOf, InstanceRecord, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
-import { killMarked, runMarksOf } from "./processes";
+import { killGroup, killMarked, runMarksOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
 import { EgressProxy } from "./egress-proxy";
 import { MachineSpace } from "./machine-space";
@@ -56,7 +56,7 @@ export interface MachineHooks {
   reissueKey(instance: InstanceRecord): string;
   /** The emulator's API port on loopback once it listens (undefined: it serves none), which machines reach. */
   servicePort(): Promise<number | undefined>;
-  /** The machine cannot boot (its sandbox or its endpoint failed): the instance has crashed. */
+  /** The machine cannot boot (its namespaces or its endpoint failed): the instance has crashed. */
   crashed(instance: InstanceRecord, message: string): void;
 }
 
@@ -135,7 +135,7 @@ export class Machines implements InstanceWatcher {
   private readonly emulatorId = randomBytes(4).toString("hex");
   /** Why the machines run in this computer's network, not each in its own (./network.ts); undefined when they do not. */
   readonly sharedNetworkWhy?: string;
-  /** A short folder for the holders' sockets, made only when the sandboxes' path is too long for a socket's. */
+  /** A short folder for the relays' sockets, made only when the machines' folder's path is too long for a socket's. */
   private shortSockets?: string;
   /** The way out of their own networks (./egress-proxy.ts), started with the first machine that has one. */
   private readonly egress = new EgressProxy();
@@ -146,7 +146,7 @@ export class Machines implements InstanceWatcher {
   }
 
   constructor(
-    /** The folder holding one sandbox folder per instance. */
+    /** The folder of the machines' folders (one per instance), their volumes' and the emulator's tools for them. */
     readonly root: string,
     readonly limits: MachineLimits,
     private readonly hooks: MachineHooks,
@@ -563,15 +563,6 @@ export class Machines implements InstanceWatcher {
 function gpuModel(instance: InstanceRecord): GpuModel {
   const { offer } = instance;
   return { name: offer.gpu_name, count: Math.max(1, offer.num_gpus), memoryTotalMiB: Math.round(offer.gpu_ram ?? 0) };
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 /** Whether the process of a /proc folder runs (not a zombie, which has ended). */

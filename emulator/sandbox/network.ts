@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { PACKAGE_ROOT, RELEASE_COMMAND } from "../../sdk/package-root";
 import { which } from "./isolation";
 import { pipeBoth } from "./pipe";
+import { killGroup, untilReady } from "./processes";
 import { RELAY_ARGUMENT } from "./relay";
 
 /**
@@ -108,7 +109,7 @@ export class MachineNetwork {
     this.closed = true;
     for (const listener of this.listeners) listener.close();
     for (const connection of this.connections) connection.destroy();
-    if (this.relayProcess?.pid) killGroup(this.relayProcess.pid);
+    killGroup(this.relayProcess);
   }
 
   private startRelay(own: NonNullable<NetworkPlan["own"]>): Promise<void> {
@@ -118,23 +119,7 @@ export class MachineNetwork {
     // Its own process group, as the machine's other processes: a Ctrl-C meant for the emulator is the emulator's.
     const child = spawn(file, args, { env: this.plan.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     this.relayProcess = child;
-    return new Promise((resolve, reject) => {
-      let said = "";
-      const fail = (why: string) => {
-        clearTimeout(timer);
-        reject(new Error(`its network's relay could not start: ${why}`));
-      };
-      const timer = setTimeout(() => fail(`it did not listen within ${RELAY_START_MS / 1000} s`), RELAY_START_MS);
-      child.stdout!.on("data", (chunk: Buffer) => {
-        if (!chunk.toString().includes("ready")) return;
-        clearTimeout(timer);
-        resolve();
-      });
-      child.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
-      child.stdin!.on("error", () => undefined);
-      child.on("error", (error) => fail(error.message));
-      child.on("exit", (code, signal) => fail(`it ended (${signal ?? `status ${code}`}) ${said.trim()}`.trim()));
-    });
+    return untilReady(child, "its network's relay could not start", RELAY_START_MS);
   }
 
   /** Listens on the relay's socket `host-<port>` for the machine's connections to `port` of this computer's loopback. */
@@ -173,13 +158,5 @@ export class MachineNetwork {
       one.on("close", () => this.connections.delete(one));
     }
     pipeBoth(a, b);
-  }
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
   }
 }

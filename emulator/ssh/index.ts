@@ -31,7 +31,7 @@ export interface SshOptions {
 /** SSH as a running emulator serves it. */
 export interface RunningSsh {
   machines: Machines;
-  /** Where the sandboxes are. */
+  /** The folder of the machines' files (./SshOptions's `sandboxes`). */
   sandboxes: string;
   /** The host key's public line (`ssh-ed25519 AAAA...`). */
   hostPublicKey: string;

@@ -198,21 +198,32 @@ async function emulatorAs(uid: number, options: { refuse?: boolean } = {}): Prom
   return Object.assign(emu, { work, hostPublicKey: fs.readFileSync(path.join(dataDir, "ssh_host_ed25519_key.pub"), "utf8").trim() });
 }
 
+/** Calls an emulator of another process as its seeded user. */
+const callOn = (emu: EmulatorProcess) => async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
+
+/** Rents an SSH instance running `onstart` on an emulator of another process; resolves with its view once `status`. */
+async function rentOn(emu: EmulatorProcess, onstart: string, status: "running" | "exited"): Promise<any> {
+  const call = callOn(emu);
+  const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1 })).offers;
+  const id = (await call("PUT", `/api/v0/asks/${offer.id}/`, { image: "ubuntu:22.04", runtype: "ssh_direct", onstart })).new_contract;
+  let view: any;
+  for (let polls = 0; view?.actual_status !== status && polls < 400; polls++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    view = (await call("GET", `/api/v0/instances/${id}/`)).instances;
+  }
+  return view;
+}
+
 describeAsRoot("a machine's own root, as another user of this computer runs the emulator (a laptop's)", () => {
   it("is that user's root: writes under /etc and /usr/local are its own, SSH and SFTP work, nothing of this computer changes", async () => {
     const uid = 1000 + (process.pid % 1000);
     const emu = await emulatorAs(uid);
     try {
       const made = ed25519KeyPair("laptop");
-      const call = async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
+      const call = callOn(emu);
       await call("POST", "/api/v0/ssh/", { ssh_key: made.public });
-      const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1 })).offers;
-      const id = (await call("PUT", `/api/v0/asks/${offer.id}/`, { image: "ubuntu:22.04", runtype: "ssh_direct", onstart: "echo mine > /etc/gpu-rental-laptop.conf; touch /usr/local/bin/gpu-rental-laptop" })).new_contract;
-      let view: any;
-      for (let polls = 0; view?.actual_status !== "running" && polls < 400; polls++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        view = (await call("GET", `/api/v0/instances/${id}/`)).instances;
-      }
+      const view = await rentOn(emu, "echo mine > /etc/gpu-rental-laptop.conf; touch /usr/local/bin/gpu-rental-laptop", "running");
+      const id = view.id;
       const ssh = { privateKey: made.private, hostKey: emu.hostPublicKey };
       const inside = await exec(view, "id -u; cat /etc/gpu-rental-laptop.conf; ls /usr/local/bin/gpu-rental-laptop", ssh);
       expect(inside.stdout).toBe("0\nmine\n/usr/local/bin/gpu-rental-laptop\n");
@@ -238,14 +249,7 @@ describeAsRoot("where the kernel refuses user namespaces", () => {
     try {
       expect((await http(emu.url, "GET", "/_emulator/machines")).body.isolation_why).toMatch(/refuses the user namespaces .*No space left on device/);
       await emu.waitFor(/The emulated machines cannot run here: this computer refuses the user namespaces/);
-      const call = async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
-      const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1 })).offers;
-      const id = (await call("PUT", `/api/v0/asks/${offer.id}/`, { image: "ubuntu:22.04", runtype: "ssh_direct", onstart: "touch /etc/never" })).new_contract;
-      let view: any;
-      for (let polls = 0; view?.actual_status !== "exited" && polls < 200; polls++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        view = (await call("GET", `/api/v0/instances/${id}/`)).instances;
-      }
+      const view = await rentOn(emu, "touch /etc/never", "exited");
       expect(view).toMatchObject({ actual_status: "exited", status_msg: expect.stringMatching(/^The emulated machine could not boot: this computer refuses the user namespaces/) });
       expect(view.status_msg).toContain("max_user_namespaces");
     } finally {
