@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { madeWhole, userCacheDir } from "../../sdk/cache-dir";
 
@@ -52,7 +53,7 @@ const taken = new Map<string, string>();
  * system folders has none yet. The folders are read once per process: a machine's start pays nothing for it.
  */
 export function baseLayer(folders: string[], owner: number | undefined): string {
-  const asked = JSON.stringify([folders, owner ?? null]);
+  const asked = JSON.stringify([folders, owner ?? null, userCacheDir()]);
   const known = taken.get(asked);
   if (known && fs.existsSync(known)) return known;
   const dir = takeLayer(folders, owner);
@@ -63,7 +64,7 @@ export function baseLayer(folders: string[], owner: number | undefined): string 
 function takeLayer(folders: string[], owner: number | undefined): string {
   const entries = listing(folders);
   const key = createHash("sha256").update(JSON.stringify([owner ?? null, entries.map(describe)])).digest("hex").slice(0, 16);
-  const parent = path.join(userCacheDir(), "machine-base");
+  const parent = layersFolder(folders);
   const dir = path.join(parent, key);
   if (fs.existsSync(dir)) {
     // In use: kept from the pruning of another emulator's.
@@ -73,6 +74,29 @@ function takeLayer(folders: string[], owner: number | undefined): string {
     prune(parent, key);
   }
   return dir;
+}
+
+/**
+ * Where the layers are kept: the user's cache, unless it lies in a system folder (a service account's home in
+ * /var): overlayfs refuses a lower layer inside another one. Then a folder of the user's own in the temporary folder.
+ */
+function layersFolder(folders: string[]): string {
+  const inSystem = (dir: string) => folders.some((top) => resolved(dir).startsWith(`/${top}/`));
+  const cached = path.join(userCacheDir(), "machine-base");
+  if (!inSystem(cached)) return cached;
+  const temporary = path.join(os.tmpdir(), `gpu-rental-machine-base-${process.getuid?.() ?? "user"}`);
+  fs.mkdirSync(temporary, { recursive: true, mode: 0o700 });
+  const made = fs.lstatSync(temporary);
+  // A folder another user made there first (or a link) is not taken.
+  if (!inSystem(temporary) && made.isDirectory() && made.uid === process.getuid?.()) return temporary;
+  throw new Error(`the machines' base layer has no folder outside this computer's system folders: ${cached} and ${temporary} lie in one (set GPU_RENTAL_CACHE to a folder elsewhere)`);
+}
+
+/** A path with its links resolved, as far as it exists (the rest as it is). */
+function resolved(dir: string): string {
+  for (let existing = dir, rest = ""; ; rest = path.join(path.basename(existing), rest), existing = path.dirname(existing)) {
+    if (fs.existsSync(existing) || existing === path.dirname(existing)) return path.join(fs.realpathSync(existing), rest);
+  }
 }
 
 function describe(entry: Entry): string {

@@ -148,6 +148,31 @@ describeAsRoot("the emulator's own folders, where they lie in a system folder a 
   });
 });
 
+describeAsRoot("the user's cache in a system folder (a service account's home in /var)", () => {
+  it("keeps the machines' base layer elsewhere: overlayfs refuses a lower layer inside another", async () => {
+    // Deep in /usr/share/doc, where the machines' base layer takes no folder: the test leaves it as it was.
+    const place = fs.mkdtempSync("/usr/share/doc/gpu-rental-isolation-cache-");
+    const work = scratch("isolation-cache");
+    const key = userKey(work.dir);
+    const cache = process.env.GPU_RENTAL_CACHE;
+    process.env.GPU_RENTAL_CACHE = place;
+    const emu = await sshEmulator(work.dir);
+    try {
+      await registerKey(emu, key.publicKey);
+      const view = await bootToRunning(emu, await createInstance(emu, { onstart: "echo mine > /etc/gpu-rental-cache.conf" }));
+      expect((await exec(view, "cat /etc/gpu-rental-cache.conf", { privateKey: key.privateKey, hostKey: emu.ssh!.hostPublicKey })).stdout).toBe("mine\n");
+      expect(fs.readdirSync(place)).toEqual([]);
+      expect(fs.existsSync(path.join(os.tmpdir(), `gpu-rental-machine-base-${process.getuid!()}`))).toBe(true);
+    } finally {
+      if (cache === undefined) delete process.env.GPU_RENTAL_CACHE;
+      else process.env.GPU_RENTAL_CACHE = cache;
+      await emu.close();
+      work.remove();
+      fs.rmSync(place, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a machine's files with --data-dir", () => {
   it("are kept across the emulator's restarts, as its disk would be", async () => {
     const work = scratch("isolation-data");
