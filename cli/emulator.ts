@@ -34,6 +34,11 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
     console.log(`No emulated machines: ${emulator.machines.why}. Instances' onstart will not run, so maxLifetime and idleTimeout will not end them ` +
       "(the provider warns of it at preview), and their ssh_host/ssh_port serve no SSH.");
   }
+  if (emulator.machines.isolation_why) {
+    console.log(`The emulated machines cannot run here: ${emulator.machines.isolation_why}. Each instance of an SSH or Jupyter runtype ` +
+      "reports exited, saying so, when it would boot.");
+  }
+  if (emulator.machines.sftp_why) console.log(`No SFTP nor scp on the machines: ${emulator.machines.sftp_why}.`);
   if (emulator.machines.own_network === false) {
     console.log(`Machines share this computer's network: ${emulator.machines.network_why}. Their published ports lead to the ` +
       "container ports on this computer, so two instances serving one port collide.");
@@ -94,7 +99,7 @@ export function printConnection(emulator: RunningEmulator): void {
   // local emulator. It is a key of the emulator only, not of the live service.
   console.log("GPU_RENTAL_API_KEY=%s", emulator.apiKey);
   if (emulator.ssh) {
-    console.log("SSH: instances are served on %s only (loopback), host key %s; their processes run as this user, in %s", SSH_HOST, emulator.ssh.hostKeyFile, emulator.ssh.sandboxes);
+    console.log("SSH: instances are served on %s only (loopback), host key %s; each runs in a machine of its own (Linux namespaces), its files in %s", SSH_HOST, emulator.ssh.hostKeyFile, emulator.ssh.sandboxes);
   }
 }
 

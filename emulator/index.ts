@@ -8,6 +8,8 @@ import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./control/machines";
 import { startAutoscaling } from "./serverless/ticker";
 import { machinesUnsupported } from "./sandbox/machines";
+import { isolationUnsupported } from "./sandbox/isolation";
+import { SFTP_MISSING } from "./ssh/session";
 import { sshKeys } from "./domain/ssh-keys";
 import type { MachinesStatus } from "./control/machines";
 import type { SshKeyRecord, UserRecord } from "./domain/records";
@@ -95,7 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const servicePort = new Promise<number | undefined>((resolve) => (listening = resolve));
   try {
     ssh = machines.onstart ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir, servicePort }) : undefined;
-    if (ssh) Object.assign(machines, networkStatus(ssh.machines.sharedNetworkWhy));
+    if (ssh) Object.assign(machines, networkStatus(ssh.machines.sharedNetworkWhy), machineStatus());
     if (options.controlApi !== false) registerMachineControl(server, marketplace, ssh?.machines, machines);
     await server.listen({ port: options.port ?? 0, host });
   } catch (error) {
@@ -131,6 +133,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await store?.release();
     },
   };
+}
+
+/** What keeps the machines from booting, or from serving SFTP, as the status tells it: absent when nothing does. */
+function machineStatus(): Pick<MachinesStatus, "isolation_why" | "sftp_why"> {
+  const isolation = isolationUnsupported();
+  return { ...(isolation && { isolation_why: isolation }), ...(SFTP_MISSING && { sftp_why: SFTP_MISSING }) };
 }
 
 /** The machines' network as the status tells it: their own, or this computer's and why. */

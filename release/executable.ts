@@ -1,4 +1,4 @@
-import { HOLDER_ARGUMENT } from "../emulator/sandbox/netns-holder";
+import { RELAY_ARGUMENT } from "../emulator/sandbox/relay";
 
 /**
  * The release's executable (./archives.ts): the provider plugin, as the engine runs it, and the `gpu-rental` command
@@ -9,6 +9,6 @@ import { HOLDER_ARGUMENT } from "../emulator/sandbox/netns-holder";
 const COMMAND_ARGUMENT = "gpu-rental";
 
 if (process.argv[2] === COMMAND_ARGUMENT) require("../cli/index").run(process.argv.slice(3));
-// The emulator's machines' network namespaces are each held by a process of it (emulator/sandbox/netns-holder.ts).
-else if (process.argv[2] === HOLDER_ARGUMENT) require("../emulator/sandbox/netns-holder").runHolder();
+// The emulator's machines' own networks are each relayed by a process of it (emulator/sandbox/relay.ts).
+else if (process.argv[2] === RELAY_ARGUMENT) require("../emulator/sandbox/relay").runRelay(process.argv.slice(3));
 else void require("../provider/plugin/main").main();

@@ -20,12 +20,17 @@ export interface MachinesStatus {
    */
   own_network?: boolean;
   network_why?: string;
+  /** With machines: why none can boot here (their namespaces cannot be made, ./sandbox/isolation.ts); absent when they can. */
+  isolation_why?: string;
+  /** With machines: why they serve no SFTP (and scp) here; absent when they do. */
+  sftp_why?: string;
 }
 
 /**
  * The control API's view of the emulated machines: whether there are any (`GET /_emulator/machines`, which the
- * provider asks before it reports a lifetime policy in effect), and with them an instance's sandbox folder and what
- * its `onstart` printed, for tests and developers. Not part of the service, so under `/_emulator/`.
+ * provider asks before it reports a lifetime policy in effect), and with them an instance's home as this computer
+ * reaches it while its machine runs (`sandbox`) and what its `onstart` printed, for tests and developers. Not part of
+ * the service, so under `/_emulator/`.
  */
 export function registerMachineControl(app: FastifyInstance, market: Marketplace, machines: Machines | undefined, status: MachinesStatus): void {
   app.get("/_emulator/machines", async () => status);

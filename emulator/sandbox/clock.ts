@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { isAlive } from "../storage/store";
+import { INSIDE } from "./machine-setup";
 
 /**
  * The time of an emulated machine is the emulator's clock, as the rest of its world: `date` and `sleep` on the front
@@ -10,8 +10,9 @@ import { isAlive } from "../storage/store";
  * `sleep` on the machine waits for that. So `POST /_emulator/clock/advance` moves what the machine's processes see
  * (a watchdog's lifetime, a cron-like loop) as it moves boots and billing.
  *
- * The clock file holds `running <ms>` (the offset from wall time) or `frozen <ms>` (the time itself). A `sleep`
- * in progress is listed in the machine's `waits` folder, a file per process holding the time it waits for, so a
+ * The clock file holds `running <ms>` (the offset from wall time) or `frozen <ms>` (the time itself); the machine
+ * sees its folder (a file bound alone would stay the one replaced). A `sleep` in progress is listed in the machine's
+ * `waits` folder, a file per process (named by its number inside the machine) holding the time it waits for, so a
  * test (or the control API's reader) knows when the machine's processes have gone back to waiting.
  */
 export interface ClockReading {
@@ -26,21 +27,21 @@ export function writeClock(file: string, reading: ClockReading): void {
   fs.renameSync(`${file}.new`, file);
 }
 
-/** Writes the machine's `date` and `sleep` into `binDir` (made already), reading `clockFile`. */
-export function installClockTools(binDir: string, clockFile: string): void {
-  const waits = path.join(binDir, "waits");
-  fs.mkdirSync(waits, { recursive: true });
+/** Writes the machine's `date` and `sleep` into `binDir` (made already), reading the clock where the machine sees it. */
+export function installClockTools(binDir: string): void {
   const fill = (script: string) =>
-    script.replaceAll("@CLOCK@", clockFile).replaceAll("@DATE@", SYSTEM.date).replaceAll("@SLEEP@", SYSTEM.sleep).replaceAll("@AT@", SYSTEM.at).replaceAll("@WAITS@", waits);
+    script.replaceAll("@CLOCK@", INSIDE.clock).replaceAll("@DATE@", SYSTEM.date).replaceAll("@SLEEP@", SYSTEM.sleep).replaceAll("@AT@", SYSTEM.at).replaceAll("@WAITS@", INSIDE.waits);
   for (const [name, script] of [["date", DATE], ["sleep", SLEEP]] as const) {
     const file = path.join(binDir, name);
     if (!fs.existsSync(file)) fs.writeFileSync(file, fill(NOW + script), { mode: 0o755 });
   }
 }
 
-/** The emulator times (ms) the machine's `sleep`s wait for now, earliest first (one killed outright left its file). */
-export function clockWaits(binDir: string): number[] {
-  const waits = path.join(binDir, "waits");
+/**
+ * The emulator times (ms) the machine's `sleep`s wait for now, earliest first, from its `waits` folder: those whose
+ * process (numbered inside the machine) is `alive` (one killed outright left its file).
+ */
+export function clockWaits(waits: string, alive: (pid: number) => boolean): number[] {
   let names: string[];
   try {
     names = fs.readdirSync(waits);
@@ -49,7 +50,7 @@ export function clockWaits(binDir: string): number[] {
   }
   const until: number[] = [];
   for (const name of names) {
-    if (!isAlive(Number(name))) continue;
+    if (!alive(Number(name))) continue;
     try {
       const ms = Number(fs.readFileSync(path.join(waits, name), "utf8").trim());
       if (Number.isFinite(ms) && ms > 0) until.push(ms);

@@ -1,5 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { INSIDE } from "./machine-setup";
 
 /**
  * The GPUs of an emulated machine, as `nvidia-smi` shows them to the machine's processes: a small shell script
@@ -42,7 +43,7 @@ export function installNvidiaSmi(binDir: string, model: GpuModel, reading: GpuRe
   fs.mkdirSync(binDir, { recursive: true });
   writeReading(binDir, model, reading);
   const script = path.join(binDir, "nvidia-smi");
-  if (!fs.existsSync(script)) fs.writeFileSync(script, NVIDIA_SMI.replace("@READINGS@", path.join(binDir, "gpus.csv")), { mode: 0o755 });
+  if (!fs.existsSync(script)) fs.writeFileSync(script, NVIDIA_SMI.replace("@READINGS@", `${INSIDE.bin}/gpus.csv`), { mode: 0o755 });
   return binDir;
 }
 

@@ -4,25 +4,28 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { TailBuffer } from "../../sdk/tail-buffer";
+import { userCacheDir } from "../../sdk/cache-dir";
 import { ClockReading, clockWaits, installClockTools, writeClock } from "./clock";
 import { busyReading, GpuModel, GpuReading, installNvidiaSmi, perGpu, writeReading } from "./gpus";
-import { containerEnv, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
-import { killMarked, runMarkOf } from "./processes";
+import { containerEnv, diskOf, InstanceWatcher, Lifecycle, scheduledStatus } from "../domain/instances";
+import { killGroup, killMarked, runMarkOf } from "./processes";
 import { MachineNetwork, ownNetworkUnsupported } from "./network";
 import { EgressProxy } from "./egress-proxy";
-import { holderCommand } from "./netns-holder";
+import { MachineSpace } from "./machine-space";
+import { MACHINE_PATH } from "./machine-setup";
 import type { InstanceRecord } from "../domain/records";
 
 /** The environment variable that marks every process of a machine (and their children), to find them at stop. */
 export const MACHINE_MARK = "GPU_RENTAL_MACHINE";
 
 /**
- * The emulated machines behind instances of an SSH or Jupyter runtype: a sandbox folder each, the processes
- * started in it (`onstart` at boot, commands over SSH) and the boot that brings an instance's SSH endpoint up.
- * The instance's lifecycle is the truth: a machine boots when the clock says the instance is booted, and its
- * processes end when the instance stops, fails or is destroyed (its sandbox goes with it).
+ * The emulated machines behind instances of an SSH or Jupyter runtype: namespaces and a root filesystem of its own
+ * each (./machine-space.ts), the processes started in it (`onstart` at boot, commands over SSH) and the boot that
+ * brings an instance's SSH endpoint up. The instance's lifecycle is the truth: a machine boots when the clock says
+ * the instance is booted; when the instance stops, fails or is destroyed, its processes end, and its files are
+ * kept in its folder (a stop), or go with it (a destroy).
  *
- * The processes are the emulator user's own, on this computer: a sandbox is a working folder, not a container.
+ * What a machine's processes reach of this computer, and why: docs/emulator.md ("What an emulated machine reaches").
  */
 
 export interface MachineLimits {
@@ -54,7 +57,7 @@ export interface MachineHooks {
   reissueKey(instance: InstanceRecord): string;
   /** The emulator's API port on loopback once it listens (undefined: it serves none), which machines reach. */
   servicePort(): Promise<number | undefined>;
-  /** The machine cannot boot (its sandbox or its endpoint failed): the instance has crashed. */
+  /** The machine cannot boot (its namespaces or its endpoint failed): the instance has crashed. */
   crashed(instance: InstanceRecord, message: string): void;
 }
 
@@ -83,6 +86,7 @@ export interface MachineProcess {
 
 interface Machine {
   instance: InstanceRecord;
+  /** Its folder: its files while it is down (`disk.tar`), the mount point of its disk. */
   dir: string;
   /** Marks every process of this machine (and their children) in their environment, to find them at stop. */
   marker: string;
@@ -95,29 +99,44 @@ interface Machine {
   gpus: GpuReading;
   /** Its current boot's network (./network.ts): its namespace and published ports. */
   network?: MachineNetwork;
+  /** Its current boot's namespaces, from their start to the end of its stop. */
+  space?: MachineSpace;
+  /** Its last stop: its files being kept, which the next boot waits for. */
+  stopping?: Promise<void>;
 }
 
 /** The shell commands run with, as a container's root user would have it. */
 export const SHELL = fs.existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
+/** A machine's home: its root user's, and the folder its processes start in. */
+export const HOME = "/root";
+
 /**
- * Why this computer cannot run emulated machines (a POSIX shell, process groups), or undefined when it can: on
- * Windows, instances would crash at every boot, so the emulator serves them without machines and says so.
+ * Why this computer cannot run emulated machines (Linux's namespaces, a POSIX shell), or undefined when it can:
+ * elsewhere, instances would crash at every boot, so the emulator serves them without machines and says so. On
+ * Linux, what the namespaces need is checked at each boot (./isolation.ts): an instance that cannot have its
+ * machine shows why, `exited`.
  */
 export function machinesUnsupported(): string | undefined {
-  if (process.platform === "win32") return "this computer runs Windows, where the emulated machines (POSIX shells, process groups) cannot run";
+  if (process.platform !== "linux") return `this computer runs ${process.platform === "win32" ? "Windows" : process.platform}: the emulated machines run in Linux's namespaces`;
   if (!fs.existsSync(SHELL)) return `this computer has no ${SHELL} to run the instances' commands with`;
   return undefined;
+}
+
+/** How the machines are kept beyond what their instances say. */
+export interface MachineOptions {
+  /** Keep the running machines' files when the emulator closes (it has a data dir): their next boot finds them. */
+  persistent?: boolean;
+  /** This computer's folders no machine may see (the data dir), besides the machines' own, the user's home and cache. */
+  covered?: string[];
 }
 
 export class Machines implements InstanceWatcher {
   private readonly machines = new Map<number, Machine>();
   private readonly emulatorId = randomBytes(4).toString("hex");
-  /** The command that runs a namespace's holder, where machines get networks of their own; undefined where they cannot. */
-  private readonly holder?: string[];
   /** Why the machines run in this computer's network, not each in its own (./network.ts); undefined when they do not. */
   readonly sharedNetworkWhy?: string;
-  /** A short folder for the holders' sockets, made only when the sandboxes' path is too long for a socket's. */
+  /** A short folder for the relays' sockets, made only when the machines' folder's path is too long for a socket's. */
   private shortSockets?: string;
   /** The way out of their own networks (./egress-proxy.ts), started with the first machine that has one. */
   private readonly egress = new EgressProxy();
@@ -128,14 +147,14 @@ export class Machines implements InstanceWatcher {
   }
 
   constructor(
-    /** The folder holding one sandbox folder per instance. */
+    /** The folder of the machines' folders (one per instance), their volumes' and the emulator's tools for them. */
     readonly root: string,
     readonly limits: MachineLimits,
     private readonly hooks: MachineHooks,
+    private readonly options: MachineOptions = {},
   ) {
     this.clockMoved();
     this.sharedNetworkWhy = ownNetworkUnsupported();
-    if (!this.sharedNetworkWhy) this.holder = holderCommand(path.join(root, ".tools"));
   }
 
   /** The emulator's clock moved: the machines' `date` and `sleep` see it at their next look. */
@@ -143,9 +162,12 @@ export class Machines implements InstanceWatcher {
     writeClock(this.clockFile, this.hooks.clock());
   }
 
-  /** The emulator times (ms) the machine's `sleep`s wait for now: none while its processes are busy. */
+  /** The emulator times (ms) the machine's `sleep`s wait for now: none while its processes are busy, nor while it is down. */
   clockWaitsOf(instanceId: number): number[] {
-    return clockWaits(this.binOf(instanceId));
+    const space = this.machines.get(instanceId)?.space;
+    if (!space) return [];
+    // Its processes by their number inside, in its own /proc.
+    return clockWaits(this.waitsOf(instanceId), (pid) => running(path.join(`/proc/${space.init}/root/proc`, String(pid))));
   }
 
   created(instance: InstanceRecord, instanceApiKey: string): void {
@@ -176,11 +198,11 @@ export class Machines implements InstanceWatcher {
   removed(instance: InstanceRecord): void {
     const machine = this.machines.get(instance.id);
     if (!machine) return;
-    this.shutdown(machine);
+    this.shutdown(machine, false);
     this.hooks.release(instance);
     this.machines.delete(instance.id);
     fs.rmSync(machine.dir, { recursive: true, force: true });
-    fs.rmSync(this.binOf(instance.id), { recursive: true, force: true });
+    fs.rmSync(this.toolsOf(instance.id), { recursive: true, force: true });
   }
 
   /** What the instance's `nvidia-smi` reports; undefined for an instance without a machine (runtype `args`). */
@@ -214,8 +236,13 @@ export class Machines implements InstanceWatcher {
     return !!machine && machine.boot === instance.bootStartedAt && instance.bootPending === undefined;
   }
 
+  /**
+   * The machine's home (/root) as this computer reaches it while the machine runs (through its first process's
+   * root: /proc/<pid>/root/root), for tests and developers; undefined while it is down.
+   */
   sandboxOf(instanceId: number): string | undefined {
-    return this.machines.get(instanceId)?.dir;
+    const space = this.machines.get(instanceId)?.space;
+    return space?.alive ? `/proc/${space.init}/root${HOME}` : undefined;
   }
 
   onstartOf(instanceId: number): OnstartReport | undefined {
@@ -234,9 +261,9 @@ export class Machines implements InstanceWatcher {
     if (!machine) throw new Error(`instance ${instance.id} has no machine`);
     return {
       // The machine's own tools (nvidia-smi) first, as a GPU machine has them.
-      PATH: `${this.binOf(instance.id)}:${process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"}`,
-      HOME: machine.dir,
-      PWD: machine.dir,
+      PATH: MACHINE_PATH,
+      HOME,
+      PWD: HOME,
       USER: "root",
       LOGNAME: "root",
       SHELL,
@@ -271,16 +298,15 @@ export class Machines implements InstanceWatcher {
   }
 
   /**
-   * Starts a process on the instance's machine, in its sandbox, in a process group of its own: it is killed
-   * (with its children) when the instance stops, or when it runs longer than `maxRunMs`.
+   * Starts a process on the instance's machine, as its root, in its home, in a process group of its own: it is
+   * killed (with its children) when the instance stops, or when it runs longer than `maxRunMs`.
    */
   spawn(instance: InstanceRecord, file: string, args: string[], options: { env?: Record<string, string>; stdio?: SpawnOptions["stdio"] } = {}): MachineProcess {
     const machine = this.machines.get(instance.id);
-    if (!machine || machine.boot === undefined) throw new Error(`instance ${instance.id} is not running`);
-    // In the machine's own network, where it has one.
-    const [program, programArgs] = machine.network?.enter(file, args) ?? [file, args];
+    if (!machine || machine.boot === undefined || !machine.space) throw new Error(`instance ${instance.id} is not running`);
+    const [program, programArgs] = machine.space.command(file, args);
     const child = spawn(program, programArgs, {
-      cwd: machine.dir,
+      cwd: "/",
       env: this.environment(instance, options.env),
       detached: true,
       stdio: options.stdio ?? "pipe",
@@ -308,9 +334,9 @@ export class Machines implements InstanceWatcher {
     return handle;
   }
 
-  /** Stops every machine (the emulator is closing): their processes end; sandboxes stay with the data dir. */
+  /** Stops every machine (the emulator is closing): their processes end; their files are kept with the data dir. */
   close(): void {
-    for (const machine of this.machines.values()) this.shutdown(machine);
+    for (const machine of this.machines.values()) this.shutdown(machine, !!this.options.persistent, true);
     this.egress.close();
     if (this.shortSockets) fs.rmSync(this.shortSockets, { recursive: true, force: true });
   }
@@ -320,37 +346,37 @@ export class Machines implements InstanceWatcher {
     fs.rmSync(this.volumeDir(volumeId), { recursive: true, force: true });
   }
 
-  /**
-   * Mounts the instance's volumes: a volume's files live in a folder of their own beside the sandboxes, which
-   * outlives instances, and the container's path (`/data`) is that path inside the sandbox (`$HOME/data`), a link
-   * to the volume's folder. A sandbox is a folder, not a container, so `/data` itself is not touched.
-   */
-  private mountVolumes(machine: Machine): void {
-    for (const mount of machine.instance.mounts ?? []) {
-      const target = this.volumeDir(mount.volumeId);
-      const link = path.join(machine.dir, mount.path);
-      // Creation refuses `..` in a mount path; a path that still leads out of the sandbox is never touched.
-      if (!link.startsWith(machine.dir + path.sep)) throw new Error(`the mount path ${mount.path} leads out of the sandbox`);
-      fs.mkdirSync(target, { recursive: true });
-      fs.mkdirSync(path.dirname(link), { recursive: true });
-      if (linkTarget(link) === target) continue;
-      fs.rmSync(link, { recursive: true, force: true });
-      fs.symlinkSync(target, link);
-    }
+  /** The instance's volumes: each a folder of its own beside the machines', which outlives instances. */
+  private volumesOf(machine: Machine): { source: string; target: string }[] {
+    return (machine.instance.mounts ?? []).map((mount) => {
+      // Creation refuses `.` and `..` segments; the path is the machine's, resolved inside its root.
+      const target = path.posix.resolve("/", mount.path);
+      if (/[\t\n]/.test(target)) throw new Error(`the mount path ${JSON.stringify(mount.path)} has a tab or a line break`);
+      return { source: this.volumeDir(mount.volumeId), target };
+    });
   }
 
   private volumeDir(volumeId: number): string {
     return path.join(this.root, ".volumes", String(volumeId));
   }
 
-  /** The machine's tools, beside its sandbox rather than in it: what runs there cannot delete them by accident. */
-  private binOf(instanceId: number): string {
+  /** The emulator's folders of the machine, beside its own: its tools, its sleeps', its relay's sockets. */
+  private toolsOf(instanceId: number): string {
     return path.join(this.root, ".tools", String(instanceId));
   }
 
-  /** The clock every machine's tools read. */
+  /** The machine's tools (./machine-setup.ts's INSIDE.bin), read-only in the machine. */
+  private binOf(instanceId: number): string {
+    return path.join(this.toolsOf(instanceId), "bin");
+  }
+
+  private waitsOf(instanceId: number): string {
+    return path.join(this.toolsOf(instanceId), "waits");
+  }
+
+  /** The clock every machine's tools read, in a folder of its own (the machines see the folder). */
   private get clockFile(): string {
-    return path.join(this.root, ".tools", "clock");
+    return path.join(this.root, ".tools", "clock", "now");
   }
 
   private machineOf(instance: InstanceRecord): Machine | undefined {
@@ -365,18 +391,21 @@ export class Machines implements InstanceWatcher {
     return machine;
   }
 
-  /** Boots: the sandbox, then onstart (waited for, up to a limit), then the SSH endpoint; then `running`. */
+  /** Boots: the namespaces, then onstart (waited for, up to a limit), then the SSH endpoint; then `running`. */
   private async boot(machine: Machine, boot: number): Promise<void> {
     const { instance } = machine;
     const current = () => machine.boot === boot;
     try {
+      await machine.stopping;
+      if (!current()) return;
       // A recycled container starts from its image again: nothing written before is left.
       if (instance.freshBoot === boot) fs.rmSync(machine.dir, { recursive: true, force: true });
       fs.mkdirSync(machine.dir, { recursive: true });
-      this.mountVolumes(machine);
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
-      installClockTools(this.binOf(instance.id), this.clockFile);
+      installClockTools(this.binOf(instance.id));
       machine.apiKey ??= this.hooks.reissueKey(instance);
+      await this.openSpace(machine, boot);
+      if (!current()) return;
       await this.openNetwork(machine, boot);
       if (!current()) return;
       const onstart = instance.config.onstart?.trim();
@@ -397,17 +426,55 @@ export class Machines implements InstanceWatcher {
     }
   }
 
+  /** The TCP container ports the machine publishes, but SSH's (the emulator's own). */
+  private portsOf(instance: InstanceRecord): number[] {
+    return Object.keys(instance.ports).flatMap((key) => /^(\d+)\/tcp$/.exec(key)?.[1] ?? []).map(Number).filter((port) => port !== 22);
+  }
+
   /**
-   * Makes the boot's network before anything runs on the machine: its namespace (where it can have one) and a
-   * loopback port for each TCP container port it publishes but SSH's, shown in the instance's `ports`.
+   * Only a machine that serves a port gets a network of its own (two may serve one port); the others stay in this
+   * computer's, which costs no relay process.
+   */
+  private ownNetwork(instance: InstanceRecord): boolean {
+    return !this.sharedNetworkWhy && this.portsOf(instance).length > 0;
+  }
+
+  /** The marks of the machine's processes of this computer (its namespaces', its relay), so that its stop finds them. */
+  private marksOf(machine: Machine): Record<string, string> {
+    return { ...runMarkOf(), [MACHINE_MARK]: machine.marker };
+  }
+
+  /** Makes the boot's namespaces and root filesystem (./machine-space.ts), its files from its last stop in it. */
+  private async openSpace(machine: Machine, boot: number): Promise<void> {
+    const { instance } = machine;
+    const space = await MachineSpace.start({
+      dir: machine.dir,
+      sizeMiB: Math.max(1, Math.ceil(diskOf(instance) * 1024)),
+      ownNetwork: this.ownNetwork(instance),
+      hostname: `C.${instance.id}`,
+      bin: this.binOf(instance.id),
+      waits: this.waitsOf(instance.id),
+      clockDir: path.dirname(this.clockFile),
+      volumes: this.volumesOf(machine),
+      // The emulator's folders, and its user's home and cache (their keys, which the machine's root may read
+      // where it is that user), wherever they lie in a system folder the machine sees.
+      covered: [this.root, os.homedir(), userCacheDir(), ...(this.options.covered ?? [])],
+      env: this.marksOf(machine),
+    });
+    if (machine.boot !== boot) return space.end();
+    machine.space = space;
+  }
+
+  /**
+   * Makes the boot's network before anything runs on the machine: its relay (where it has a network of its own)
+   * and a loopback port for each TCP container port it publishes but SSH's, shown in the instance's `ports`.
    */
   private async openNetwork(machine: Machine, boot: number): Promise<void> {
     const { instance } = machine;
-    const ports = Object.keys(instance.ports).flatMap((key) => /^(\d+)\/tcp$/.exec(key)?.[1] ?? []).map(Number).filter((port) => port !== 22);
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...runMarkOf(), [MACHINE_MARK]: machine.marker };
-    // Only a machine that serves a port needs a network of its own (two may serve one port); the others stay in
-    // this computer's, which costs no holder process.
-    const own = this.holder && ports.length ? { holder: this.holder, sockets: this.socketsOf(instance.id) } : undefined;
+    const ports = this.portsOf(instance);
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...this.marksOf(machine) };
+    const space = machine.space!;
+    const own = this.ownNetwork(instance) ? { enter: (file: string, args: string[]) => space.networkCommand(file, args), sockets: this.socketsOf(instance.id) } : undefined;
     const service = own && (await this.hooks.servicePort());
     const egress = own && (await this.egress.port());
     if (machine.boot !== boot) return;
@@ -417,16 +484,16 @@ export class Machines implements InstanceWatcher {
     if (machine.network === network) instance.publishedPorts = { ...network.published };
   }
 
-  /** The folder of the machine's holder sockets: beside its tools, unless that path is too long for a socket. */
+  /** The folder of the machine's relay sockets: beside its tools, unless that path is too long for a socket. */
   private socketsOf(instanceId: number): string {
-    const dir = path.join(this.binOf(instanceId), "ports");
+    const dir = path.join(this.toolsOf(instanceId), "ports");
     // A unix socket's path holds 107 bytes at most (Linux), its name (`host-65535`) included.
     if (Buffer.byteLength(dir) <= 96) return dir;
     this.shortSockets ??= fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-ports-"));
     return path.join(this.shortSockets, String(instanceId));
   }
 
-  /** Runs onstart in the sandbox with the instance's environment; resolves when it has exited. */
+  /** Runs onstart in the machine's home with the instance's environment; resolves when it has exited. */
   private startOnstart(machine: Machine, script: string): Promise<void> {
     const report: OnstartReport = {
       state: "running", exit_code: null, signal: null, started_at: Date.now(), ended_at: null, timed_out: false, output: "", dropped_bytes: 0,
@@ -453,8 +520,11 @@ export class Machines implements InstanceWatcher {
     });
   }
 
-  /** The instance stopped (or is going): its endpoint closes, its processes and their children end. */
-  private shutdown(machine: Machine): void {
+  /**
+   * The instance stopped (or is going): its endpoint closes, its processes and their children end, then its files
+   * are packed into its folder (`keep`, at once when `waiting`: the emulator closing) and its namespaces end.
+   */
+  private shutdown(machine: Machine, keep = true, waiting = false): void {
     machine.boot = undefined;
     this.hooks.down(machine.instance);
     machine.network?.close();
@@ -462,9 +532,32 @@ export class Machines implements InstanceWatcher {
     machine.instance.publishedPorts = undefined;
     for (const process of machine.processes) process.kill();
     machine.processes.clear();
-    // Those that left the machine's process group (`setsid`, a daemon) still carry its mark.
-    killMarked(MACHINE_MARK, machine.marker);
     if (machine.onstart?.report.state === "running") machine.onstart.report.state = "killed";
+    const space = machine.space;
+    machine.space = undefined;
+    // Those that left the session's process group (`setsid`, a daemon) are in the machine's PID namespace.
+    space?.killProcesses();
+    const end = () => {
+      space?.end();
+      // What carries its mark outside the namespace (a relay, an nsenter between two steps).
+      killMarked(MACHINE_MARK, machine.marker);
+    };
+    if (!space || !keep) return end();
+    if (waiting) {
+      try {
+        space.saveSync();
+      } finally {
+        end();
+      }
+      return;
+    }
+    machine.stopping = space
+      .save()
+      .finally(end)
+      .catch((error) => {
+        // Unless the instance is gone meanwhile (its files with it).
+        if (this.machines.get(machine.instance.id) === machine) this.hooks.crashed(machine.instance, `The emulated machine's files could not be kept at its stop: ${(error as Error).message}`);
+      });
   }
 }
 
@@ -473,20 +566,11 @@ function gpuModel(instance: InstanceRecord): GpuModel {
   return { name: offer.gpu_name, count: Math.max(1, offer.num_gpus), memoryTotalMiB: Math.round(offer.gpu_ram ?? 0) };
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
+/** Whether the process of a /proc folder runs (not a zombie, which has ended). */
+function running(procDir: string): boolean {
   try {
-    process.kill(-child.pid, signal);
+    return !/^\d+ \(.*\) [ZX]/s.test(fs.readFileSync(path.join(procDir, "stat"), "latin1"));
   } catch {
-    // already gone
-  }
-}
-
-/** Where a symbolic link points, or undefined when `file` is not one. */
-function linkTarget(file: string): string | undefined {
-  try {
-    return fs.readlinkSync(file);
-  } catch {
-    return undefined;
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 
 /**
@@ -78,4 +79,39 @@ function ended(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** Kills a process group (a child started `detached`, its group's leader), if it is still there. */
+export function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals = "SIGKILL"): void {
+  if (child?.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Resolves once a helper the emulator started (a machine's first process, its relay) says `ready` on its standard
+ * output; rejects with `Error("<what>: <why>")`, its standard error the why, when it ends or errs first, or after
+ * `timeoutMs`.
+ */
+export function untilReady(child: ChildProcess, what: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`${what}: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`not ready within ${timeoutMs / 1000} s ${said.trim()}`.trim()), timeoutMs);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (!chunk.toString().includes("ready")) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (said += chunk.toString()));
+    child.stdin?.on("error", () => undefined);
+    child.on("error", (error) => fail(error.message));
+    child.on("exit", (code, signal) => fail(said.trim() || `it ended (${signal ?? `status ${code}`})`));
+  });
 }

@@ -18,7 +18,10 @@ export interface SshOptions {
    * when there is one, else in the user's cache (~/.cache/gpu-rental/ssh/), so a known_hosts entry stays true.
    */
   hostKeyFile?: string;
-  /** The folder of the instances' sandboxes. Default: in the data dir, else a temporary folder removed at close. */
+  /**
+   * The folder of the instances' machines (their files while down, the emulator's tools for them, the volumes).
+   * Default: in the data dir, else a temporary folder removed at close.
+   */
   sandboxes?: string;
   limits?: Partial<MachineLimits>;
   /** Told each time an instance's machine is up and its SSH served (every boot): where to log in. */
@@ -28,7 +31,7 @@ export interface SshOptions {
 /** SSH as a running emulator serves it. */
 export interface RunningSsh {
   machines: Machines;
-  /** Where the sandboxes are. */
+  /** The folder of the machines' files (./SshOptions's `sandboxes`). */
   sandboxes: string;
   /** The host key's public line (`ssh-ed25519 AAAA...`). */
   hostPublicKey: string;
@@ -80,7 +83,7 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     },
     servicePort: () => options.servicePort ?? Promise.resolve(undefined),
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
-  });
+  }, { persistent: !!options.dataDir, covered: options.dataDir ? [options.dataDir] : [] });
   market.instances.watch(machines);
   market.volumes.removed = (volumeId) => machines.volumeRemoved(volumeId);
   const unfollowClock = market.clock.onMove(() => machines.clockMoved());

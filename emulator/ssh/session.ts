@@ -2,7 +2,6 @@ import * as fs from "node:fs";
 import type { PseudoTtyInfo, ServerChannel, Session } from "ssh2";
 import type { InstanceRecord } from "../domain/records";
 import { MachineProcess, Machines, SHELL } from "../sandbox/machines";
-import { serveSftp } from "./sftp";
 
 /** How a session reaches its instance: only while the instance is running, each time it starts something. */
 export interface SessionAccess {
@@ -18,8 +17,19 @@ const ACCEPTED_ENV = /^(LANG|LC_[A-Z_]+)$/;
 const SCRIPT = ["/usr/bin/script", "/bin/script"].find((file) => fs.existsSync(file));
 
 /**
- * One SSH session: an exec, a shell (with a terminal when one is asked for) or SFTP, run on the instance's
- * machine. Its process ends with the session, and the session ends with its process.
+ * OpenSSH's SFTP server, where distributions put it: SFTP (and scp, which speaks it) runs it on the machine, as
+ * sshd does, so paths are the machine's own. Its files are this computer's /usr, which the machine sees.
+ */
+export const SFTP_SERVER = ["/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server", "/usr/lib/ssh/sftp-server", "/usr/libexec/sftp-server"].find((file) =>
+  fs.existsSync(file),
+);
+
+/** Why SFTP is not served (undefined when it is). */
+export const SFTP_MISSING = SFTP_SERVER ? undefined : "this computer has no OpenSSH sftp-server, which serves SFTP and scp on the emulated machines: install openssh-sftp-server (apt-get install --no-install-recommends openssh-sftp-server)";
+
+/**
+ * One SSH session: an exec, a shell (with a terminal when one is asked for) or SFTP (OpenSSH's server), run on the
+ * instance's machine. Its process ends with the session, and the session ends with its process.
  */
 export function serveSession(session: Session, instanceId: number, access: SessionAccess): void {
   const env: Record<string, string> = {};
@@ -42,27 +52,29 @@ export function serveSession(session: Session, instanceId: number, access: Sessi
     accept?.();
   });
 
-  const start = (accept: () => ServerChannel, reject: (() => void) | undefined, command: string | undefined) => {
+  const start = (accept: () => ServerChannel, reject: (() => void) | undefined, [file, args]: [string, string[]], terminal: boolean) => {
     const instance = access.running(instanceId);
     if (!instance) return reject?.();
     const stream = accept();
-    const [file, args] = commandLine(command, pty);
     try {
-      running = access.machines.spawn(instance, file, args, { env: { ...env, ...(pty && { TERM: pty.term || "xterm" }) } });
+      running = access.machines.spawn(instance, file, args, { env: { ...env, ...(terminal && { TERM: pty!.term || "xterm" }) } });
     } catch (error) {
       stream.stderr.write(`gpu-rental emulator: ${(error as Error).message}\n`);
       stream.exit(1);
       return stream.end();
     }
-    attach(stream, running, access.machines.limits.maxRunMs, !!pty);
+    attach(stream, running, access.machines.limits.maxRunMs, terminal);
   };
-  session.on("exec", (accept, reject, { command }) => start(accept, reject, command));
-  session.on("shell", (accept, reject) => start(accept, reject, undefined));
-  session.on("sftp", (accept, reject) => {
-    const instance = access.running(instanceId);
-    const home = instance && access.machines.sandboxOf(instance.id);
-    if (!home) return reject?.();
-    serveSftp(accept(), home);
+  session.on("exec", (accept, reject, { command }) => start(accept, reject, commandLine(command, pty), !!pty));
+  session.on("shell", (accept, reject) => start(accept, reject, commandLine(undefined, pty), !!pty));
+  // Without an "sftp" listener, ssh2 hands the SFTP subsystem over as a plain channel: the server's bytes.
+  session.on("subsystem", (accept, reject, { name }) => {
+    if (name !== "sftp") return reject?.();
+    if (SFTP_SERVER) return start(accept as () => ServerChannel, reject, [SFTP_SERVER, []], false);
+    const stream = (accept as () => ServerChannel)();
+    stream.stderr.write(`gpu-rental emulator: ${SFTP_MISSING}\n`);
+    stream.exit(1);
+    stream.end();
   });
 }
 

@@ -97,7 +97,7 @@ export async function lifetimeWarnings(client: Caller & { apiUrl: string }, poli
   if (!why) return [];
   return [
     `${describePolicy(policy)}: not enforced, because ${why}; no watchdog will end the instance, and lifetimeInEffect will be empty. ` +
-      "Start the emulator with its machines (without --no-ssh, on Linux or macOS), or end the instance yourself (pulumi destroy).",
+      "Start the emulator with its machines (without --no-ssh, on Linux), or end the instance yourself (pulumi destroy).",
   ];
 }
 

@@ -19,6 +19,14 @@ export interface EmulatorProcess {
   stop(): Promise<void>;
 }
 
+/** How the emulator's process is started, beyond its arguments and environment. */
+export interface EmulatorLaunch {
+  /** A command it runs through (`setpriv --reuid=1000 --`: as another user of this computer). */
+  through?: string[];
+  /** Told of the process as soon as it is spawned (its standard input a pipe), before it has printed anything. */
+  started?: (child: ChildProcess) => void;
+}
+
 /**
  * The one way tests and benches start an emulator in a process of its own: `gpu-rental emulator` as users run
  * it (the built command, from dist/, which `pretest` builds; it starts in well under a second), for tests that
@@ -26,11 +34,13 @@ export interface EmulatorProcess {
  * shows). Resolves once it prints its URL and key; rejects with its stderr if it exits first. Its rate limits are
  * off unless `env` says otherwise (GPU_RENTAL_EMULATOR_RATE_LIMITS: ""): these tests are not about them.
  */
-export function emulatorProcess(args: string[] = [], env: Record<string, string> = {}): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, "bin", "gpu-rental.js"), "emulator", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
+export function emulatorProcess(args: string[] = [], env: Record<string, string> = {}, launch: EmulatorLaunch = {}): Promise<EmulatorProcess> {
+  const command = [...(launch.through ?? []), process.execPath, path.join(ROOT, "bin", "gpu-rental.js"), "emulator", ...args];
+  const child = spawn(command[0], command.slice(1), {
+    stdio: [launch.started ? "pipe" : "ignore", "pipe", "pipe"],
     env: { ...process.env, GPU_RENTAL_EMULATOR_RATE_LIMITS: "off", ...env },
   });
+  launch.started?.(child);
   let out = "";
   let errors = "";
   child.stderr!.on("data", (chunk) => (errors += chunk));

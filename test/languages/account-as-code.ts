@@ -51,10 +51,12 @@ export async function checkAccountAsCode(machine: DocMachine, url: string, langu
     // Said when the subaccount is made: destroy leaves it on the service.
     expect(up).toMatch(/Subaccount child .*destroy leaves it on the service/);
     const workerId = Number((await machine.ok(`pulumi stack output ${names.workerId}`, folder)).trim());
-    const sandbox = (await (await fetch(`${url}/_emulator/instances/${workerId}/machine`)).json()).sandbox as string;
-    // The container's /data is data/ in the sandbox (a sandbox is a folder, not a container).
-    const seen = () => fs.readFileSync(path.join(sandbox, "data", "seen"), "utf8");
-    expect(seen()).toBe(`${DECLARED.project} ${secrets.hfToken}\n`);
+    // The machine's /data, the volume, as this computer reaches it while the machine runs (its home is /root).
+    const seen = async () => {
+      const home = (await (await fetch(`${url}/_emulator/instances/${workerId}/machine`)).json()).sandbox as string;
+      return fs.readFileSync(path.join(home, "..", "data", "seen"), "utf8");
+    };
+    expect(await seen()).toBe(`${DECLARED.project} ${secrets.hfToken}\n`);
 
     // The team, its role, and the invitation accepted (the service mails the invitee): a member with the role.
     expect((await api.teamRoles.list()).find((role) => role.name === "ci")?.permissions).toEqual(DECLARED.ciPermissions);
@@ -75,7 +77,7 @@ export async function checkAccountAsCode(machine: DocMachine, url: string, langu
     expect(raised).not.toMatch(/replaced/);
     expect((await api.instances.get(workerId))?.actual_status).toBe("running");
     // The volume kept what the first boot wrote; onstart ran again on the new boot.
-    expect(seen()).toBe(`${DECLARED.project} ${secrets.hfToken}\n`.repeat(2));
+    expect(await seen()).toBe(`${DECLARED.project} ${secrets.hfToken}\n`.repeat(2));
 
     // Made by hand, then imported: a local volume, a role, a webhook and an env var; then an up changes nothing.
     const [offer] = await api.volumes.searchLocalOffers({ limit: 1 });

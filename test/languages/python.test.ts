@@ -44,7 +44,7 @@ worker = gpu_rental.Instance(
     price=config.require_float("bid"),
     image="pytorch/pytorch",
     volumes={"/data": cache.volume_id},
-    onstart='echo "$WANDB_PROJECT $HF_TOKEN" >> data/seen',
+    onstart='echo "$WANDB_PROJECT $HF_TOKEN" >> /data/seen',
     opts=pulumi.ResourceOptions(depends_on=[hf, project]),
 )
 pulumi.export("worker_id", worker.instance_id)

@@ -78,7 +78,7 @@ resources:
       image: pytorch/pytorch
       volumes:
         /data: \${cache.volumeId}
-      onstart: echo "$WANDB_PROJECT $HF_TOKEN" >> data/seen
+      onstart: echo "$WANDB_PROJECT $HF_TOKEN" >> /data/seen
     options:
       dependsOn:
         - \${hf}

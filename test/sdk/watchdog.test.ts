@@ -182,7 +182,7 @@ describe("a lifetime policy where no watchdog can run", () => {
       const [warning] = await Instance.warnings(policy, { client: emu.client() });
       expect(warning).toBe(
         `maxLifetime 90s, then destroy: not enforced, because the emulator at ${emu.url} runs no onstart (the emulator was started without its machines (--no-ssh)); ` +
-          "no watchdog will end the instance, and lifetimeInEffect will be empty. Start the emulator with its machines (without --no-ssh, on Linux or macOS), or end the instance yourself (pulumi destroy).",
+          "no watchdog will end the instance, and lifetimeInEffect will be empty. Start the emulator with its machines (without --no-ssh, on Linux), or end the instance yourself (pulumi destroy).",
       );
       expect(await Fleet.warnings({ ...policy, size: 2 }, { client: emu.client() })).toEqual([warning]);
       expect(await Instance.warnings({ image: "ubuntu:22.04", runtype: "ssh_direct" }, { client: emu.client() })).toEqual([]);

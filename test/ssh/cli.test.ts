@@ -20,7 +20,7 @@ it("gpu-rental emulator --ssh says it serves SSH on 127.0.0.1 only, and where it
   while (!/Control API/.test(output) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   child.kill("SIGINT");
   expect(await exited).toBe(0);
-  expect(output).toMatch(/^SSH: instances are served on 127\.0\.0\.1 only \(loopback\), host key \S+ssh_host_ed25519_key; their processes run as this user, in \S+/m);
+  expect(output).toMatch(/^SSH: instances are served on 127\.0\.0\.1 only \(loopback\), host key \S+ssh_host_ed25519_key; each runs in a machine of its own \(Linux namespaces\), its files in \S+/m);
   expect(output).toMatch(/^Machines share this computer's network: GPU_RENTAL_NO_NETNS is set\. Their published ports lead to the container ports on this computer, so two instances serving one port collide\.$/m);
 }, 60_000);
 

@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { http, TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
+import { bootToRunning, createInstance, describeWithOpenSsh, homeOf, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
 import type { SFTPWrapper } from "ssh2";
 import { exec } from "../../sdk";
+import { MACHINE_MARK, markedProcesses } from "../../emulator";
 import { ssh2 } from "../../sdk/ssh2";
 import { DEFAULT_RESTART_MS } from "../../emulator/domain/instances";
 import { scratch } from "../helpers/paths";
@@ -41,7 +42,7 @@ describe("emulated machines", () => {
     const view = await bootToRunning(emu, id);
     const report = (await machine(id)).onstart;
     expect(report).toMatchObject({ state: "exited", exit_code: 0, timed_out: false, output: `dataset=imagenet key=64 id=${id}\noops\n` });
-    expect(fs.readFileSync(path.join(work.dir, "machines", String(id), "ready.txt"), "utf8")).toBe("prepared\n");
+    expect(fs.readFileSync(path.join(await homeOf(emu, id), "ready.txt"), "utf8")).toBe("prepared\n");
     expect(created.body.instances.actual_status).not.toBe("running");
     // An SSH session has the same key, and it is the instance's own: known to the service (403 on a read, where
     // a made-up key is 401), and able to stop its own instance, as the service lets a container do.
@@ -64,15 +65,15 @@ describe("emulated machines", () => {
     await client.envVars.update("HF_TOKEN", "hf-second");
     const second = await createInstance(emu, { onstart });
     for (const id of [first, second]) await bootToRunning(emu, id);
-    const seen = (id: number) => fs.readFileSync(path.join(work.dir, "machines", String(id), "seen.txt"), "utf8");
-    expect(seen(first)).toBe("hf=hf-first wandb=own-wandb\n");
-    expect(seen(second)).toBe("hf=hf-second wandb=account-wandb\n");
+    const seen = async (id: number) => fs.readFileSync(path.join(await homeOf(emu, id), "seen.txt"), "utf8");
+    expect(await seen(first)).toBe("hf=hf-first wandb=own-wandb\n");
+    expect(await seen(second)).toBe("hf=hf-second wandb=account-wandb\n");
     // A restart runs onstart with what the instance was created with, whatever the account holds now.
     await client.envVars.delete("HF_TOKEN");
     await http(emu.url, "PUT", `/api/v0/instances/${first}/`, { key: emu.apiKey, body: { state: "stopped" } });
     await http(emu.url, "PUT", `/api/v0/instances/${first}/`, { key: emu.apiKey, body: { state: "running" } });
     await bootToRunning(emu, first);
-    expect(seen(first)).toBe("hf=hf-first wandb=own-wandb\nhf=hf-first wandb=own-wandb\n");
+    expect(await seen(first)).toBe("hf=hf-first wandb=own-wandb\nhf=hf-first wandb=own-wandb\n");
     // Never shown by the service: the instance's answer holds no value of the account's.
     const shown = JSON.stringify((await http(emu.url, "GET", `/api/v0/instances/${second}/`, { key: emu.apiKey })).body);
     expect(shown).not.toMatch(/hf-first|hf-second|account-wandb/);
@@ -97,7 +98,7 @@ describe("emulated machines", () => {
       await Promise.all(Array.from({ length: count }, (_, n) => write(n)));
       await new Promise<void>((resolve, reject) => sftp.close(handle, (error) => (error ? reject(error) : resolve())));
       expect(answered).toEqual(Array.from({ length: count }, (_, n) => n));
-      expect(fs.statSync(path.join(work.dir, "machines", String(view.id), "ordered.bin")).size).toBe(count * chunk.length);
+      expect(fs.statSync(path.join(await homeOf(emu, view.id), "ordered.bin")).size).toBe(count * chunk.length);
     } finally {
       connection.end();
     }
@@ -109,29 +110,32 @@ describe("emulated machines", () => {
     const view = await bootToRunning(emu, id);
     // A background process that outlives its session, as `nohup train.py &` does.
     await run(view, "nohup setsid sleep 300 > /dev/null 2>&1 & echo $! > sleeper.pid");
-    const sandbox = path.join(work.dir, "machines", String(id));
-    const pid = Number(fs.readFileSync(path.join(sandbox, "sleeper.pid"), "utf8"));
-    expect(alive(pid)).toBe(true);
+    // Its number is the machine's own (its PID namespace): this computer's is the machine's process numbered so inside.
+    const inside = Number(fs.readFileSync(path.join(await homeOf(emu, id), "sleeper.pid"), "utf8"));
+    const sleeper = markedProcesses(MACHINE_MARK, `${emu.ssh!.machines.markPrefix}${id}`).find((p) => nsPids(p.pid).at(-1) === inside)!;
+    expect(nsPids(sleeper.pid)).toEqual([sleeper.pid, inside]);
+    expect(sleeper.command).toMatch(/sleep 300$/);
+    expect(alive(sleeper.pid)).toBe(true);
     await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "stopped" } });
-    await until(() => !alive(pid));
+    await until(() => !alive(sleeper.pid));
     expect((await machine(id)).up).toBe(false);
     await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "running" } });
     await bootToRunning(emu, id);
-    expect(fs.readFileSync(path.join(sandbox, "boots.txt"), "utf8")).toBe("boot\nboot\n");
+    expect(fs.readFileSync(path.join(await homeOf(emu, id), "boots.txt"), "utf8")).toBe("boot\nboot\n");
   });
 
   it("reboots (rebooting, then onstart again, its files kept) and recycles (recycling, then a fresh container: its files gone)", async () => {
     await start();
     const id = await createInstance(emu, { onstart: "echo boot >> boots.txt" });
     await bootToRunning(emu, id);
-    const boots = () => fs.readFileSync(path.join(work.dir, "machines", String(id), "boots.txt"), "utf8");
+    const boots = async () => fs.readFileSync(path.join(await homeOf(emu, id), "boots.txt"), "utf8");
     for (const [how, status, after] of [["reboot", "rebooting", "boot\nboot\n"], ["recycle", "recycling", "boot\n"]]) {
       expect(await http(emu.url, "PUT", `/api/v0/instances/${how}/${id}/`, { key: emu.apiKey, body: {} })).toMatchObject({ status: 200, body: { success: true } });
       expect(await instance(emu, id)).toMatchObject({ actual_status: status, cur_state: "running" });
       expect((await machine(id)).up).toBe(false);
       emu.marketplace.clock.advance(DEFAULT_RESTART_MS);
       await bootToRunning(emu, id);
-      expect(boots()).toBe(after);
+      expect(await boots()).toBe(after);
     }
   });
 
@@ -140,8 +144,8 @@ describe("emulated machines", () => {
     const call = async (method: string, url: string, body?: unknown) => (await http(emu.url, method, url, { key: emu.apiKey, body })).body;
     const [offer] = (await call("POST", "/api/v0/bundles/", { limit: 1, order: [["dph_total", "asc"]] })).offers;
     const volume = await call("PUT", "/api/v0/volumes/", { id: offer.id, size: 5, name: "cache" });
-    // The container's /data is data/ in the sandbox (a sandbox is a folder, not a container).
-    const mounted = { onstart: "echo boot-$CONTAINER_ID >> data/log", env: { [`-v V.${volume.id}:/data`]: "1" } };
+    // The volume is the machine's /data, this computer's folder for the volume.
+    const mounted = { onstart: "echo boot-$CONTAINER_ID >> /data/log", env: { [`-v V.${volume.id}:/data`]: "1" } };
     const first = await createInstance(emu, mounted);
     await bootToRunning(emu, first);
     const log = () => fs.readFileSync(path.join(work.dir, "machines", ".volumes", String(volume.id), "log"), "utf8");
@@ -205,6 +209,11 @@ describeWithOpenSsh()("an interactive shell over OpenSSH", () => {
     }
   });
 });
+
+/** A process's numbers in its PID namespace and those below, as /proc's status shows them (NSpid). */
+function nsPids(pid: number): number[] {
+  return (/^NSpid:\s+(.*)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "").split(/\s+/).map(Number);
+}
 
 function alive(pid: number): boolean {
   try {

@@ -60,6 +60,16 @@ export async function bootToRunning(emu: TestEmulator, id: number, timeoutMs = 2
   }
 }
 
+/**
+ * The instance's home (/root) as this computer reaches it while its machine runs (the control API's `sandbox`:
+ * through the machine's first process's root), to read what the machine's processes wrote.
+ */
+export async function homeOf(emu: TestEmulator, id: number): Promise<string> {
+  const sandbox = (await http(emu.url, "GET", `/_emulator/instances/${id}/machine`)).body.sandbox;
+  if (!sandbox) throw new Error(`instance ${id}'s machine is not running: its home is not reached`);
+  return sandbox;
+}
+
 /** OpenSSH options for an emulated instance: this key only, the emulator's host key checked, never a prompt. */
 export function sshOptions(emu: TestEmulator, keyFile: string): string[] {
   return [

@@ -85,7 +85,7 @@ async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
 
     await http(emu.url, "PUT", `/api/v0/instances/${ids[0]}/`, { key: emu.apiKey, body: { state: "stopped" } });
     expect(await refused(hostPorts[0])).toBe(true);
-    // Its holder and its server are gone with it; the other machine serves on.
+    // Its namespaces, its relay and its server are gone with it; the other machine serves on.
     await until(() => markedProcesses(MACHINE_MARK, `${emu.ssh!.machines.markPrefix}${ids[0]}`).length === 0);
     expect((await instance(emu, ids[0])).ports["8000/tcp"][0].HostPort).not.toBe(String(hostPorts[0]));
     expect(await served(hostPorts[1])).toBe(`${ids[1]} ${hostPorts[1]}\n`);

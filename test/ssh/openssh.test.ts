@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { http, TestEmulator } from "../helpers/emulator";
-import { bootToRunning, createInstance, describeWithOpenSsh, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
+import { bootToRunning, createInstance, describeWithOpenSsh, homeOf, instance, openssh, registerKey, sshEmulator, sshOptions, userKey } from "./machines";
 import { scratch } from "../helpers/paths";
 
 /** Issue 9's first acceptance point, with the clients users have: OpenSSH's `ssh`, `scp` and `sftp`. */
@@ -23,13 +23,13 @@ describeWithOpenSsh()("OpenSSH into an emulated instance", () => {
     work.remove();
   });
 
-  it("logs in with the account's key and runs a command in the instance's sandbox, with its environment", async () => {
+  it("logs in with the account's key and runs a command in the instance's home (/root), with its environment", async () => {
     const id = await createInstance(emu, { env: { MODEL: "llama-3" } });
     const view = await bootToRunning(emu, id);
     expect(view.ssh_host).toBe("127.0.0.1");
     expect(view.ports["22/tcp"]).toEqual([{ HostIp: "127.0.0.1", HostPort: String(view.ssh_port) }]);
     const result = await login(view, 'echo "model=$MODEL instance=$CONTAINER_ID"; pwd; exit 3');
-    expect(result.stdout).toBe(`model=llama-3 instance=${id}\n${path.join(work.dir, "machines", String(id))}\n`);
+    expect(result.stdout).toBe(`model=llama-3 instance=${id}\n/root\n`);
     expect(result.code).toBe(3);
   });
 
@@ -64,7 +64,7 @@ describeWithOpenSsh()("OpenSSH into an emulated instance", () => {
     expect(refused.stderr).toMatch(/Permission denied \(publickey\)/);
   });
 
-  it("takes no connection before running nor after stop; after destroy the sandbox is gone", async () => {
+  it("takes no connection before running nor after stop; after destroy the machine's folder is gone", async () => {
     const id = await createInstance(emu);
     const loading = await instance(emu, id);
     expect(loading.actual_status).not.toBe("running");
@@ -75,8 +75,9 @@ describeWithOpenSsh()("OpenSSH into an emulated instance", () => {
     const view = await bootToRunning(emu, id);
     expect(view.ssh_port).toBe(loading.ssh_port);
     expect((await login(view, "touch here")).code).toBe(0);
+    expect(fs.existsSync(path.join(await homeOf(emu, id), "here"))).toBe(true);
     const sandbox = path.join(work.dir, "machines", String(id));
-    expect(fs.existsSync(path.join(sandbox, "here"))).toBe(true);
+    expect(fs.existsSync(sandbox)).toBe(true);
 
     expect((await http(emu.url, "PUT", `/api/v0/instances/${id}/`, { key: emu.apiKey, body: { state: "stopped" } })).status).toBe(200);
     const stopped = await login(view, "true");
