@@ -20,6 +20,10 @@ import { Router } from "./routing";
 import { Autoscaler } from "./autoscaler";
 import { parseSearchParams, workerFilters } from "../../sdk/search-params";
 import { LogBook } from "./log-book";
+import { drawOnDeposit, refundDeposit } from "./deposits";
+import { InstanceWork } from "./instance-work";
+import type { MachineWork } from "./machine-work";
+import { Results } from "./results";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 export interface MarketplaceOptions {
@@ -103,6 +107,13 @@ export class Marketplace {
   readonly serverless: Serverless;
   readonly router: Router;
   readonly autoscaler: Autoscaler;
+  /** Texts answered by URL (logs, a command's output), and the work on instances' machines that makes them. */
+  readonly results = new Results();
+  readonly instanceWork: InstanceWork;
+  /** The emulated machines' side of that work (set by the machines' runner); undefined without machines. */
+  machineWork?: MachineWork;
+  /** The folder of the cloud connections' buckets (emulator/domain/cloud.ts): set where the emulator keeps files. */
+  cloudRoot?: string;
   /** The autoscaler's log lines, by endpoint and by worker group (not saved). */
   readonly serverlessLogs = new LogBook();
   /**
@@ -144,11 +155,12 @@ export class Marketplace {
     // Volume offers from their own random stream, so they do not shift what the seed gives the rest.
     const volumeOffers = seedNetworkVolumeOffers(new Random((options.seed ?? 1) ^ 0x701), 40, this.clock.nowSeconds());
     // Every charge (an instance's compute and disk, a volume's storage) comes off the owner's credit, into the ledger.
-    const charge = (ownerId: number, id: number, amount: number, period: { from: number; to: number }, volume?: true) => {
+    // An instance's prepaid deposit pays its charges first (`fromCredit`: what is left for the credit).
+    const charge = (ownerId: number, id: number, amount: number, period: { from: number; to: number }, volume?: true, fromCredit = amount) => {
       const user = this.accounts.user(ownerId);
-      if (user) {
-        user.credit -= amount;
-        this.webhooks.creditChanged(user, user.credit + amount, user.credit);
+      if (user && fromCredit > 0) {
+        user.credit -= fromCredit;
+        this.webhooks.creditChanged(user, user.credit + fromCredit, user.credit);
       }
       this.billing.record(ownerId, id, amount, period, volume);
     };
@@ -169,8 +181,11 @@ export class Marketplace {
         return { id: key.id, key: key.key };
       },
       revokeKey: (keyId) => this.accounts.revokeKeyById(keyId),
-      charge: (ownerId, instanceId, amount, period) => charge(ownerId, instanceId, amount, period),
-      ended: (instanceId) => this.billing.ended(instanceId),
+      charge: (ownerId, instanceId, amount, period) => charge(ownerId, instanceId, amount, period, undefined, drawOnDeposit(this.instances.byId(instanceId), amount)),
+      ended: (instanceId, instance) => {
+        refundDeposit(instance, this.accounts.user(instance.ownerId));
+        this.billing.ended(instanceId);
+      },
       notify: (instance, event) => {
         const user = this.accounts.user(instance.ownerId);
         if (user) this.webhooks.emit(user, event === "outbid" ? "client:outbid" : `client:instance_${event}`, ...eventText(instance.id, event));
@@ -183,6 +198,7 @@ export class Marketplace {
       },
       volumes: this.volumes,
     });
+    this.instanceWork = new InstanceWork({ now, find: (ownerId, id) => this.instances.find(ownerId, id), work: () => this.machineWork, results: this.results });
     this.serverless = new Serverless({ now, templateHash: (ownerId, by) => this.templateHash(ownerId, by) });
     this.router = new Router({ now, candidates: (endpoint) => this.routeCandidates(endpoint) });
     this.autoscaler = new Autoscaler({

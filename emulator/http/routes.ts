@@ -143,6 +143,7 @@ export const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  length_required: 411,
   rate_limited: 429,
   unavailable: 503,
   internal: 500,

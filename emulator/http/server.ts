@@ -22,6 +22,7 @@ import { registerAutoscalerHost } from "./autoscaler-host";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
+import { registerInstanceWork } from "./instance-work";
 import { registerConsole } from "../console/routes";
 
 export interface ServerOptions extends InstanceRouteOptions {
@@ -112,6 +113,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   });
   registerOffers(app, market);
   registerInstances(app, market, options);
+  registerInstanceWork(app, market);
   registerTemplates(app, market);
   registerVolumes(app, market);
   registerUsers(app, market);
