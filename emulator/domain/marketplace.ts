@@ -24,6 +24,7 @@ import { drawOnDeposit, refundDeposit } from "./deposits";
 import { InstanceWork } from "./instance-work";
 import type { MachineWork } from "./machine-work";
 import { Results } from "./results";
+import { MarketHistory, MarketRow } from "./gpu-metrics";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 export interface MarketplaceOptions {
@@ -112,6 +113,8 @@ export class Marketplace {
   readonly instanceWork: InstanceWork;
   /** The emulated machines' side of that work (set by the machines' runner); undefined without machines. */
   machineWork?: MachineWork;
+  /** The market over the clock, for the GPU metrics' history: sampled as offers are rented and given back. */
+  readonly marketHistory = new MarketHistory();
   /** The folder of the cloud connections' buckets (emulator/domain/cloud.ts): set where the emulator keeps files. */
   cloudRoot?: string;
   /** The autoscaler's log lines, by endpoint and by worker group (not saved). */
@@ -173,9 +176,16 @@ export class Marketplace {
     this.instances = new Instances({
       now,
       lifecycle: () => this.lifecycle,
-      takeOffer: (offerId, instanceId) => this.market.take(offerId, { kind: "instance", instanceId }),
+      takeOffer: (offerId, instanceId) => {
+        const offer = this.market.take(offerId, { kind: "instance", instanceId });
+        this.sampleMarket();
+        return offer;
+      },
       findOffer: (offerId) => this.market.offer(offerId),
-      releaseOffer: (offerId) => this.market.release(offerId),
+      releaseOffer: (offerId) => {
+        this.market.release(offerId);
+        this.sampleMarket();
+      },
       issueInstanceKey: (ownerId, instanceId) => {
         const key = this.accounts.issueKey(ownerId, { name: `instance ${instanceId}`, instanceId });
         return { id: key.id, key: key.key };
@@ -214,8 +224,19 @@ export class Marketplace {
       log: (endpoint, group, line) => this.serverlessLogs.add(endpoint.id, group?.id, now(), line),
       probes: (instance) => this.workersServe && instance.runtype !== "args" && workerPort(instance) !== undefined,
     });
+    this.sampleMarket();
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
+  }
+
+  /** Every offer of the market, and whether it is rented now (the GPU metrics read them). */
+  marketRows(): MarketRow[] {
+    return [...this.market.allOffers()].map((offer) => ({ offer, rented: this.market.holderOf(offer.id) !== undefined }));
+  }
+
+  /** A sample of the market for the metrics' history, at the clock's time. */
+  sampleMarket(): void {
+    this.marketHistory.sample(this.clock.now(), this.marketRows());
   }
 
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */

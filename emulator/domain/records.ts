@@ -48,6 +48,23 @@ export interface UserRecord {
   settings?: Record<string, string | number | boolean | null>;
   /** Where and when the account's keys were used (emulator/domain/audit.ts): the newest last, bounded. */
   ipAddresses?: { ip: string; firstSeen: number; lastSeen: number }[];
+  /** The account's important actions (emulator/domain/audit.ts): the newest last, bounded. */
+  auditLog?: AuditEntry[];
+  /** Which events reach the account by which channel (emulator/domain/notifications.ts); absent: the defaults. */
+  notificationPrefs?: Record<string, { email: boolean; webhooks: boolean }>;
+}
+
+/** A change the account made through the API, as `GET /api/v0/audit_logs/` lists it. */
+export interface AuditEntry {
+  id: number;
+  ip: string;
+  apiKeyId: number;
+  /** Epoch ms. */
+  at: number;
+  /** `PUT /api/v0/instances/{id}/`: the method and the endpoint's path as declared. */
+  route: string;
+  /** The path's ids and the names of the body's fields (never their values: they may be secrets). */
+  args: string;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */

@@ -8,7 +8,7 @@ import {
   DepositResponse,
   ExecuteRequest,
   ExecuteResponse,
-  LogsRequest,
+  InstanceLogsRequest,
   MessageResponse,
   PrepayRequest,
   PrepayResponse,
@@ -49,7 +49,7 @@ export function registerInstanceWork(app: FastifyInstance, market: Marketplace):
     url: "/api/v0/instances/request_logs/:id/",
     refusals: ["not_found"],
     permission: "instance_read",
-    body: LogsRequest,
+    body: InstanceLogsRequest,
     response: ResultUrlResponse,
     handler: ({ principal, params, body, reply }) => {
       market.settle();

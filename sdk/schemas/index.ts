@@ -18,3 +18,4 @@ export * from "./teams";
 export * from "./webhooks";
 export * from "./serverless";
 export * from "./instance-work";
+export * from "./account";

@@ -6,12 +6,12 @@ import { z } from "zod";
  */
 
 /** `PUT /api/v0/instances/request_logs/{id}/`. `tail` is text in the description (a number of lines). */
-export const LogsRequest = z.object({
+export const InstanceLogsRequest = z.object({
   tail: z.union([z.string().regex(/^\d{1,9}$/), z.number().int().nonnegative()]).optional().describe("The last this many lines."),
   filter: z.string().max(512).optional().describe("Only lines containing this text."),
   daemon_logs: z.union([z.literal("true"), z.boolean()]).optional().describe('"true": the daemon\'s lines about the instance instead of its container\'s output.'),
 });
-export type LogsRequest = z.infer<typeof LogsRequest>;
+export type InstanceLogsRequest = z.infer<typeof InstanceLogsRequest>;
 
 /** An answer whose text is fetched from `result_url` (without a key) once ready: 404 until then. */
 export const ResultUrlResponse = z.looseObject({

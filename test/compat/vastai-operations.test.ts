@@ -192,4 +192,52 @@ if (skipped) console.warn(`test/compat/vastai-operations.test.ts${skipped}`);
       expect([unknown.status, unknown.body.msg]).toEqual([400, "No such instance"]);
     });
   });
+
+  describe("account", () => {
+    it("transfer credit EMAIL AMOUNT --skip moves credit to that account; more than the credit, or no such account, is refused and nothing moves", async () => {
+      const other = emu.account("friend@example.test");
+      const recipient = emu.marketplace.accounts.user(other.id)!;
+      const [mine, theirs] = [credit(), recipient.credit];
+      expect(await cli.ok(["transfer", "credit", "friend@example.test", "12.5", "--skip"])).toContain("Sent 12.5 to friend@example.test");
+      expect([credit(), recipient.credit]).toEqual([mine - 12.5, theirs + 12.5]);
+      const tooMuch = await api("PUT", "/api/v0/commands/transfer_credit/", { sender: "me", recipient: String(other.id), amount: credit() + 1 });
+      expect([tooMuch.status, tooMuch.body.error]).toEqual([400, "insufficient_balance"]);
+      const nobody = await api("PUT", "/api/v0/commands/transfer_credit/", { sender: "me", recipient: "nobody@example.test", amount: 1 });
+      expect([nobody.status, nobody.body.error]).toEqual([400, "invalid_recipient"]);
+      expect([credit(), recipient.credit]).toEqual([mine - 12.5, theirs + 12.5]);
+    });
+
+    it("set user --file sets the account's details; an unknown field is refused (nonexistent_key) and nothing is set", async () => {
+      const file = path.join(work.dir, "user.json");
+      fs.writeFileSync(file, JSON.stringify({ fullname: "Ada Lovelace", billaddress_city: "London" }));
+      expect(await cli.ok(["set", "user", "--file", file])).toContain("'success': True");
+      expect(await cli.raw(["show", "user"])).toMatchObject({ fullname: "Ada Lovelace" });
+      expect(emu.marketplace.seededUser.settings).toMatchObject({ billaddress_city: "London" });
+      const res = await api("PUT", "/api/v0/users/", { fullname: "Someone Else", favourite_colour: "blue" });
+      expect([res.status, res.body.error]).toEqual([400, "nonexistent_key"]);
+      expect(emu.marketplace.seededUser.fullName).toBe("Ada Lovelace");
+    });
+
+    it("show ipaddrs --raw: the addresses the account's keys were used from", async () => {
+      const rows = await cli.raw(["show", "ipaddrs"]);
+      expect(rows).toEqual([expect.objectContaining({ ip: "127.0.0.1", ip_address: "127.0.0.1", first_seen: expect.any(Number) })]);
+    });
+
+    it("show audit-logs --raw: the account's changes, newest first, with the key and the fields sent (not their values)", async () => {
+      const rows = await cli.raw(["show", "audit-logs"]);
+      const setUser = rows.find((r: any) => r.api_route === "PUT /api/v0/users/");
+      expect(setUser).toMatchObject({ ip_address: "127.0.0.1", api_key_id: expect.any(Number), created_at: expect.any(Number) });
+      expect(JSON.parse(setUser.args)).toEqual({ fields: ["billaddress_city", "fullname"] });
+      expect(JSON.stringify(rows)).not.toContain("Ada Lovelace");
+      expect(rows.some((r: any) => r.api_route === "PUT /api/v0/instances/prepay/{id}/")).toBe(true);
+      expect(rows.map((r: any) => r.created_at)).toEqual([...rows.map((r: any) => r.created_at)].sort((x: number, y: number) => y - x));
+    });
+
+    it("search benchmarks 'gpu_name=RTX_4090' --raw: one per machine of the market, filtered as asked", async () => {
+      const rows = await cli.raw(["search", "benchmarks", "gpu_name=RTX_4090"]);
+      const machines = [...emu.marketplace.market.allOffers()].filter((o) => o.gpu_name === "RTX 4090");
+      expect(rows.map((r: any) => r.machine_id).sort()).toEqual(machines.map((o) => o.machine_id).sort());
+      expect(rows.every((r: any) => r.gpu_name === "RTX 4090" && typeof r.value === "number")).toBe(true);
+    });
+  });
 });
