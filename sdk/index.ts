@@ -33,3 +33,6 @@ export * from "./workflows/destroy";
 export * from "./workflows/route";
 export type { DeletedWorkers } from "./serverless";
 export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";
+export { ResultNotReadyError } from "./instance-work";
+export type { LogsOptions, CopySide } from "./instance-work";
+export type { GpuMetricsFilter, GpuPrices } from "./market-metrics";
