@@ -26,6 +26,7 @@ export { Faults } from "./control/faults";
 export type { FaultSpec } from "./control/faults";
 export { DataDirInUse } from "./storage/store";
 export { holdingsOf, heldSince } from "./domain/holdings";
+export { instanceLogTails } from "./log-tails";
 export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";

@@ -1,8 +1,12 @@
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { promisify } from "node:util";
+import { instanceLogTails } from "../../emulator";
+import { Steps } from "../../cli/steps";
 import { BadRequestError, copyFrom, copyTo, NotFoundError } from "../../sdk";
 import { http, TestEmulator } from "../helpers/emulator";
-import { scratch } from "../helpers/paths";
+import { REPO_ROOT, scratch } from "../helpers/paths";
 import { bootToRunning, createInstance, homeOf, registerKey, sshEmulator, userKey } from "./machines";
 
 /**
@@ -80,5 +84,36 @@ describe("the SDK: logs, commands and copies on emulated machines", () => {
     await client().cloudCopies.start({ instanceId: a, connectionId: made.id, direction: "toCloud", instancePath: "/root/out/", cloudPath: "/dry", dryRun: true });
     expect(fs.existsSync(path.join(made.folder, "dry"))).toBe(false);
     await client().cloudCopies.cancel(a);
+  });
+
+  it("gpu-rental logs ID prints the instance's logs (the account from the environment); --tail the last lines", async () => {
+    const cli = async (...args: string[]) =>
+      (await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "bin", "gpu-rental.js"), ...args], {
+        env: { ...process.env, GPU_RENTAL_API_URL: emu.url, GPU_RENTAL_API_KEY: emu.apiKey },
+        timeout: 60_000,
+      })).stdout;
+    expect(await cli("logs", String(a))).toBe("started-ok\n");
+    expect(await cli("logs", String(a), "--daemon", "--tail", "1")).toMatch(/^\S+ (cloud copy|copy|execute|container)[^\n]*\n$/);
+  });
+
+  it("a failure's report carries the tail of the logs of the instances it names, or else of those that failed", async () => {
+    const broken = await createInstance(emu, { onstart: "echo loading weights; echo CUDA error: out of memory >&2; exit 3" });
+    await bootToRunning(emu, broken);
+    const user = [emu.marketplace.seededUser.id];
+    const named = instanceLogTails(emu.marketplace, user, `output url: instance ${broken} did not answer`);
+    expect(named).toContain(`logs of instance ${broken} (running)`);
+    expect(named).toContain("loading weights\n  CUDA error: out of memory");
+    expect(instanceLogTails(emu.marketplace, user, "up failed")).toBe("");
+    await http(emu.url, "POST", `/_emulator/instances/${broken}/fail`, { body: { status: "exited", msg: "the container exited (3)" } });
+    const failed = instanceLogTails(emu.marketplace, user, "up failed: waiting for running");
+    expect(failed).toContain(`logs of instance ${broken} (exited: the container exited (3))`);
+    expect(failed).toContain("CUDA error: out of memory");
+    expect(failed).not.toContain(`instance ${a} `);
+    // As gpu-rental test reports a failed step: the step's message, then those logs.
+    const steps = new Steps(() => undefined, (message) => instanceLogTails(emu.marketplace, user, message));
+    await steps.run("output url", async () => {
+      throw new Error(`instance ${broken} is not serving`);
+    });
+    expect(steps.results[0].message).toMatch(new RegExp(`^instance ${broken} is not serving\\nlogs of instance ${broken} .*CUDA error: out of memory`, "s"));
   });
 });
