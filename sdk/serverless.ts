@@ -73,10 +73,8 @@ export function workerGroupsApi(client: Caller) {
     delete: async (id: number): Promise<DeletedWorkers | null> =>
       unlessGone(() => client.call({ method: "DELETE", path: path(id), body: {}, schema: DeleteServerlessResponse, idempotent: true })),
     /** The group's workers as the autoscaler sees them (state, URL, load). */
-    workers: async (id: number): Promise<EndpointWorker[]> => {
-      const answer = await client.call({ method: "POST", path: "/get_workergroup_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: WorkerGroupWorkersResponse, idempotent: true });
-      return Array.isArray(answer) ? answer : answer.workers;
-    },
+    workers: async (id: number): Promise<EndpointWorker[]> =>
+      (await client.call({ method: "POST", path: "/get_workergroup_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: WorkerGroupWorkersResponse, idempotent: true })).workers,
     logs: async (id: number, tail?: number): Promise<string> =>
       (await client.call({ method: "POST", path: "/get_workergroup_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
     /** Rolls every worker of the group onto what it runs now (or cancels a roll); answers how many roll. */

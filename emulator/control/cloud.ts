@@ -4,6 +4,7 @@ import { cloudConnections } from "../domain/cloud";
 import { badRequest, notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { parse } from "../http/routes";
+import { cloudConnectionView } from "../http/views/account";
 
 const NewConnection = z.object({
   /** Whose (default the seeded user). */
@@ -25,7 +26,7 @@ export function registerCloudControl(app: FastifyInstance, market: Marketplace):
     if (!market.cloudRoot) throw badRequest("invalid_args", "This emulator keeps no files for cloud connections.");
     const nextId = 1 + Math.max(1000, ...market.accounts.allUsers().flatMap((u) => cloudConnections.of(u).map((c) => c.id)));
     const connection = cloudConnections.add(user, market.cloudRoot, { name: body.name, cloudType: body.cloud_type }, nextId);
-    return { success: true, ...cloudConnections.view(connection), folder: connection.folder };
+    return { success: true, ...cloudConnectionView(connection), folder: connection.folder };
   });
 
   app.get("/_emulator/transfers", async (request) => {

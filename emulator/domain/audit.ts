@@ -31,31 +31,4 @@ export const audit = {
     entries.push({ id, ip: call.ip, apiKeyId: key.id, at: call.now, route: call.route.replace(/:(\w+)/g, "{$1}"), args });
     if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES);
   },
-
-  /** `GET /api/v0/audit_logs/`: a bare list, newest first, as the public client reads it. */
-  view(user: UserRecord) {
-    return [...(user.auditLog ?? [])].reverse().map((e) => ({
-      id: e.id,
-      user_id: user.id,
-      ip_address: e.ip,
-      api_key_id: e.apiKeyId,
-      created_at: e.at / 1000,
-      api_route: e.route,
-      args: e.args,
-    }));
-  },
-
-  /** `GET /api/v0/users/{id}/ipaddrs/`: the description's fields, and those the public client shows. */
-  addresses(user: UserRecord) {
-    return (user.ipAddresses ?? []).map((a, i) => ({
-      id: i + 1,
-      user_id: user.id,
-      ip_address: a.ip,
-      ip: a.ip,
-      timestamp: new Date(a.lastSeen).toISOString(),
-      first_seen: a.firstSeen / 1000,
-      last_seen: a.lastSeen / 1000,
-      first_location: "",
-    }));
-  },
 };

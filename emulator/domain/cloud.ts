@@ -29,8 +29,4 @@ export const cloudConnections = {
     return found;
   },
 
-  /** The wire view: what the service lists. */
-  view(connection: CloudConnectionRecord) {
-    return { id: connection.id, name: connection.name, cloud_type: connection.cloudType };
-  },
 };

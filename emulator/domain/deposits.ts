@@ -48,17 +48,6 @@ export function drawOnDeposit(instance: InstanceRecord | undefined, amount: numb
   return (discounted - drawn) / (1 - deposit.discountRate);
 }
 
-/** The instance's deposit as `GET /api/v0/instances/balance/{id}/` shows it. */
-export function depositView(instance: InstanceRecord) {
-  const deposit = instance.deposit;
-  return {
-    success: true,
-    refundable_deposit: Number((deposit?.remaining ?? 0).toFixed(6)),
-    total_discount: Number((deposit?.discounted ?? 0).toFixed(6)),
-    discount_months: Math.floor(deposit?.months ?? 0),
-  };
-}
-
 /** What is left of the deposit goes back to the owner's credit (the instance is destroyed): answers how much. */
 export function refundDeposit(instance: InstanceRecord, owner: UserRecord | undefined): number {
   const left = instance.deposit?.remaining ?? 0;

@@ -15,7 +15,6 @@ import {
   typedFilters,
 } from "../../sdk/schemas";
 import { transferCredit, setUser } from "../domain/account-changes";
-import { audit } from "../domain/audit";
 import { BENCHMARK_FIELDS, benchmarkRows } from "../domain/benchmarks";
 import { forbidden } from "../domain/errors";
 import { search } from "../domain/filters";
@@ -24,6 +23,7 @@ import { Marketplace } from "../domain/marketplace";
 import { jsonEncoded } from "./accepting";
 import { AfterToken, pageOf } from "./paging";
 import { route } from "./routes";
+import { auditLogView, ipAddressesView } from "./views/account";
 
 /** A page of benchmarks holds at most this many (the public client's note: the service's cap). */
 const BENCHMARK_PAGE = 200;
@@ -93,7 +93,7 @@ export function registerAccount(app: FastifyInstance, market: Marketplace): void
     response: IpAddressesResponse,
     handler: ({ principal, params }) => {
       if (params.user_id !== "me" && params.user_id !== String(principal.user.id)) throw forbidden("not_authorized", "Only your own account's addresses (user_id me).");
-      return { success: true, results: audit.addresses(principal.user) };
+      return { success: true, results: ipAddressesView(principal.user) };
     },
   });
 
@@ -102,7 +102,7 @@ export function registerAccount(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/audit_logs/",
     permission: "user_read",
     response: AuditLogsResponse,
-    handler: ({ principal }) => audit.view(principal.user),
+    handler: ({ principal }) => auditLogView(principal.user),
   });
 
   route(app, market, {

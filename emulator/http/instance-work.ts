@@ -15,7 +15,8 @@ import {
   ResultUrlResponse,
 } from "../../sdk/schemas";
 import { cloudConnections } from "../domain/cloud";
-import { depositView, prepay } from "../domain/deposits";
+import { prepay } from "../domain/deposits";
+import { cloudConnectionView, depositView } from "./views/account";
 import { badRequest, notFound } from "../domain/errors";
 import { instanceIdOf } from "../domain/instance-work";
 import { Marketplace } from "../domain/marketplace";
@@ -134,7 +135,7 @@ export function registerInstanceWork(app: FastifyInstance, market: Marketplace):
     url: "/api/v0/users/cloud_integrations/",
     permission: "user_read",
     response: CloudConnectionList,
-    handler: ({ principal }) => cloudConnections.of(principal.user).map((c) => cloudConnections.view(c)),
+    handler: ({ principal }) => cloudConnections.of(principal.user).map(cloudConnectionView),
   });
 
   route(app, market, {

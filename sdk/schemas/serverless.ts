@@ -198,8 +198,8 @@ export const EndpointWorker = z.looseObject({
 });
 export type EndpointWorker = z.infer<typeof EndpointWorker>;
 export const EndpointWorkersResponse = z.array(EndpointWorker);
-/** `POST /get_workergroup_workers/`: the description's `{workers}` (a bare list read as well). */
-export const WorkerGroupWorkersResponse = z.union([z.looseObject({ workers: z.array(EndpointWorker) }), z.array(EndpointWorker)]);
+/** `POST /get_workergroup_workers/`: the description's `{workers}`. */
+export const WorkerGroupWorkersResponse = z.looseObject({ workers: z.array(EndpointWorker) });
 
 /** A log answer: the whole text (`logs`), and the same by the level keys the public client prints. */
 export const LogsResponse = z.looseObject({ logs: z.string(), info0: z.string().optional(), info1: z.string().optional(), trace: z.string().optional(), debug: z.string().optional() });

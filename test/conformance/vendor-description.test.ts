@@ -53,6 +53,10 @@ const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
       "GET /api/v0/users/me/invoices/", "GET /api/v0/auth/apikeys/{id}/",
     ],
   },
+  // The public client 1.9.1's `show audit-logs` (not in the vendor's description).
+  { source: "docs/service-facts.md", endpoints: ["GET /api/v0/audit_logs/"] },
+  // The description's `/users/{user_id}/...` as the public client 1.9.1 (and the SDK) asks it, for `me`.
+  { source: "docs/service-facts.md", endpoints: ["GET /api/v0/users/me/ipaddrs/", "GET /api/v0/users/me/notification-prefs", "PUT /api/v0/users/me/notification-prefs"] },
   // The public client 1.9.1's pending price increases (not in the vendor's description).
   {
     source: "docs/service-facts.md",
@@ -89,6 +93,7 @@ const DISAGREEMENTS: Record<string, string> = {
   // `{logs}` answer; the emulator refuses with 401 and an error body, and the SDK reads `{logs}` only.
   "POST /get_endpoint_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
   "POST /get_workergroup_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
+  "POST /get_workergroup_workers (answer)": "vendor {workers} or an error text answered 200; the SDK reads {workers}",
 };
 
 type Json = Record<string, any>;
@@ -219,6 +224,37 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       reboot: () => client.instances.reboot(1),
       recycle: () => client.instances.recycle(1),
       destroy: () => client.instances.destroy(1),
+      logs: () => client.instances.logs(1, { tail: 10 }),
+      execute: () => client.instances.execute(1, "ls"),
+      prepay: () => client.instances.prepay(1, 1),
+      deposit: () => client.instances.deposit(1),
+    },
+    copies: {
+      start: () => client.copies.start({ instanceId: 1, path: "/root/" }, { instanceId: 2, path: "/root/" }),
+      cancel: () => client.copies.cancel(2),
+    },
+    cloudCopies: {
+      connections: () => client.cloudCopies.connections(),
+      start: () => client.cloudCopies.start({ instanceId: 1, connectionId: 1, direction: "toCloud", instancePath: "/root", cloudPath: "/x" }),
+      cancel: () => client.cloudCopies.cancel(1),
+    },
+    account: {
+      transferCredit: () => client.account.transferCredit("nobody@example.com", 1),
+      update: () => client.account.update({ fullname: "Judged" }),
+      ipAddresses: () => client.account.ipAddresses(),
+      auditLogs: () => client.account.auditLogs(),
+    },
+    notifications: {
+      types: () => client.notifications.types(),
+      preferences: () => client.notifications.preferences(),
+      setPreferences: () => client.notifications.setPreferences({ client: { outbid: { email: true, webhooks: true } } }),
+    },
+    benchmarks: { search: () => client.benchmarks.search({ num_gpus: { eq: 8 } }) },
+    gpuMetrics: {
+      current: () => client.gpuMetrics.current(),
+      history: () => client.gpuMetrics.history(["RTX 4090"]),
+      locations: () => client.gpuMetrics.locations(),
+      prices: () => client.gpuMetrics.prices("RTX 4090"),
     },
     templates: {
       search: () => client.templates.search({ name: { eq: "x" } }),
@@ -323,6 +359,7 @@ function exercise(client: GpuRentalClient): Record<string, Record<string, () => 
       create: () => client.workerGroups.create({ endpoint_id: 1001, template_hash: "no-such-hash" }),
       update: () => client.workerGroups.update(2001, { gpu_ram: 16 }),
       logs: () => client.workerGroups.logs(2001, 10),
+      workers: () => client.workerGroups.workers(2001),
       rollWorkers: () => client.workerGroups.rollWorkers(2001),
       delete: () => client.workerGroups.delete(2001),
     },
