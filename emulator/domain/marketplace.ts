@@ -24,6 +24,7 @@ import { drawOnDeposit, refundDeposit } from "./deposits";
 import { InstanceWork } from "./instance-work";
 import type { MachineWork } from "./machine-work";
 import { Results } from "./results";
+import { AuditLog } from "./audit";
 import { MarketHistory, MarketRow } from "./gpu-metrics";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
@@ -110,6 +111,8 @@ export class Marketplace {
   readonly autoscaler: Autoscaler;
   /** Texts answered by URL (logs, a command's output), and the work on instances' machines that makes them. */
   readonly results = new Results();
+  /** The accounts' important actions (`GET /api/v0/audit_logs/`): not saved. */
+  readonly auditLog = new AuditLog();
   readonly instanceWork: InstanceWork;
   /** The emulated machines' side of that work (set by the machines' runner); undefined without machines. */
   machineWork?: MachineWork;

@@ -48,8 +48,6 @@ export interface UserRecord {
   settings?: Record<string, string | number | boolean | null>;
   /** Where and when the account's keys were used (emulator/domain/audit.ts): the newest last, bounded. */
   ipAddresses?: { ip: string; firstSeen: number; lastSeen: number }[];
-  /** The account's important actions (emulator/domain/audit.ts): the newest last, bounded. */
-  auditLog?: AuditEntry[];
   /** Which events reach the account by which channel (emulator/domain/notifications.ts); absent: the defaults. */
   notificationPrefs?: Record<string, { email: boolean; webhooks: boolean }>;
 }

@@ -102,7 +102,7 @@ export function registerAccount(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/audit_logs/",
     permission: "user_read",
     response: AuditLogsResponse,
-    handler: ({ principal }) => auditLogView(principal.user),
+    handler: ({ principal }) => auditLogView(principal.user, market.auditLog.of(principal.user.id)),
   });
 
   route(app, market, {

@@ -123,7 +123,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         });
         // A change made (not a read, nor a search): the account's history of important actions.
         if (principal && spec.method !== "GET" && !spec.readOnly) {
-          audit.record(principal.user, principal.key, { ip: request.ip, now: market.clock.now(), route: `${spec.method} ${spec.url}`, params: request.params as Record<string, string>, body: parsedBody });
+          market.auditLog.record(principal.user, principal.key, { ip: request.ip, now: market.clock.now(), route: `${spec.method} ${spec.url}`, params: request.params as Record<string, string>, body: parsedBody });
         }
       } finally {
         // A change is on disk (with --data-dir) before the client hears of it: refusals change state too (a

@@ -1,8 +1,8 @@
-import type { CloudConnectionRecord, InstanceRecord, UserRecord } from "../../domain/records";
+import type { AuditEntry, CloudConnectionRecord, InstanceRecord, UserRecord } from "../../domain/records";
 
 /** `GET /api/v0/audit_logs/`: a bare list, newest first, as the public client reads it. */
-export function auditLogView(user: UserRecord) {
-  return [...(user.auditLog ?? [])].reverse().map((e) => ({
+export function auditLogView(user: UserRecord, entries: readonly AuditEntry[]) {
+  return [...entries].reverse().map((e) => ({
     id: e.id,
     user_id: user.id,
     ip_address: e.ip,
