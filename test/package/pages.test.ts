@@ -58,16 +58,17 @@ async function settingOf(page: string): Promise<{ program: UserProgram; tsconfig
 
 /**
  * Compiles a page's TypeScript blocks together (one tsc run, the setting's own tsc), each as a module of its own (a
- * block that imports nothing is made one, so blocks never see each other's names). The errors, by page and line.
+ * block that imports nothing is made one, so blocks never see each other's names), with the setting's own files
+ * (an example's program: `npx tsc --noEmit` in its folder). The errors, by page and line.
  */
 async function compilePage(page: string, text?: string): Promise<{ code: number; errors: string }> {
   const blocks = tsBlocks(page, text);
   const { program, tsconfig } = await settingOf(page);
   try {
     program.write(Object.fromEntries(blocks.map((b) => [snippetFile(b), /^\s*(import|export)\s/m.test(b.body) ? b.body : `${b.body}export {};\n`])));
-    program.write({ "tsconfig.pages.json": JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: blocks.map(snippetFile) }) });
+    program.write({ "tsconfig.pages.json": JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: [...(tsconfig.files ?? []), ...blocks.map(snippetFile)] }) });
     const tsc = path.join(program.dir, "node_modules", "typescript", "bin", "tsc");
-    return await run(process.execPath, [tsc, "-p", "tsconfig.pages.json"], { cwd: program.dir, maxBuffer: 16 << 20 }).then(
+    return await run(process.execPath, [tsc, "-p", "tsconfig.pages.json", "--pretty", "false"], { cwd: program.dir, maxBuffer: 16 << 20 }).then(
       () => ({ code: 0, errors: "" }),
       (error) => ({ code: error.code as number, errors: `${error.stdout}${error.stderr}` }),
     );
