@@ -76,8 +76,8 @@ export const FOLLOWED_BY: { page: string; sections: string[]; test: string }[] =
   { page: "README.md", sections: ["Use it in your own program"], test: "test/package/readme.test.ts" },
   { page: "docs/installation-configuration.md", sections: ["Installation"], test: "test/plugin/release.test.ts" },
   { page: "docs/spend-guard.md", sections: ["Try it against the emulator"], test: "test/docs/spend-guard.test.ts" },
-  { page: "docs/go.md", sections: ["Set up", "Deploy", "Adopt what was made elsewhere"], test: "test/languages/go.test.ts" },
-  { page: "docs/yaml.md", sections: ["Set up", "Deploy", "Adopt what was made elsewhere"], test: "test/languages/yaml.test.ts" },
+  { page: "docs/go.md", sections: ["Set up", "Deploy", "Adopt what was made elsewhere", "Test it as CI does"], test: "test/languages/go.test.ts" },
+  { page: "docs/yaml.md", sections: ["Set up", "Deploy", "Adopt what was made elsewhere", "Test it as CI does"], test: "test/languages/yaml.test.ts" },
   {
     page: "docs/python.md",
     sections: ["The project", "Install with pip (no Node.js)", "Deploy", "Test it as CI does", "Adopt what was made elsewhere", "What it costs, and what is left behind"],

@@ -109,7 +109,8 @@ export class DocMachine {
     const registry = await LocalRegistry.start(tarball());
     const home = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`));
     fs.mkdirSync(path.join(home, "backend"));
-    const system = options.node === false ? withoutNode(home) : withoutPulumi(process.env.PATH ?? "");
+    const inherited = withoutNpmRun(process.env.PATH ?? "");
+    const system = options.node === false ? withoutNode(home, inherited) : withoutPulumi(inherited);
     const user: NodeJS.ProcessEnv = {
       ...process.env,
       HOME: home,
@@ -275,6 +276,15 @@ export function portIsFree(port: number): Promise<boolean> {
     socket.once("connect", () => (socket.destroy(), resolve(false)));
     socket.once("error", () => resolve(true));
   });
+}
+
+/**
+ * PATH without what `npm test` (npm's run-script) puts ahead of it: the repository's `node_modules/.bin` (where the
+ * repository's own `gpu-rental` is) and npm's node-gyp folder, which a user's shell does not have: a page's
+ * `gpu-rental` without `npx` then fails as it fails for its reader.
+ */
+function withoutNpmRun(pathValue: string): string {
+  return pathValue.split(path.delimiter).filter((dir) => dir && !/node_modules[\\/]\.bin$|node-gyp-bin$/.test(dir)).join(path.delimiter);
 }
 
 /** GOPATH (the module cache under it) and GOCACHE as `go env` has them for this user; none without Go. */

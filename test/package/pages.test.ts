@@ -154,15 +154,15 @@ async function followPage(page: string, text?: string): Promise<string> {
     const folder = setting.program === "readme" ? "gpu-infra" : setting.program.example;
     await linkCopy(program.dir, path.join(machine.home, folder));
     const terminals = script.steps.filter((s) => "terminal" in s).length;
-    const output = await machine.followPage(
+    return await machine.followPage(
       { steps: [{ script: `cd ${folder}\n${setting.before ?? ""}` }, ...script.steps] },
       Array.from({ length: terminals }, () => /Control API/),
     );
-    for (const port of portsOf(script)) expect({ port, free: await portIsFree(port) }).toEqual({ port, free: true });
-    return output;
   } finally {
     program.remove();
+    // The terminals stopped as a user stops them (Ctrl-C), the page's emulators with them: their ports free again.
     await machine.close();
+    for (const port of portsOf(script)) expect({ port, free: await portIsFree(port) }).toEqual({ port, free: true });
   }
 }
 
