@@ -172,9 +172,21 @@ describe("every page's commands run as printed", () => {
     expect(run.sort()).toEqual(Object.keys(SETTINGS).sort());
   });
 
+  /** What each page's commands show when they did what the page says. */
+  const SHOWN: Record<string, RegExp[]> = {
+    "docs/emulator.md": [],
+    "docs/ssh.md": [],
+    // The workflow library's snippet rents 9 instances and destroys them all.
+    "docs/workflows.md": [/^left running: 0$/m, /^TOTAL\s+0 live/m],
+    // A stack per pull request: made, deployed, its outputs read, destroyed and removed.
+    "docs/team.md": [/Created stack 'pr-7'/, /\+ 2 created/, /- 2 deleted/, /Stack 'pr-7' has been removed/],
+    "examples/README.md": [/\+ \d+ created/, /- \d+ deleted/],
+  };
+
   it.concurrent.each(Object.keys(SETTINGS))("%s", async (page) => {
     const output = await followPage(page);
     expect(output).not.toMatch(/command not found/);
+    for (const shown of SHOWN[page]) expect({ page, shown: shown.test(output) ? shown : output }).toEqual({ page, shown });
   }, 600_000);
 
   it.concurrent("a command broken on purpose fails (gpu-rental without npx, in an npm project)", async () => {
