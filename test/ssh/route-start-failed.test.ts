@@ -17,7 +17,7 @@ describe("a route whose workers never become ready", () => {
   it("says the start command's exit and the tail of its output, from the machine's log", async () => {
     const client = emu.client();
     const template = await client.templates.create({
-      name: "my-model", image: "vllm/vllm-openai", tag: "latest", runtype: "ssh", env: "-p 8000:8000", onstart: "nohup python3 -m my_server --port 8000 &",
+      name: "my-model", image: "vllm/vllm-openai", tag: "latest", runtype: "ssh", env: "-p 8000:8000", onstart: "nohup python3 -m my_server --port 8000 &", docker_login_repo: "", docker_login_user: "", docker_login_pass: "",
     });
     const endpoint = await client.endpoints.create({ endpoint_name: "llm", min_load: 0, cold_workers: 0, max_workers: 4, inactivity_timeout: 300 });
     await client.workerGroups.create({ endpoint_id: endpoint.id, template_hash: template.hash_id, search_params: "num_gpus=1", gpu_ram: 8 });
