@@ -308,6 +308,8 @@ export class Marketplace {
     if (this.options.rateLimits) this.rateLimits.choose(this.options.rateLimits);
     this.searchQuota.rowsPerDay = data.searchQuota?.rowsPerDay ?? 0;
     this.lowBidStatus = data.lowBidStatus ?? 400;
+    // The metrics' history starts again from the market as restored (it is not saved).
+    this.sampleMarket();
     // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
     if (!this.accounts.knows(this.seededKey)) this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: this.seededKey });
   }
