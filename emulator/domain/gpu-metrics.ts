@@ -51,14 +51,29 @@ export function currentMetrics(rows: MarketRow[], filter: MetricsFilter = {}) {
   });
 }
 
-/** One sample of the market, per GPU model, for the history. */
+/** A GPU model's counts and price percentiles ($/GPU-hour) at one time: what the history shows of it. */
+interface ModelSample {
+  rented_verified: number;
+  avail_verified: number;
+  rented_unverified: number;
+  avail_unverified: number;
+  total: number;
+  rented_p10: number | null;
+  rented_median: number | null;
+  rented_p90: number | null;
+  avail_p10: number | null;
+  avail_median: number | null;
+  avail_p90: number | null;
+}
+
+/** One sample of the market, per GPU model, for the history: its figures only, not the offers' prices. */
 export interface MetricsSample {
   at: number;
-  byModel: Record<string, { rented_verified: number; avail_verified: number; rented_unverified: number; avail_unverified: number; total: number; rented: number[]; avail: number[] }>;
+  byModel: Record<string, ModelSample>;
 }
 
 /** Samples kept: the oldest go first (a long run's history thins out at its start). */
-const MAX_SAMPLES = 5000;
+const MAX_SAMPLES = 2000;
 
 /**
  * The market over the emulator's clock: a sample whenever the market changes (an offer rented or given back) and
@@ -66,20 +81,33 @@ const MAX_SAMPLES = 5000;
  */
 export class MarketHistory {
   private readonly samples: MetricsSample[] = [];
+  /** The last sample's figures as text, to tell a change of the market from none. */
+  private lastKey = "";
 
-  /** Takes a sample at `now` (epoch ms) unless the last one is of the same moment and the same market. */
+  /** Takes a sample at `now` (epoch ms) unless the market is as the last one saw it. */
   sample(now: number, rows: MarketRow[]): void {
-    const byModel: MetricsSample["byModel"] = {};
+    const prices: Record<string, { rented: number[]; avail: number[] }> = {};
+    const counts: Record<string, Pick<ModelSample, "rented_verified" | "avail_verified" | "rented_unverified" | "avail_unverified" | "total">> = {};
     for (const { offer, rented } of rows) {
-      const model = (byModel[offer.gpu_name] ??= { rented_verified: 0, avail_verified: 0, rented_unverified: 0, avail_unverified: 0, total: 0, rented: [], avail: [] });
-      model.total++;
-      const key = `${rented ? "rented" : "avail"}_${isVerified(offer) ? "verified" : "unverified"}` as const;
-      model[key]++;
-      (rented ? model.rented : model.avail).push(perGpuHour(offer));
+      const count = (counts[offer.gpu_name] ??= { rented_verified: 0, avail_verified: 0, rented_unverified: 0, avail_unverified: 0, total: 0 });
+      count.total++;
+      count[`${rented ? "rented" : "avail"}_${isVerified(offer) ? "verified" : "unverified"}`]++;
+      const price = (prices[offer.gpu_name] ??= { rented: [], avail: [] });
+      (rented ? price.rented : price.avail).push(perGpuHour(offer));
     }
-    const last = this.samples.at(-1);
-    if (last && JSON.stringify(last.byModel) === JSON.stringify(byModel)) return;
-    if (last && last.at === now) this.samples.pop();
+    const byModel: Record<string, ModelSample> = {};
+    for (const [name, count] of Object.entries(counts)) {
+      const [rented, avail] = [sorted(prices[name].rented), sorted(prices[name].avail)];
+      byModel[name] = {
+        ...count,
+        rented_p10: percentile(rented, 0.1), rented_median: percentile(rented, 0.5), rented_p90: percentile(rented, 0.9),
+        avail_p10: percentile(avail, 0.1), avail_median: percentile(avail, 0.5), avail_p90: percentile(avail, 0.9),
+      };
+    }
+    const key = JSON.stringify(byModel);
+    if (key === this.lastKey) return;
+    this.lastKey = key;
+    if (this.samples.at(-1)?.at === now) this.samples.pop();
     this.samples.push({ at: now, byModel });
     if (this.samples.length > MAX_SAMPLES) this.samples.splice(0, this.samples.length - MAX_SAMPLES);
   }
@@ -96,36 +124,40 @@ export class MarketHistory {
     const gpus: Record<string, unknown> = {};
     for (const name of names) {
       const points = at.map((s) => s?.byModel[name]);
-      const series = (pick: (p: NonNullable<(typeof points)[number]>) => number | null) => points.map((p) => (p ? pick(p) : null));
+      const series = (field: keyof ModelSample) => points.map((p) => (p ? p[field] : null));
       gpus[name] = {
         supply_demand: {
           timestamps: times,
-          rented_verified: series((p) => p.rented_verified),
-          avail_verified: series((p) => p.avail_verified),
-          rented_unverified: series((p) => p.rented_unverified),
-          avail_unverified: series((p) => p.avail_unverified),
-          total: series((p) => p.total),
+          rented_verified: series("rented_verified"),
+          avail_verified: series("avail_verified"),
+          rented_unverified: series("rented_unverified"),
+          avail_unverified: series("avail_unverified"),
+          total: series("total"),
         },
         pricing: {
           timestamps: times,
-          rented_p10: series((p) => percentile(sorted(p.rented), 0.1)),
-          rented_median: series((p) => percentile(sorted(p.rented), 0.5)),
-          rented_p90: series((p) => percentile(sorted(p.rented), 0.9)),
-          avail_p10: series((p) => percentile(sorted(p.avail), 0.1)),
-          avail_median: series((p) => percentile(sorted(p.avail), 0.5)),
-          avail_p90: series((p) => percentile(sorted(p.avail), 0.9)),
+          rented_p10: series("rented_p10"),
+          rented_median: series("rented_median"),
+          rented_p90: series("rented_p90"),
+          avail_p10: series("avail_p10"),
+          avail_median: series("avail_median"),
+          avail_p90: series("avail_p90"),
         },
       };
     }
     return gpus;
   }
 
-  /** The sample in force at `ms`: the last taken at or before it. */
+  /** The sample in force at `ms`: the last taken at or before it (samples are in time order). */
   private at(ms: number): MetricsSample | undefined {
+    let [low, high] = [0, this.samples.length - 1];
     let found: MetricsSample | undefined;
-    for (const sample of this.samples) {
-      if (sample.at > ms) break;
-      found = sample;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      if (this.samples[mid].at <= ms) {
+        found = this.samples[mid];
+        low = mid + 1;
+      } else high = mid - 1;
     }
     return found;
   }

@@ -27,6 +27,9 @@ export const ExecuteResponse = ResultUrlResponse.extend({
   writeable_path: z.string().optional(),
 });
 
+/** An instance's id as the copy calls name one: a number, its text, or `C.<id>`. */
+const InstanceRef = z.union([z.string().regex(/^\s*(C\.)?\d{1,15}\s*$/, "an instance id (123 or C.123)"), z.number().int().positive().max(1e15)]);
+
 /** An instance id as copies take it: a number, its text, or `C.<id>`; `local` for this computer. */
 const CopyPlace = z.union([z.string().max(100), z.number().int()]).nullable();
 
@@ -50,11 +53,11 @@ export const CopyResponse = z.looseObject({
 });
 
 /** `DELETE /api/v0/commands/copy_direct/` and `DELETE /api/v0/commands/rclone/`: the instance the copies go into. */
-export const CancelCopyRequest = z.object({ client_id: z.string().optional(), dst_id: z.union([z.string().max(100), z.number().int()]) });
+export const CancelCopyRequest = z.object({ client_id: z.string().optional(), dst_id: InstanceRef });
 
 /** `POST /api/v0/commands/rclone/`: a cloud copy, `transfer` "Instance To Cloud" or "Cloud To Instance". */
 export const CloudCopyRequest = z.object({
-  instance_id: z.union([z.string().max(100), z.number().int()]),
+  instance_id: InstanceRef,
   src: z.string().min(1).max(4096),
   dst: z.string().min(1).max(4096),
   selected: z.union([z.string().max(100), z.number().int()]).describe("The cloud connection's id."),
