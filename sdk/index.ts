@@ -33,3 +33,4 @@ export * from "./workflows/destroy";
 export * from "./workflows/route";
 export type { DeletedWorkers } from "./serverless";
 export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";
+export * from "./workflows/job";

@@ -1,0 +1,88 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ConfigurationError, GpuRentalClient, JobReport, JobSpecInput, memoryStore, runJob } from "../../sdk";
+import { emulatedTime } from "../../cli/emulated-time";
+import { emulator, http, TestEmulator } from "../helpers/emulator";
+import { userKey } from "../ssh/machines";
+import { scratch } from "../helpers/paths";
+
+const TRAIN = fs.readFileSync(path.resolve(__dirname, "..", "..", "examples", "interruptible-job", "train.sh"), "utf8");
+
+/**
+ * Jobs that survive outbids (sdk/workflows/job.ts), on the emulator with its machines: the clock is frozen and the
+ * watcher moves it (cli/emulated-time.ts), a training step (two minutes) at a time, waiting for the machines to catch
+ * up at each. The job: 180 steps of two minutes, a checkpoint every five (ten minutes), six hours in all.
+ */
+describe("runJob on the emulator's clock", () => {
+  let emu: TestEmulator;
+  let work: ReturnType<typeof scratch>;
+  let key: ReturnType<typeof userKey>;
+  let client: GpuRentalClient;
+
+  beforeAll(async () => {
+    work = scratch("jobs");
+    key = userKey(work.dir);
+    emu = await emulator({ ssh: { sandboxes: path.join(work.dir, "machines"), hostKeyFile: path.join(work.dir, "host", "key") } });
+    client = emu.client();
+    await client.sshKeys.add(key.publicKey);
+  });
+  afterAll(async () => {
+    await emu?.close();
+    work?.remove();
+  });
+
+  const volume = async () => {
+    const [offer] = await client.volumes.searchNetworkOffers({});
+    return (await client.volumes.createNetwork({ offerId: offer.id, size: 1 })).id;
+  };
+  const stepsLog = (volumeId: number) => fs.readFileSync(path.join(work.dir, "machines", ".volumes", String(volumeId), "steps.log"), "utf8");
+  const spec = (volumeId: number, extra: Partial<JobSpecInput> = {}): JobSpecInput => ({
+    name: "train", image: "ubuntu:22.04", command: TRAIN, env: { STEPS: "180", STEP_SECONDS: "120", CHECKPOINT_EVERY: "5" }, pollInterval: "2m", statusInterval: "10m",
+    checkpoints: { volumeId, mountPath: "/ckpt" }, ...extra,
+  });
+
+  it("a 6-hour job, outbid once an hour on average, finishes with every step, for at most 60 % of the same job on demand", async () => {
+    await http(emu.url, "PUT", "/_emulator/settings", { body: { outbids: { perHour: 1 } } });
+    const [cheapest] = await client.offers.search({ type: "on-demand", order: [["dph_total", "asc"]], limit: 1 });
+    const clock = await emulatedTime(emu.url, { stepMs: 120_000 });
+    const bidVolume = await volume();
+    const progress: string[] = [];
+    // The job's client reads the same clock: its rentals' claims on offers are timed by it.
+    const jobClient = emu.client({ clock });
+    const bid = await runJob(jobClient, spec(bidVolume, { interruptible: { maxBidPerHour: Number((cheapest.dph_total * 0.5).toFixed(4)) } }), {
+      sshPrivateKey: key.privateKey, clock, onProgress: (s, event) => process.env.JOB_DEBUG && process.stderr.write(`${new Date().toISOString()} ${new Date(clock.now()).toISOString()} ${s.phase} ${s.instanceId} ${event ?? ''}\n`),
+    });
+    console.log(JSON.stringify({ ...bid, events: bid.events.length }, null, 1), progress.join("\n"));
+    expect(bid.outcome).toBe("succeeded");
+    if (process.env.JOB_DEBUG) fs.writeFileSync("/tmp/jobs-steps.log", stepsLog(bidVolume));
+    checkSteps(stepsLog(bidVolume), 180, 5);
+    expect(bid.outbids).toBeGreaterThan(0);
+    expect((await client.instances.list()).length).toBe(0);
+
+    const onDemandVolume = await volume();
+    const onDemand = await runJob(jobClient, spec(onDemandVolume), { sshPrivateKey: key.privateKey, clock });
+    console.log(JSON.stringify({ ...onDemand, events: onDemand.events.length }, null, 1));
+    expect(onDemand.outcome).toBe("succeeded");
+    expect(bid.spend).toBeLessThanOrEqual(0.6 * onDemand.spend);
+  }, 600_000);
+});
+
+/** Every step 1..total done; each resume from the last checkpoint before it, losing fewer than `every` steps. */
+function checkSteps(log: string, total: number, every: number): void {
+  const done = new Set<number>();
+  let last = 0;
+  let runs = 0;
+  for (const line of log.trim().split("\n")) {
+    const [word, n] = line.split(" ");
+    if (word === "resume") {
+      expect(Number(n)).toBe(Math.floor(last / every) * every);
+      runs++;
+    } else {
+      last = Number(n);
+      done.add(last);
+    }
+  }
+  expect(last).toBe(total);
+  expect(done.size).toBe(total);
+  expect(runs).toBeGreaterThan(0);
+}
