@@ -210,10 +210,15 @@ class Watcher {
     const ceiling = this.spec.interruptible?.maxBidPerHour ?? 0;
     const minimum = (instance as { min_bid?: number | null }).min_bid ?? Infinity;
     const bid = round4(Math.min(ceiling, minimum * BID_HEADROOM));
-    if (minimum <= ceiling && bid > (this.state.bid ?? 0)) {
+    if (minimum <= ceiling) {
+      this.state.restarts++;
+      // Its bid may beat the minimum already (the winner left): then a start is enough.
+      if (bid <= (this.state.bid ?? 0)) {
+        await this.client.instances.start(instance.id);
+        return `outbid on instance ${instance.id}: its bid (${this.state.bid} $/hour) beats the minimum (${minimum}) again; started again where it was`;
+      }
       await this.client.instances.changeBid(instance.id, bid);
       this.state.bid = bid;
-      this.state.restarts++;
       return `outbid on instance ${instance.id}: bid raised to ${bid} $/hour (the new minimum is ${minimum}); it starts again where it was`;
     }
     await this.release("outbid");
