@@ -81,7 +81,8 @@ export function jobCriteria(spec: JobSpec): OfferCriteria {
 
 /**
  * Checks a job against the account and the market before anything is rented: the checkpoint volume is the
- * account's and a network volume (a local one stays on a machine an outbid takes), the SSH key is registered on
+ * account's and a network volume (a local one stays on a machine an outbid takes:
+ * docs/service-facts.md#volumes-a-jobs-instances-share), the SSH key is registered on
  * the account (the watcher reads the job's exit with it), and an offer matches (for a bid, one whose minimum is
  * under the ceiling). Throws a ConfigurationError saying what to change.
  */

@@ -6,7 +6,7 @@ import { selfEnd, shellQuote } from "./watchdog";
  * start after an outbid, a reboot the watcher asks for). It writes the command's state where the watcher reads it
  * over SSH (`~/.gpu-rental-job/status`: `running <epoch s>`, then `exit <code> <epoch s>`; the output beside it),
  * and ends its own instance with the instance's own key (`CONTAINER_API_KEY`, which may stop or destroy that
- * instance only), so a job whose watcher is gone stops billing all the same:
+ * instance only: docs/service-facts.md#the-instances-own-key-ends-it), so a job whose watcher is gone stops billing all the same:
  * - the command succeeded: the instance is destroyed at once;
  * - it failed: the wrapper waits `lingerSeconds` (the watcher reads the error and decides: again, or the end),
  *   then stops the instance (compute billing ends; its disk stays until the watcher, or `job cancel`, destroys it).

@@ -204,7 +204,10 @@ class Watcher {
     };
   }
 
-  /** Outbid: a bid up to the ceiling runs it again where it was; above it, another machine. */
+  /**
+   * Outbid: a bid up to the ceiling runs it again where it was; above it, another machine
+   * (docs/service-facts.md#an-outbid-instance-is-stopped-and-starts-again).
+   */
   private async outbid(instance: Instance): Promise<string> {
     this.state.outbids++;
     const ceiling = this.spec.interruptible?.maxBidPerHour ?? 0;

@@ -98,7 +98,7 @@ describe("gpu-rental job", () => {
     expect(fs.readFileSync(path.join(work.dir, "machines", ".volumes", extra.CHECKPOINT_VOLUME, "step"), "utf8").trim()).toBe("30");
   }, 240_000);
 
-  it("a command that fails the same way twice ends with its error and nothing billing; cancel ends a job left running", async () => {
+  it("a command that fails the same way twice ends with its error and nothing billing; cancel leaves an ended job as it is", async () => {
     const file = example("failing");
     fs.writeFileSync(path.join(path.dirname(file), "train.sh"), 'echo "loading data"; sleep 60; echo "CUDA error: out of memory" >&2; exit 3\n');
     const extra = { CHECKPOINT_VOLUME: await volume(), MAX_BID: "1" };
@@ -108,7 +108,25 @@ describe("gpu-rental job", () => {
     expect(report).toMatchObject({ outcome: "failed", error: "the command failed the same way twice: exit 3: CUDA error: out of memory", restarts: 1 });
     expect(await billing()).toEqual([]);
 
+    // An ended job stays ended: cancel finds nothing to do.
     const again = await cli(["job", "cancel", file, "--json"], extra);
     expect(JSON.parse(again.stdout).outcome).toBe("failed");
   }, 240_000);
+
+  it("cancel ends a job its watcher left running: its instance destroyed, the job cancelled", async () => {
+    const file = example("cancelled");
+    const extra = { CHECKPOINT_VOLUME: await volume(), MAX_BID: "1" };
+    const stateFile = path.join(path.dirname(file), ".gpu-rental", "job-train-demo.json");
+    const watcher = spawn(process.execPath, [BIN, "job", "run", file, "--emulated-time"], { env: { ...env, ...extra }, stdio: "ignore" });
+    await until(() => fs.existsSync(stateFile) && JSON.parse(fs.readFileSync(stateFile, "utf8")).phase === "running", 120_000, "the job running");
+    watcher.kill("SIGKILL");
+    await new Promise((resolve) => watcher.once("exit", resolve));
+    expect((await billing()).length).toBe(1);
+    const cancelled = await cli(["job", "cancel", file, "--json"], extra);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ outcome: "cancelled", rentals: [{ end: "cancelled" }] });
+    expect(await billing()).toEqual([]);
+    const status = await cli(["job", "status", file], extra);
+    expect(status.stdout).toContain("job train-demo");
+    expect(status.stdout).toContain(": cancelled: cancelled");
+  }, 180_000);
 });
