@@ -20,7 +20,7 @@ export function teamsApi(client: Caller) {
     },
     /** Only the team's own key may; members' keys stop working. */
     destroy: async (): Promise<void> => {
-      await client.call({ method: "DELETE", path: "/api/v0/team/", body: {}, schema: TeamDeleteResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: "/api/v0/team/", schema: TeamDeleteResponse, idempotent: true });
     },
   };
 }
@@ -39,7 +39,7 @@ export function teamRolesApi(client: Caller) {
       await client.call({ method: "PUT", path: `/api/v0/team/roles/${id}/`, body: change, schema: TeamRoleUpdateResponse, idempotent: true });
     },
     delete: async (name: string): Promise<void> => {
-      await client.call({ method: "DELETE", path: byName(name), body: {}, schema: TeamStatusResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: byName(name), schema: TeamStatusResponse, idempotent: true });
     },
   };
 }
@@ -54,7 +54,7 @@ export function teamMembersApi(client: Caller) {
     /** The owner first, then the members who accepted; each with its role(s). */
     list: (): Promise<TeamMember[]> => client.call({ method: "GET", path: "/api/v0/team/members/", schema: TeamMembersResponse }),
     remove: async (userId: number): Promise<void> => {
-      await client.call({ method: "DELETE", path: `/api/v0/team/members/${userId}/`, body: {}, schema: TeamStatusResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: `/api/v0/team/members/${userId}/`, schema: TeamStatusResponse, idempotent: true });
     },
   };
 }
