@@ -44,7 +44,7 @@ export function endpointsApi(client: Caller) {
       unlessGone(async () => (await client.call({ method: "PUT", path: path(id), body: UpdateEndpointRequest.parse(change), schema: SuccessResponse, idempotent: true }), true as const)),
     /** Deletes it with its worker groups; their workers are destroyed. Null when it was gone already. */
     delete: async (id: number): Promise<DeletedWorkers | null> =>
-      unlessGone(() => client.call({ method: "DELETE", path: path(id), body: { endptjob_id: id }, schema: DeleteServerlessResponse, idempotent: true })),
+      unlessGone(() => client.call({ method: "DELETE", path: path(id), schema: DeleteServerlessResponse, idempotent: true })),
     /** Its workers as the autoscaler sees them (state, URL, load). */
     workers: async (id: number): Promise<EndpointWorker[]> =>
       workersOf(await client.call({ method: "POST", path: "/get_endpoint_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: EndpointWorkersResponse, idempotent: true })),

@@ -7,6 +7,7 @@ import { GpuRentalClient } from "../../sdk";
 import * as schemas from "../../sdk/schemas";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { exercise } from "../helpers/exercise-client";
+import { endpoint, KNOWN_ELSEWHERE } from "../helpers/vendor-description";
 
 /**
  * The vendor's own description of the live API as an outside judge, as boto3's service models judge moto
@@ -25,61 +26,10 @@ const missing = existsSync(VENDOR) ? "" : ` (skipped: the vendor's description i
 if (missing) console.warn(`test/conformance/vendor-description.test.ts${missing}`);
 
 /**
- * Endpoints the vendor's description (2026-08) does not have, and where each is known from: the spec, or
- * docs/service-facts.md (what the live service and its public Python client do, each with its source). A test checks
- * that each source names the path, that each is still called or served, and that none has since appeared in the description.
- */
-const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
-  // The spec's 2FA endpoint table, and its deprecated paths.
-  {
-    source: "spec/service-api.md",
-    endpoints: [
-      "GET /api/v0/tfa/status/", "POST /api/v0/tfa/", "DELETE /api/v0/tfa/", "POST /api/v0/tfa/email/", "POST /api/v0/tfa/sms/",
-      "POST /api/v0/tfa/sms/resend/", "POST /api/v0/tfa/authorize-new-method/", "PUT /api/v0/tfa/authorize-new-method/",
-      "POST /api/v0/tfa/totp-setup/", "POST /api/v0/tfa/confirm-new/", "PUT /api/v0/tfa/update/", "PUT /api/v0/tfa/regen-backup-codes/",
-      "POST /api/v0/tfa/test/", "POST /api/v0/tfa/test-submit/", "POST /api/v0/tfa/resend/",
-    ],
-  },
-  // The spec's network volume offer search; its page went with the vendor's network-volume pages (May 2026).
-  { source: "spec/service-api.md", endpoints: ["POST /api/v0/network_volumes/search/"] },
-  // The retired v0 listing (410 deprecated_endpoint since 2026-08-20).
-  { source: "spec/service-api.md", endpoints: ["GET /api/v0/instances/"] },
-  // Network-volume creation (the vendor's page before May 2026 says `/network_volume/`, the service's client `/network_volumes/`).
-  { source: "docs/service-facts.md", endpoints: ["PUT /api/v0/network_volumes/"] },
-  // What the service's public Python client 1.9.1 calls.
-  {
-    source: "docs/service-facts.md",
-    endpoints: [
-      "PUT /api/v0/launch_instance/", "GET /api/v0/instances/filters/", "PUT /api/v1/template/", "GET /api/v0/gpu_names/unique/",
-      "GET /api/v0/users/me/invoices/", "GET /api/v0/auth/apikeys/{id}/",
-    ],
-  },
-  // The public client 1.9.1's pending price increases (not in the vendor's description).
-  {
-    source: "docs/service-facts.md",
-    endpoints: ["GET /api/v0/instances/pending-price-increases/", "PUT /api/v0/instances/accept-price-increase/", "PUT /api/v0/instances/reject-price-increase/"],
-  },
-  // Serverless: one endpoint's read (the Python SDK's ManagedEndpoint), the worker-group paths the CLI 1.9.1 calls
-  // (`/autojobs/`, the vendor's `/workergroups/` under another name), and the autoscaler host's calls beyond the
-  // vendor's five: a group's logs as the CLI asks for them, a rolling update, and the workers' own reports.
-  {
-    source: "docs/service-facts.md",
-    endpoints: [
-      "GET /api/v0/endptjobs/{id}/", "POST /api/v0/autojobs/", "GET /api/v0/autojobs/", "PUT /api/v0/autojobs/{id}/", "DELETE /api/v0/autojobs/{id}/",
-      "POST /get_autogroup_logs/", "POST /update_workers/", "POST /worker_status/", "POST /delete_requests/",
-    ],
-  },
-];
-
-/**
  * Where the SDK reads a field with another type than the vendor declares, because the live service sends that
  * type: each with the evidence (docs/service-facts.md#where-the-vendors-description-is-wrong lists these disagreements).
  */
 const DISAGREEMENTS: Record<string, string> = {
-  // Recorded (samples/04, the context of an auto-rent script) and the same document's v1 rows: an object of port bindings.
-  "GET /api/v0/instances/{} .instances.ports": "vendor array<integer>; live an object of port bindings",
-  // The same document's v1 rows, and a Terraform provider tested against the live API: [name, value] pairs.
-  "GET /api/v0/instances/{} .instances.extra_env[]": "vendor array<string>; live [name, value] pairs",
   // Serverless (docs/service-facts.md#serverless). The vendor's Python SDK 1.9.1 (serverless/client/worker.py) requires a bare
   // list of workers, and the CLI takes a list or `{workers}`, as the SDK does; the vendor's description adds an error text answered 200.
   "POST /get_endpoint_workers (answer)": "vendor {workers} or an error text; the SDK reads {workers} or a bare list",
@@ -90,7 +40,6 @@ const DISAGREEMENTS: Record<string, string> = {
 };
 
 type Json = Record<string, any>;
-const endpoint = (method: string, path: string) => `${method.toUpperCase()} ${path.split("?")[0].replace(/\/+$/, "").replace(/\{[^}]+\}|:\w+|\/\d+(?=\/|$)/g, (m) => (m.startsWith("/") ? "/{}" : "{}"))}`;
 
 (missing ? describe.skip : describe)(`the vendor's API description as a judge${missing}`, () => {
   let emu: TestEmulator;

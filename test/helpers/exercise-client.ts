@@ -1,13 +1,20 @@
 import type { GpuRentalClient } from "../../sdk";
 
+/** The ids some verbs name: an endpoint and a worker group (found in listings by id), and an offer to rent (else one searched for). */
+interface Ids {
+  endpoint: number;
+  workerGroup: number;
+  offer?: number;
+}
+
 /**
  * Each verb of the client, called once with arguments that reach the service: the vendor-description judge and
  * the Prism judge both send every call the SDK makes through it.
  */
-export function exercise(client: GpuRentalClient): Record<string, Record<string, () => Promise<unknown>>> {
+export function exercise(client: GpuRentalClient, ids: Ids = { endpoint: 1001, workerGroup: 2001 }): Record<string, Record<string, () => Promise<unknown>>> {
   const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl judge@test";
   const code = { tfa_method: "totp", code: "000000" };
-  const offer = async () => (await client.offers.search({ limit: 1 }))[0].id;
+  const offer = async () => ids.offer ?? (await client.offers.search({ limit: 1 }))[0].id;
   return {
     offers: { search: () => client.offers.search({ limit: 1 }) },
     instances: {
@@ -61,7 +68,7 @@ export function exercise(client: GpuRentalClient): Record<string, Record<string,
       create: () => client.teamRoles.create("judged", { api: { instance_read: {} } }),
       list: () => client.teamRoles.list(),
       get: () => client.teamRoles.get("4"), // the judge reads a path segment of digits as the parameter
-      update: () => client.teamRoles.update(4, { name: "judged2" }),
+      update: () => client.teamRoles.update(4, { name: "judged2", permissions: { api: { instance_read: {} } } }),
       delete: () => client.teamRoles.delete("4"),
     },
     teamMembers: {
@@ -114,19 +121,19 @@ export function exercise(client: GpuRentalClient): Record<string, Record<string,
       list: () => client.endpoints.list(),
       get: () => client.endpoints.get(1),
       create: () => client.endpoints.create({ endpoint_name: "judged", cold_workers: 0, max_workers: 1 }),
-      update: () => client.endpoints.update(1001, { max_workers: 2 }),
-      workers: () => client.endpoints.workers(1001),
-      logs: () => client.endpoints.logs(1001, 10),
-      delete: () => client.endpoints.delete(1001),
+      update: () => client.endpoints.update(ids.endpoint, { max_workers: 2 }),
+      workers: () => client.endpoints.workers(ids.endpoint),
+      logs: () => client.endpoints.logs(ids.endpoint, 10),
+      delete: () => client.endpoints.delete(ids.endpoint),
     },
     workerGroups: {
       list: () => client.workerGroups.list(),
       get: () => client.workerGroups.get(1),
-      create: () => client.workerGroups.create({ endpoint_id: 1001, template_hash: "no-such-hash" }),
-      update: () => client.workerGroups.update(2001, { gpu_ram: 16 }),
-      logs: () => client.workerGroups.logs(2001, 10),
-      rollWorkers: () => client.workerGroups.rollWorkers(2001),
-      delete: () => client.workerGroups.delete(2001),
+      create: () => client.workerGroups.create({ endpoint_id: ids.endpoint, template_hash: "no-such-hash" }),
+      update: () => client.workerGroups.update(ids.workerGroup, { gpu_ram: 16 }),
+      logs: () => client.workerGroups.logs(ids.workerGroup, 10),
+      rollWorkers: () => client.workerGroups.rollWorkers(ids.workerGroup),
+      delete: () => client.workerGroups.delete(ids.workerGroup),
     },
     users: { current: () => client.users.current() },
     billing: { invoices: () => client.billing.invoices() },

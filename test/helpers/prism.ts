@@ -31,7 +31,8 @@ export interface PrismJudge {
  * the public client), the vendor's description names them without it, and Prism matches paths exactly.
  */
 export async function prismJudge(description: string): Promise<PrismJudge> {
-  const prism = spawn(path.join(REPO_ROOT, "node_modules/.bin/prism"), ["mock", "-h", "127.0.0.1", "-p", "0", description], {
+  const args = ["mock", "-h", "127.0.0.1", "-p", "0", description];
+  const prism = spawn(path.join(REPO_ROOT, "node_modules/.bin/prism"), args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NO_COLOR: "1", SCARF_ANALYTICS: "false", DO_NOT_TRACK: "1" },
   });
@@ -39,8 +40,8 @@ export async function prismJudge(description: string): Promise<PrismJudge> {
   const exchanges: Exchange[] = [];
   const relay = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://relay");
-    const forwarded = `${url.pathname.replace(/(.)\/+$/, "$1")}${url.search}`;
-    const out = httpRequest(`${target}${forwarded}`, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
+    const pathname = url.pathname.replace(/(.)\/+$/, "$1");
+    const out = httpRequest(`${target}${pathname}${url.search}`, { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on("data", (c: Buffer) => chunks.push(c));
       answer.on("end", () => {
