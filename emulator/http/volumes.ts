@@ -15,6 +15,7 @@ import {
 } from "../../sdk/schemas";
 import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import type { VolumeRecord } from "../domain/records";
 import { requireNetworkVolumes, VOLUME_OFFER_FIELDS } from "../domain/volumes";
 import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
@@ -101,7 +102,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     query: VolumeListQuery,
     response: VolumeListResponse,
     handler: ({ principal, query }) => {
-      return { volumes: volumes.list(principal.user.id, query.type).map(volumeView) };
+      const machineOf = (v: VolumeRecord) => (v.type === "local_volume" ? market.market.offer(v.askId) : undefined);
+      return { volumes: volumes.list(principal.user.id, query.type).map((v) => volumeView(v, machineOf(v))) };
     },
   });
 
