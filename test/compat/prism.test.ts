@@ -24,9 +24,6 @@ if (missing) console.warn(`test/compat/prism.test.ts${missing}`);
  * evidence that the live service sends it, or what a mock without state cannot answer.
  */
 const DISAGREEMENTS: Record<string, string> = {
-  // The example puts one offer object where `offers` is declared an array; recorded 01 (`vastai search offers --raw`)
-  // is an array, and the SDK reads it (test/conformance/vendor-description.test.ts).
-  "offers.search": "the description's example contradicts its own schema: offers an object, declared an array",
   // The description's Template has `id`, `name` and `image` only; the public client 1.9.1 prints `hash_id` among a
   // template's fields (cli/commands/offers.py) and creates instances and edits templates by it, as the SDK does.
   "templates.search": "the description's templates have no hash_id, which the SDK edits and creates instances by",
@@ -38,11 +35,8 @@ const DISAGREEMENTS: Record<string, string> = {
   "workerGroups.create": "a mock without state: what was created is not listed",
 };
 
-/**
- * The ids the description's examples use, so that the calls that find a thing by its id in a listing find it; and an
- * offer to rent, which the offer search cannot give (its example is on the list above).
- */
-const EXAMPLE_IDS = { endpoint: 123, workerGroup: 123, offer: 1 };
+/** The ids the description's examples use, so that the calls that find a thing by its id in a listing find it. */
+const EXAMPLE_IDS = { endpoint: 123, workerGroup: 123 };
 
 (missing ? describe.skip : describe)(`Prism ${require("@stoplight/prism-cli/package.json").version} mocking the vendor's description, judging the SDK${missing}`, () => {
   let judge: PrismJudge;

@@ -257,7 +257,7 @@ const SAMPLES = resolve(SHARED, "real-service/samples");
   });
 
   it("the values the SDK takes from them", () => {
-    const offers = read(schemas.OfferSearchResponse, { offers: sample("01").body }).offers;
+    const offers = schemas.offersOf(read(schemas.OfferSearchResponse, { offers: sample("01").body }));
     expect(offers[0]).toMatchObject({ id: 11684738, gpu_name: "RTX 4090", num_gpus: 1, dph_total: expect.any(Number) });
     for (const prefix of ["03", "04"]) expect(read(schemas.CreateInstanceResponse, sample(prefix).body)).toMatchObject({ success: true, new_contract: expect.any(Number) });
     expect(schemas.fullNameOf(read(schemas.User, sample("05").body))).toBe("xxxxxxxxxxx");
