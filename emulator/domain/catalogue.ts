@@ -69,7 +69,7 @@ export function seedOffers(random: Random, count: number, nowSeconds: number): O
       num_gpus: numGpus,
       gpu_ram: model.ramMb,
       gpu_total_ram: model.ramMb * numGpus,
-      // The host's GPUs and cores, and this offer's share of them (as recorded offers show: 24 of 96 cores, a quarter).
+      // The host's GPUs and cores, and this offer's share of them, as recorded offers show them.
       gpu_frac: round(numGpus / hostGpus),
       cpu_cores: (cpuCores * hostGpus) / numGpus,
       cpu_cores_effective: cpuCores,
