@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { GpuRentalClient } from "../../sdk";
+import { GpuRentalClient, sshKeyCreatedAt, volumeOfferTotalCost, volumeOfferVerified } from "../../sdk";
 import { exercise } from "../helpers/exercise-client";
 import { Exchange, prismJudge, PrismJudge } from "../helpers/prism";
 import { endpoint, KNOWN_ELSEWHERE } from "../helpers/vendor-description";
@@ -81,6 +81,23 @@ const EXAMPLE_IDS = { endpoint: 123, workerGroup: 123 };
     // A disagreement that no longer shows is removed from the list.
     expect(Object.keys(failed).sort()).toEqual(Object.keys(DISAGREEMENTS).sort());
     expect(judged.length - Object.keys(DISAGREEMENTS).length).toBeGreaterThan(50);
+  });
+
+  it("reads the values the SDK needs from the described forms", async () => {
+    const client = new GpuRentalClient({ apiUrl: judge.url, apiKey: "prism-judged-key", retries: 0 });
+    const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl judge@test";
+    // A local volume's answer names it `V.<id>` (the example `V.20118481`): its id is read from there.
+    const [local] = await client.volumes.searchLocalOffers({ limit: 1 });
+    expect((await client.volumes.createLocal({ offerId: local.ask_contract_id, size: 1 })).id).toBe(20118481);
+    // Local offers are verified by `verification`, and cost `storage_total_cost`.
+    expect({ verified: volumeOfferVerified(local), total: volumeOfferTotalCost(local) }).toEqual({ verified: true, total: expect.any(Number) });
+    // `{workers: [...]}`, not a bare list.
+    expect((await client.endpoints.workers(EXAMPLE_IDS.endpoint)).map((w) => w.status)).toEqual(["running"]);
+    // A key's update answered without its id: the id is the one the path named; `created_at` as date-time text.
+    expect((await client.sshKeys.update(5, KEY)).id).toBe(5);
+    expect((await client.sshKeys.list()).map(sshKeyCreatedAt)).toEqual([expect.any(Number)]);
+    // A worker group's criteria as text.
+    expect(typeof (await client.workerGroups.list())[0].search_query).toBe("string");
   });
 
   it("the verbs not judged call only endpoints the description does not have, each known from elsewhere", () => {
