@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { z } from "zod";
 import { resolve } from "node:path";
 import { GpuRentalClient, sshKeyCreatedAt, volumeOfferTotalCost, volumeOfferVerified } from "../../sdk";
 import { exercise } from "../helpers/exercise-client";
@@ -81,6 +82,19 @@ const EXAMPLE_IDS = { endpoint: 123, workerGroup: 123 };
     // A disagreement that no longer shows is removed from the list.
     expect(Object.keys(failed).sort()).toEqual(Object.keys(DISAGREEMENTS).sort());
     expect(judged.length - Object.keys(DISAGREEMENTS).length).toBeGreaterThan(50);
+  });
+
+  it("would see a request the description refuses, and an answer the SDK cannot read (the checks can fail)", async () => {
+    const from = judge.exchanges.length;
+    // A volume's deletion without the body's `id` (the SDK's former form), and a team role's change without its permissions.
+    await fetch(`${judge.url}/api/v0/volumes/?id=1`, { method: "DELETE", headers: { authorization: "Bearer k" } });
+    await fetch(`${judge.url}/api/v0/team/roles/4/`, { method: "PUT", headers: { authorization: "Bearer k", "content-type": "application/json" }, body: '{"name":"x"}' });
+    const seen = judge.exchanges.slice(from).map((e) => [...e.violations.filter((v) => v.location[0] === "request").map((v) => v.message), e.detail ?? ""].join(" "));
+    expect(seen).toEqual([expect.stringMatching(/Body parameter is required/), expect.stringMatching(/required property 'permissions'/)]);
+    // The offer search's example, read as the SDK read it before (a list only), is refused.
+    const client = new GpuRentalClient({ apiUrl: judge.url, apiKey: "prism-judged-key", retries: 0 });
+    const raw = await client.call({ method: "POST", path: "/api/v0/bundles/", body: {}, schema: z.looseObject({ offers: z.unknown() }) });
+    expect(z.looseObject({ offers: z.array(z.unknown()) }).safeParse(raw).success).toBe(false);
   });
 
   it("reads the values the SDK needs from the described forms", async () => {
