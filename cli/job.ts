@@ -68,7 +68,7 @@ export async function runJobCommand(file: string, options: JobCommandOptions, ac
   const onSignal = () => stop.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  let hourShown = -1;
+  let shown = "";
   try {
     const report = await runJob(client, job.input, {
       sshPrivateKey: job.privateKey,
@@ -76,9 +76,10 @@ export async function runJobCommand(file: string, options: JobCommandOptions, ac
       clock,
       signal: stop.signal,
       onProgress: (state, event) => {
-        const hour = Math.floor((clock.now() - state.startedAt) / 3_600_000);
-        if (!event && hour === hourShown) return;
-        hourShown = hour;
+        // A line for each event, each change of state, and each hour of the job.
+        const mark = `${state.phase} ${Math.floor((clock.now() - state.startedAt) / 3_600_000)}`;
+        if (!event && mark === shown) return;
+        shown = mark;
         const line = `${elapsed(clock.now() - state.startedAt)} ${state.phase}${state.instanceId ? ` on instance ${state.instanceId}` : ""}, ` +
           `${state.restarts} restart(s), ${state.outbids} outbid(s), spent ${state.spend.toFixed(4)} $${event ? `: ${event}` : ""}`;
         (options.json ? process.stderr : process.stdout).write(`${line}\n`);

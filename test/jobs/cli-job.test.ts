@@ -117,10 +117,16 @@ describe("gpu-rental job", () => {
     const file = example("cancelled");
     const extra = { CHECKPOINT_VOLUME: await volume(), MAX_BID: "1" };
     const stateFile = path.join(path.dirname(file), ".gpu-rental", "job-train-demo.json");
-    const watcher = spawn(process.execPath, [BIN, "job", "run", file, "--emulated-time"], { env: { ...env, ...extra }, stdio: "ignore" });
-    await until(() => fs.existsSync(stateFile) && JSON.parse(fs.readFileSync(stateFile, "utf8")).phase === "running", 120_000, "the job running");
+    const watcher = spawn(process.execPath, [BIN, "job", "run", file, "--emulated-time"], { env: { ...env, ...extra }, stdio: ["ignore", "pipe", "inherit"] });
+    let progress = "";
+    watcher.stdout!.on("data", (chunk) => (progress += chunk));
+    await until(() => /running on instance \d+/.test(progress), 120_000, "the job running");
     watcher.kill("SIGKILL");
     await new Promise((resolve) => watcher.once("exit", resolve));
+    // Its progress: the job's time, state, instance, restarts, outbids, spend so far, and what happened.
+    expect(progress).toMatch(/^\[0h00m\] starting on instance \d+, 0 restart\(s\), 0 outbid\(s\), spent 0\.0000 \$: rented instance \d+ \(offer \d+, bid [\d.]+ \$\/hour\)$/m);
+    expect(progress).toMatch(/^\[0h\d\dm\] running on instance \d+, 0 restart\(s\), 0 outbid\(s\), spent [\d.]+ \$/m);
+    expect(fs.existsSync(stateFile)).toBe(true);
     expect((await billing()).length).toBe(1);
     const cancelled = await cli(["job", "cancel", file, "--json"], extra);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ outcome: "cancelled", rentals: [{ end: "cancelled" }] });
