@@ -36,3 +36,4 @@ export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCrite
 export { ResultNotReadyError } from "./instance-work";
 export type { LogsOptions, CopySide } from "./instance-work";
 export type { GpuMetricsFilter, GpuPrices } from "./market-metrics";
+export * from "./workflows/job";
