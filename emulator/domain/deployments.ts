@@ -4,7 +4,7 @@ import { envFromFlags } from "./docker-flags";
 import { badRequest, notFound } from "./errors";
 import type { Persistent } from "./persistence";
 import { checkedCriteria, Serverless } from "./serverless";
-import { checkBundle } from "./bundles";
+import { bundleProblem } from "../../sdk/deployment-bundle";
 import type { DeploymentRecord, DeploymentVersionRecord, EndpointRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 /**
@@ -177,7 +177,7 @@ export class Deployments implements Persistent<DeploymentsSnapshot> {
     const version = [...this.versions.values()].find((v) => v.uploadToken !== null && v.uploadToken === fields.token);
     if (!version || s3Key(version) !== fields.key) throw badRequest("invalid_upload", "This upload form is not one the service issued, or its bundle was already uploaded: put the deployment again for a new one.");
     if (file.length !== version.fileSize) throw badRequest("invalid_upload", `The bundle is ${file.length} bytes; the put announced ${version.fileSize}. Upload the bundle the put described.`);
-    const problem = checkBundle(file, version.fileHash);
+    const problem = bundleProblem(file, version.fileHash);
     if (problem) throw badRequest("invalid_upload", `Not the bundle the put announced: ${problem}.`);
     Object.assign(version, { status: "deploying", bundle: file.toString("base64"), uploadToken: null });
     return version;

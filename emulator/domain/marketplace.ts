@@ -208,7 +208,9 @@ export class Marketplace {
       workerHealth: (worker) => {
         const instance = this.instances.byId(worker.instanceId);
         const error = worker.error ?? (instance?.failure ? (instance.statusMsg ?? "its instance failed") : undefined);
-        return { loaded: worker.loadedAt !== undefined, error };
+        // Served: ready (its model loaded, or, without machines, its instance running), or ready and being replaced.
+        const state = this.autoscaler.stateOf(worker);
+        return { loaded: state === "ready" || state === "updating", error };
       },
     });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
