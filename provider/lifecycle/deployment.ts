@@ -63,7 +63,9 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
     // A tag or storage not declared is the service's default: declaring it so changes nothing.
     const value = (key: string, value: unknown) => value ?? ({ tag: "default", storage: 50 } as Record<string, unknown>)[key] ?? null;
     const replaces = changedKeys(["name", "tag"], olds, news, value, unknown);
-    const code = (unknown !== undefined && news[CODE_HASH] === unknown) || olds[CODE_HASH] !== news[CODE_HASH] ? ["codeFolder"] : [];
+    // The old hash: the inputs' (a plugin's olds), else the `codeHash` output (a dynamic provider's olds are outputs).
+    const oldHash = olds[CODE_HASH] ?? olds.codeHash;
+    const code = (unknown !== undefined && news[CODE_HASH] === unknown) || oldHash !== news[CODE_HASH] ? ["codeFolder"] : [];
     const updates = [...code, ...changedKeys([...NEW_VERSION, ...TARGET_NAMES], olds, news, value, unknown)];
     return { changes: replaces.length + updates.length > 0, replaces, updates, deleteBeforeReplace: false };
   },
