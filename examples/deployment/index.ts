@@ -20,4 +20,6 @@ const square = new Deployment("square", {
 
 export const deploymentId = square.deploymentId;
 export const endpointId = square.endpointId;
+// The name `route` takes: the endpoint the service made for the deployment.
+export const endpointName = square.endpointName;
 export const currentVersionId = square.currentVersionId;

@@ -687,6 +687,8 @@ export interface DeploymentOutputProperties {
   readonly deploymentId: pulumi.Output<number>;
   /** The endpoint the service made for it. */
   readonly endpointId: pulumi.Output<number>;
+  /** That endpoint's name, which `route` takes. */
+  readonly endpointName: pulumi.Output<string>;
   /** The worker group the service made for it. */
   readonly workerGroupId: pulumi.Output<number>;
   /** Its newest version (the code last pushed). */
@@ -700,7 +702,7 @@ export interface DeploymentOutputProperties {
 /** Code served as a serverless deployment: a folder holding a Python package (imported as `deployment` on each worker, it declares `vastai.serverless.remote.Deployment(name=<name>)` and its remote functions, one with a benchmark), the image its workers run, and the scaling of the endpoint the service makes for it. Its bundle's content hash is computed at preview: a changed folder is one update that makes a new version (the workers roll onto it; a version whose workers fail never serves), an unchanged one changes nothing. Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. The service's remote-function client calls it by its name and tag. Destroy deletes it with its endpoint, group and workers. */
 export class Deployment extends pulumi.CustomResource {
   constructor(name: string, args: DeploymentArgs, opts: ResourceOptions = {}) {
-    const { type, props, options } = registration({ name: "Deployment", outputs: ["deploymentId", "endpointId", "workerGroupId", "currentVersionId", "lastHealthyVersionId", "codeHash"], secretInputs: [], secrets: [] }, name, args, opts);
+    const { type, props, options } = registration({ name: "Deployment", outputs: ["deploymentId", "endpointId", "endpointName", "workerGroupId", "currentVersionId", "lastHealthyVersionId", "codeHash"], secretInputs: [], secrets: [] }, name, args, opts);
     super(type, name, props, options);
   }
 }

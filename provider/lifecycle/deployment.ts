@@ -44,6 +44,7 @@ export type DeploymentSpec = z.infer<typeof Spec>;
 const Outputs = z.object({
   deploymentId: z.int().meta({ description: "The deployment's id (also the resource's id)." }),
   endpointId: z.int().meta({ description: "The endpoint the service made for it." }),
+  endpointName: z.string().meta({ description: "That endpoint's name, which `route` takes." }),
   workerGroupId: z.int().meta({ description: "The worker group the service made for it." }),
   currentVersionId: z.int().meta({ description: "Its newest version (the code last pushed)." }),
   lastHealthyVersionId: z.int().optional().meta({ description: "The newest version whose workers served (none until one did)." }),
@@ -72,7 +73,7 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
   async create(spec, op) {
     const pushed = await pushDeployment(op.client, pushSpec(spec), { onProgress: (line) => op.log(line) });
     if (pushed.action !== "created") op.log(`the account had a deployment ${spec.name}:${spec.tag ?? "default"} already (deployment ${pushed.deployment.id}): taken over (${pushed.action}; destroy deletes it)`);
-    return { id: String(pushed.deployment.id), outs: { ...spec, ...outputsOf(pushed.deployment, pushed.hash) } };
+    return { id: String(pushed.deployment.id), outs: { ...spec, ...(await outputsOf(op, pushed.deployment, pushed.hash)) } };
   },
   async adopt(id, spec, op) {
     if (!(await op.client.deployments.get(Number(id)))) throw new GpuRentalError(`Deployment ${id} cannot be adopted: the account has no deployment ${id}.`);
@@ -80,7 +81,7 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
   },
   async read(id: string, props: Props, op: Operation) {
     const found = await op.client.deployments.get(Number(id));
-    return found ? { ...props, ...outputsOf(found, found.file_hash ?? props.codeHash) } : null;
+    return found ? { ...props, ...(await outputsOf(op, found, found.file_hash ?? props.codeHash)) } : null;
   },
   async import(id: string, op: Operation) {
     const found = await op.client.deployments.get(Number(id));
@@ -94,7 +95,7 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
       const value = endpoint?.[ENDPOINT_TARGETS[key][0]];
       if (value !== null && value !== undefined) inputs[key] = value;
     }
-    return { inputs, outs: { ...inputs, ...outputsOf(found, found.file_hash ?? "") } };
+    return { inputs, outs: { ...inputs, ...(await outputsOf(op, found, found.file_hash ?? "")) } };
   },
   async update(id, _olds, spec, op) {
     return declared(Number(id), spec, op);
@@ -145,12 +146,14 @@ function pushSpec(spec: DeploymentSpec): PushSpec {
 async function declared(id: number, spec: DeploymentSpec, op: Operation): Promise<DeploymentSpec & DeploymentOutputs> {
   const pushed = await pushDeployment(op.client, pushSpec(spec), { onProgress: (line) => op.log(line) });
   if (pushed.deployment.id !== id) throw new GpuRentalError(`Deployment ${id} is gone (the push made deployment ${pushed.deployment.id}): run \`pulumi refresh\`, then up again.`);
-  return { ...spec, ...outputsOf(pushed.deployment, pushed.hash) };
+  return { ...spec, ...(await outputsOf(op, pushed.deployment, pushed.hash)) };
 }
 
-function outputsOf(found: Deployment, hash: string): DeploymentOutputs {
+async function outputsOf(op: Operation, found: Deployment, hash: string): Promise<DeploymentOutputs> {
+  const endpoint = found.endpoint_id ? await op.client.endpoints.get(found.endpoint_id) : null;
   return {
-    deploymentId: found.id, endpointId: found.endpoint_id ?? 0, workerGroupId: found.workergroup_id ?? 0, currentVersionId: found.current_version_id ?? 0,
+    deploymentId: found.id, endpointId: found.endpoint_id ?? 0, endpointName: endpoint?.endpoint_name ?? "", workerGroupId: found.workergroup_id ?? 0,
+    currentVersionId: found.current_version_id ?? 0,
     ...(found.last_healthy_version_id != null && { lastHealthyVersionId: found.last_healthy_version_id }), codeHash: hash,
   };
 }
