@@ -4,8 +4,8 @@ import * as path from "node:path";
 /**
  * The cache (~/.cache/gpu-rental) keeps one folder per content of a piece: a plugin folder per package content, a
  * language host per source, a toolchain folder per pair. Every upgrade adds one, and a clone under development one
- * per change, some 130 MB each for a plugin. A folder's last use is its time (each use renews it); those unused for
- * two hours (longer than any run: CI's bound is 90 minutes) are removed, but never the newest few of a piece, so
+ * per change, a plugin's weighing the most (docs/benchmarks.md). A folder's last use is its time (each use renews it); those unused for
+ * two hours (longer than any run, CI's included) are removed, but never the newest few of a piece, so
  * an older checkout run now and then keeps its own.
  */
 const KEEP = 3;

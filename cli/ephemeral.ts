@@ -117,7 +117,7 @@ export class EphemeralStack {
 
   /**
    * The stack's outputs after its first up: values decoded, secrets marked, and the secret ones among `reveal`
-   * decrypted (the others sealed: decrypting costs the CLI a key derivation, some 0.25 s of CPU, and most callers
+   * decrypted (the others sealed: decrypting costs the CLI a key derivation, and most callers
    * show a secret as `[secret]` anyway).
    */
   async outputs(reveal: string[] = []): Promise<StackOutputs> {

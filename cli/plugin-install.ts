@@ -19,8 +19,8 @@ export interface PluginInstallOptions {
   /** Where progress goes; default stderr. */
   log?: (line: string) => void;
   /**
-   * Links the prepared folder's files into the Pulumi home instead of having the engine copy them (some 3 s of
-   * CPU): for a home that lives shorter than the cache holding the folder (`gpu-rental test`'s throwaway one).
+   * Links the prepared folder's files into the Pulumi home instead of having the engine copy them (CPU
+   * saved): for a home that lives shorter than the cache holding the folder (`gpu-rental test`'s throwaway one).
    */
   link?: boolean;
 }
@@ -128,7 +128,7 @@ export function preparedPluginFolder(log: (line: string) => void): string {
  * killed maker left.
  */
 function makePluginFolder(cache: string, folder: string, pulumiSdk: string, log: (line: string) => void): string {
-  // A new content: the folders of contents not used for two hours go (some 130 MB each).
+  // A new content: the folders of contents not used for two hours go (a plugin's folder is large).
   pruneUnused(cache, `plugin-${PLUGIN_NAME}-v`);
   return madeWhole(
     folder,

@@ -11,7 +11,7 @@
  * the program itself resolves `gpu-rental` (installed, linked or in a workspace).
  *
  * It is written here as text rather than made by pulumi.dynamic.Resource, which serializes a provider object's
- * closure in every program run: some 0.3 s of CPU (the closure is read through the inspector) before the first
+ * closure in every program run (read through the inspector, a cost in CPU: docs/benchmarks.md) before the first
  * resource is registered, for the same few lines every time.
  */
 export const PROVIDER_MODULE = [

@@ -33,7 +33,7 @@ export async function bundlePlugin(outFile: string): Promise<void> {
 /**
  * ssh2 and its dependencies as one file of the package (sdk/ssh2.ts loads it): ssh2's install script compiles an
  * optional native crypto binding, and cpu-features, its optional dependency, compiles another. Bundled, a user's
- * `npm install gpu-rental` runs no script and compiles nothing (some 5 s less, no compiler needed, no npm warning
+ * `npm install gpu-rental` runs no script and compiles nothing (quicker, no compiler needed, no npm warning
  * of scripts to review), and ssh2 uses Node's crypto and its own JavaScript, as it does wherever the build fails.
  * The licenses of the bundled packages lead the file.
  */

@@ -11,7 +11,7 @@ const BUNDLED = fs.existsSync(path.join(__dirname, "ssh2-bundle.js"));
 
 /**
  * ssh2, loaded when first used: most processes that load the SDK (a provider host, a program, the CLI) never open
- * an SSH session nor parse a key, and loading ssh2 with its crypto costs each of them some 40 ms of CPU.
+ * an SSH session nor parse a key, and loading ssh2 with its crypto costs each of them CPU at start.
  */
 export function ssh2(): typeof Ssh2 {
   return BUNDLED ? require("./ssh2-bundle.js") : require("ssh2");

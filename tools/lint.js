@@ -1,7 +1,7 @@
 // `npm run lint`: the type checks of the tests and of the examples (tsconfig.test.json, tsconfig.examples.json),
 // then ESLint with its type-aware rules reading the very programs the checks built, then the layers and circles
 // of .dependency-cruiser.cjs (./layers.js). Left to itself, ESLint builds and checks both projects again: on a
-// fresh clone (no caches yet) that was some 22 CPU-s of the lint's 40.
+// fresh clone (no caches yet) that was about half of the lint's CPU.
 // The checks keep what they know between runs (tsc's incremental build info), as ESLint keeps its results (by
 // the files' contents), and a fresh clone starts from what another clone of the machine kept (clone-cache.js).
 const path = require("node:path");

@@ -1,6 +1,6 @@
 // `npm test`'s pretest: the build, then the toolchain with every language's host (built from Pulumi's published
 // modules where no pulumi is installed: minutes, once), and the lint beside them: the lint reads the sources, not
-// the build, and on a fresh clone each side is some 10 to 25 s of mostly one core's work. The build's and the
+// the build, and on a fresh clone each side is mostly one core's work (docs/testing.md). The build's and the
 // toolchain's progress is shown as it comes; the lint's report when it ends. jest runs only if all passed.
 const { spawn } = require("node:child_process");
 const path = require("node:path");

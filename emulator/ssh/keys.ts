@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
  * (openssh-key-v1, unencrypted) and the public key line.
  *
  * Made here from node:crypto rather than with ssh2's `utils.generateKeyPairSync`, which writes a public key whose
- * first byte is zero as 31 bytes (as if it were a number), so about 1 key in 280 cannot be read back. The seed is
+ * first byte is zero as 31 bytes (as if it were a number), so some keys cannot be read back. The seed is
  * drawn here and read back as PKCS#8, not made by generateKeyPairSync and exported as JWK: Node 20 can deadlock
  * there (a collected key-generation job waits for the lock the JWK export holds, and the process hangs).
  */

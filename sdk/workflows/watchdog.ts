@@ -145,7 +145,7 @@ export function idleCheckSeconds(idleTimeoutSeconds: number): number {
 /**
  * The watchdog, POSIX sh on one line per statement. It needs curl, wget or python3 on the image to call the
  * service; without any of them it says so in its log. A call that fails is tried again (the instance must not be
- * left running because the service hiccuped), at most 20 times over about 17 minutes.
+ * left running because the service hiccuped), a bounded number of times (docs/spend-guard.md).
  */
 function watchdogScript(policy: LifetimePolicy, apiUrl: string): string {
   const life = policy.maxLifetime ? durationSeconds(policy.maxLifetime) : 0;

@@ -21,13 +21,13 @@ const SCHEMATHESIS = ["schemathesis==4.32.5"];
 const SEED = 1;
 const EXAMPLES = 40;
 /**
- * Not a bound of the run (examples are): a guard against a hung run. Its first phase is some 130 to 260 CPU-s
- * (machines differ twofold), which the suite's other workers share two cores with: 480 s was reached on a slow one.
+ * Not a bound of the run (examples are): a guard against a hung run, well above the longest runs seen on slow
+ * machines sharing two cores with the suite's other workers (docs/testing.md).
  */
 const TIMEOUT_SECONDS = 1200;
 /**
  * What the emulator's process (the built command, as users run it) may hold after the run (it reports what it
- * does): some 90 MiB resident at the start, of which its heap is some 30.
+ * does; docs/testing.md has what it held in runs).
  */
 const MAX_RSS_MIB = 400;
 const MAX_HEAP_MIB = 200;

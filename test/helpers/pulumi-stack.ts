@@ -71,7 +71,7 @@ export class TestStack {
 
   /**
    * The outputs as `pulumi stack output --json` shows them (a secret as "[secret]"), read from `stack export`,
-   * which decrypts nothing: `stack output` derives the stack's key first (some 0.25 s of CPU a call).
+   * which decrypts nothing: `stack output` derives the stack's key first (CPU on every call).
    */
   async outputs(): Promise<Record<string, any>> {
     const { outputs } = stackStateOf(await this.ok("stack", "export"));

@@ -31,8 +31,8 @@ export function sharedRelease(): Promise<string> {
  * The release of what it is made from (the package's published files, the code that releases it, release/, which
  * the package leaves out, the locked dependencies that bundle and inject it, Node.js, the toolchain that generates
  * the Go SDK), made once on this machine and kept in the user's cache as the product keeps its plugin folders
- * (cli/cache-folders.ts): a run of an unchanged package takes it as it is (some 22 CPU-s of esbuild, the
- * executable's injection, gzip and the SDKs each run otherwise), and any change to those makes a new one. A fresh
+ * (cli/cache-folders.ts): a run of an unchanged package takes it as it is (esbuild, the executable's
+ * injection, gzip and the SDKs would each run otherwise), and any change to those makes a new one. A fresh
  * machine, as CI's, makes it.
  */
 async function keptRelease(): Promise<string> {

@@ -1,7 +1,7 @@
 // Jest's transform of the TypeScript of the tests and of the sources they load: esbuild's, type annotations
 // stripped and modules made CommonJS, file by file. Types are checked by `npm run lint`, before jest starts,
 // so the transform checks nothing; ts-jest's per-file transpile (TypeScript's compiler, loaded in every worker)
-// took some 20 ms a file, esbuild's takes under 1, which a fresh clone (no transform cache yet) pays for each file
+// is many times slower a file than esbuild's, which a fresh clone (no transform cache yet) pays for each file
 // in each worker.
 const crypto = require("node:crypto");
 const { transformSync, version } = require("esbuild");

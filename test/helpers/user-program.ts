@@ -181,7 +181,7 @@ export class UserProgram {
 /**
  * `npm install` of `declared` into `dir`, started from the tree an earlier run installed for the same
  * declarations on this machine (a base, kept in the user's cache for BASE_DAYS): the run's tarball differs from
- * that run's, so npm replaces gpu-rental alone (some 3 CPU-s instead of 10), as in a user's project that
+ * that run's, so npm replaces gpu-rental alone (a fraction of a fresh install's CPU), as in a user's project that
  * upgrades it. Without a base (a fresh machine, as CI's) it is a fresh install, which is then kept as the base.
  */
 async function installFromBase(dir: string, declared: Record<string, Record<string, string>>): Promise<void> {

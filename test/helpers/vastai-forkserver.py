@@ -214,7 +214,7 @@ except BaseException as error:
     code = 1
 # The interpreter's exit as far as it shows (Py_FinalizeEx): it waits for the threads not daemonic, runs the
 # atexit functions, flushes stdout and stderr (120 if that fails). Then os._exit skips the teardown of every
-# module's objects: ~0.2 s of CPU a call (the server's pages copied on write to free them), and nothing this
+# module's objects: CPU on every call (the server's pages copied on write to free them), and nothing this
 # client's calls show (no finalizer of theirs prints; the test comparing with bin/vastai checks their output).
 threading._shutdown()
 atexit._run_exitfuncs()

@@ -21,8 +21,8 @@ const TIMEOUT_MS = 60_000;
  * Runs the `vastai` command against an emulator as a user would, with `--url` and `--api-key`, in a home of
  * its own (its key files, role and caches go there, never into the user's), with no update check.
  *
- * `run` goes through a fork server (vastai-forkserver.py), as ~90 calls each starting Python afresh cost ~60 s
- * of CPU, 85% of it importing aiohttp, requests, pkg_resources and the like before the client does anything.
+ * `run` goes through a fork server (vastai-forkserver.py), as calls each starting Python afresh cost much CPU
+ * (docs/testing.md), most of it importing aiohttp, requests, pkg_resources and the like before the client does anything.
  * Each call is still a fresh process running the console script's own entry point (`bin/vastai`'s `from
  * vastai.cli.main import main; sys.exit(main())`, vastai imported anew) with the same argv, environment and
  * stdio as the executable gets: only the interpreter and the third-party libraries are loaded before the fork.

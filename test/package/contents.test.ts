@@ -16,7 +16,7 @@ async function packFreshClone(): Promise<{ files: string[]; manifest: any }> {
     // The dependencies the clone's lock file pins are those this run's `npm ci` installed from the same lock file:
     // the clone gets them as hard links rather than installing 584 packages again. Not as a symlink: tsc would name
     // their declaration files by the checkout's path, so the build state it keeps for the machine's clones
-    // (tools/clone-cache.js) would serve neither them nor this test's next run (26 CPU-s of tsc instead of 4).
+    // (tools/clone-cache.js) would serve neither them nor this test's next run (a full tsc build instead of an incremental one).
     // Where hard links cannot be made (another file system), a symlink. `npm pack` builds the clone (prepack).
     const modules = path.join(dir, "node_modules");
     await linkCopy(path.join(REPO_ROOT, "node_modules"), modules).catch(() => {

@@ -1,7 +1,7 @@
 // Package zxcvbn stands in for github.com/nbutton23/zxcvbn-go in the Pulumi CLI the toolchain builds (a `replace`
 // in ../go.mod). The CLI links two copies of that password-strength estimator, this one (for `pulumi config set`'s
 // "looks like a secret" warning) and its maintained fork github.com/ccojocar/zxcvbn-go (for esc), and each copy
-// builds its word lists when the process starts: some 19 MB and 40 ms on every `pulumi` command. This package
+// builds its word lists when the process starts, memory and time on every `pulumi` command. This package
 // answers with the fork, the same algorithm, so the CLI builds the lists once.
 package zxcvbn
 
