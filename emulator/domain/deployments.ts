@@ -108,7 +108,8 @@ export class Deployments implements Persistent<DeploymentsSnapshot> {
       return { action: scaled ? "autoscale_update" : "exists", deployment: found, upload, evicted: [] };
     }
     Object.assign(found, runs, { imageLogin: loginOf(request) ?? found.imageLogin, updatedAt: now });
-    if (runs.searchParams !== this.deps.serverless.groupById(found.groupId)?.searchParams) this.deps.serverless.groupById(found.groupId)!.searchParams = criteria;
+    const group = this.deps.serverless.groupById(found.groupId);
+    if (group) group.searchParams = criteria;
     const version = this.newVersion(found, request);
     found.currentVersionId = version.id;
     return { action: "soft_update", deployment: found, upload: version.status === "pending_upload" ? version : undefined, evicted: this.evict(found) };
