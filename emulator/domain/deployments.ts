@@ -159,7 +159,9 @@ export class Deployments implements Persistent<DeploymentsSnapshot> {
 
   /** Drops the bundles of the oldest versions beyond those kept, never the current, the last healthy, or one a worker runs. */
   private evict(deployment: DeploymentRecord): number[] {
-    const running = new Set(Object.values(deployment.groupVersions));
+    const group = this.deps.serverless.groupById(deployment.groupId);
+    const workers = group ? this.deps.serverless.workersOf({ groupId: group.id }) : [];
+    const running = new Set(workers.map((w) => this.runningVersion(group!, w.version)?.id));
     const kept = this.versionsOf(deployment.id).filter((v) => v.status !== "evicted");
     const evicted: number[] = [];
     for (const version of kept.slice(0, Math.max(0, kept.length - KEPT_VERSIONS))) {

@@ -41,6 +41,12 @@ describe("deployments through the SDK", () => {
     expect(second).toMatchObject({ action: "soft_update", deployment: { id } });
     expect(second.deployment.current_version_id).not.toBe(first.deployment.current_version_id);
     expect((await client.deployments.versions(id)).map((v) => v.status)).toEqual(["healthy", "healthy"]);
+    // Five versions keep their bundle: the oldest beyond them are evicted (never the current nor the last healthy).
+    for (const n of [3, 4, 5, 6]) {
+      code(`v${n}`);
+      await pushDeployment(client, spec(), { wait: true, pollMs: 50 });
+    }
+    expect((await client.deployments.versions(id)).map((v) => v.status)).toEqual(["evicted", "healthy", "healthy", "healthy", "healthy", "healthy"]);
     expect(await client.deployments.delete(id)).toEqual([id]);
     expect(await client.deployments.get(id)).toBeNull();
   });
