@@ -67,24 +67,42 @@ export function bundleProblem(bytes: Buffer, fileHash: string): string | undefin
 
 /**
  * The bundle of a folder of Python code: the folder is the package `deployment` (its `__init__.py` imports what
- * declares the deployment's functions). Refused: a folder that is missing, unreadable, empty, or not a package.
+ * declares the deployment's functions), or a single `.py` file, the module `deployment`. Refused: a folder that is
+ * missing, unreadable, empty, or not a package.
  */
 export function bundleFolder(folder: string, config: BundleConfig): Bundle {
+  const configText = pythonJson({ name: config.name, pip_installs: config.pip_installs ?? [], apt_gets: config.apt_gets ?? [], envs: config.envs ?? [], runs: config.runs ?? [] });
+  const entries: BundleEntry[] = [{ name: "config.json", raw: "./config.json", type: "file", data: Buffer.from(configText) }];
+  // A single module (`app.py`), as the service's client bundles the file its remote functions are in.
+  if (folder.endsWith(".py") && fs.statSync(folder, { throwIfNoEntry: false })?.isFile()) {
+    entries.push({ name: "deployment.py", raw: "./deployment.py", type: "file", data: fs.readFileSync(folder) });
+    return made(entries, []);
+  }
   const files = listFiles(folder);
   if (!files.length) throw new Error(`the code folder ${folder} has no files: put the deployment's Python package there`);
   if (!files.includes("__init__.py")) throw new Error(`the code folder ${folder} has no __init__.py: it is imported as the package \`deployment\`, which must declare the deployment`);
-  const configText = JSON.stringify({ name: config.name, pip_installs: config.pip_installs ?? [], apt_gets: config.apt_gets ?? [], envs: config.envs ?? [], runs: config.runs ?? [] });
-  const entries: BundleEntry[] = [{ name: "config.json", raw: "./config.json", type: "file", data: Buffer.from(configText) }];
   const dirs = new Set<string>(["deployment"]);
   for (const file of files) {
     const parts = file.split("/");
     for (let i = 1; i < parts.length; i++) dirs.add(["deployment", ...parts.slice(0, i)].join("/"));
     entries.push({ name: `deployment/${file}`, raw: `./deployment/${file}`, type: "file", data: fs.readFileSync(path.join(folder, file)) });
   }
-  const tar = writeTar([...[...dirs].sort().map((name): BundleEntry => ({ name, raw: `./${name}`, type: "dir", data: Buffer.alloc(0) })), ...entries]);
+  return made(entries, [...dirs].sort());
+}
+
+/** The bundle of these files (and folders): its bytes, hash and size. */
+function made(entries: BundleEntry[], dirs: string[]): Bundle {
+  const tar = writeTar([...dirs.map((name): BundleEntry => ({ name, raw: `./${name}`, type: "dir", data: Buffer.alloc(0) })), ...entries]);
   // No time in the gzip header (Node writes none): the same code makes the same bytes.
   const bytes = gzipSync(tar);
   return { bytes, hash: contentHash(entries)!, size: bytes.length };
+}
+
+/** JSON as Python's `json.dumps` writes it (`", "` and `": "`, non-ASCII escaped): the client hashes that text. */
+function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(", ")}]`;
+  if (value && typeof value === "object") return `{${Object.entries(value).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(", ")}}`;
+  return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** The folder's files, relative, `/`-separated; caches and hidden files left out. */

@@ -651,7 +651,7 @@ export interface DeploymentArgs extends CommonArgs {
   name: pulumi.Input<string>;
   /** The deployment's tag (a name has one deployment per tag). Default: `"default"`. */
   tag?: pulumi.Input<string>;
-  /** The folder of its Python package (with `__init__.py`); its content hash decides a new version. */
+  /** The folder of its Python package (with `__init__.py`), or a single `.py` module (the file a program of the service's own client deploys); its content hash decides a new version. */
   codeFolder: pulumi.Input<string>;
   /** The image its workers run (`repo/name:tag`), holding the service's worker program. */
   image: pulumi.Input<string>;

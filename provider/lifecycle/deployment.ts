@@ -32,7 +32,9 @@ const Name = z.string().min(1).max(128).regex(/^[^\u0000-\u001f\u007f/]*$/, "a n
 const Spec = z.object({
   name: Name.meta({ replaces: true, description: "The deployment's name: its code declares a deployment of this name." }),
   tag: Name.optional().meta({ replaces: true, default: "default", description: "The deployment's tag (a name has one deployment per tag)." }),
-  codeFolder: z.string().min(1).meta({ description: "The folder of its Python package (with `__init__.py`); its content hash decides a new version." }),
+  codeFolder: z.string().min(1).meta({
+    description: "The folder of its Python package (with `__init__.py`), or a single `.py` module (the file a program of the service's own client deploys); its content hash decides a new version.",
+  }),
   image: z.string().min(1).max(512).meta({ description: "The image its workers run (`repo/name:tag`), holding the service's worker program." }),
   environment: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable's name is letters, digits and _"), z.string()).optional().meta({ description: "Environment variables of its workers." }),
   searchParams: z.string().max(4096).optional().meta({ description: "Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`). Default: verified, rentable offers." }),

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { Clock } from "../../emulator";
+import { bundleFolder } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { findPython, findPythonAtLeast, venv } from "../helpers/python";
 import { VastaiCli, VASTAI_REQUIREMENTS } from "../helpers/vastai";
@@ -83,6 +84,21 @@ if __name__ == "__main__":
     cli?.close();
     await emu?.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the SDK's bundle has the content hash the client computes, for a module and for a package", async () => {
+    const pkg = path.join(dir, "pkg");
+    fs.mkdirSync(path.join(pkg, "sub", "deeper"), { recursive: true });
+    fs.writeFileSync(path.join(pkg, "__init__.py"), 'from .sub import helper  #!VAST_IGNORE_CHANGES\nNAME = "caf\u00e9 \\"#\\" not a comment"\n"""\n#!VAST_IGNORE_CHANGES inside a string\n"""\n');
+    fs.writeFileSync(path.join(pkg, "sub", "__init__.py"), "def helper():\n    return 1\n");
+    fs.writeFileSync(path.join(pkg, "sub", "deeper", "data.txt"), "#!VAST_IGNORE_CHANGES kept: not a .py file\n");
+    fs.writeFileSync(path.join(pkg, "a.py"), "x = 1 # !VAST_IGNORE_CHANGES\n");
+    const module = path.join(dir, "module.py");
+    fs.writeFileSync(module, program("return x * x"));
+    const script = "import sys\nfrom vastai.serverless.remote.base import Config\nfrom vastai.serverless.remote.utils import compute_deployment_hash\n" +
+      "for p in sys.argv[1:]:\n    print(compute_deployment_hash(Config('caf\u00e9', [], [], [], []), p))\n";
+    const { stdout } = await run(python, ["-c", script, module, pkg]);
+    expect(stdout.trim().split("\n")).toEqual([bundleFolder(module, { name: "caf\u00e9" }).hash, bundleFolder(pkg, { name: "caf\u00e9" }).hash]);
   });
 
   it("deploys and calls, redeploys changed code as a second version, never serves a broken one, stops, starts, and delete leaves nothing", async () => {
