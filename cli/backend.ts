@@ -8,6 +8,8 @@
 const LOCKED = /the stack is currently locked by (\d+) lock\(s\)[\s\S]*?created by (\S+) \(pid (\d+)\) at (\S+)/;
 /** ...and for a backend it cannot open: the URL (its password masked by the engine or by us), and why. */
 const UNOPENED = /unable to open bucket (\S+?):\s+(.+)/;
+/** PostgreSQL's answer to a URL asking for SSL (`sslmode=require`, `verify-ca`, `verify-full`) from a server without it. */
+const SSL_REFUSED = /SSL is not enabled on the server/;
 /** The reasons that mean the server was not reached at all (Go's net errors, PostgreSQL's refusals of a login). */
 const NOT_REACHED = /(dial \S+ \S+: .+|lookup \S+.*|i\/o timeout|connection refused|no such host|password authentication failed.*|database "[^"]*" does not exist)$/;
 
@@ -29,6 +31,13 @@ export function backendRefusal(output: string, stack: string): string | undefine
   if (!unopened) return undefined;
   const [, url, why] = unopened;
   const reason = why.trim();
+  if (SSL_REFUSED.test(reason)) {
+    return (
+      `the state backend ${masked(url)} refused the connection's SSL (${reason}), so nothing was deployed: its URL asks for SSL ` +
+      `(sslmode=${sslModeOf(url) ?? "require"}), which this server does not offer: use sslmode=disable for a server on this machine or a private ` +
+      `network (a local or a test's server), or turn SSL on in the server (ssl = on in postgresql.conf, with a certificate) and keep sslmode=require.`
+    );
+  }
   const notReached = NOT_REACHED.exec(reason);
   if (notReached) {
     return (
@@ -40,6 +49,11 @@ export function backendRefusal(output: string, stack: string): string | undefine
     `the state backend ${masked(url)} could not be opened (${reason}), so nothing was deployed: ` +
     `run again; a new PostgreSQL database is set up by its first user, so open it once (any pulumi stack command) before runners start at once (docs/team.md).`
   );
+}
+
+/** The `sslmode` a PostgreSQL URL asks for, if it names one. */
+function sslModeOf(url: string): string | undefined {
+  return /[?&]sslmode=([\w-]+)/.exec(url)?.[1];
 }
 
 /** A backend URL with its password masked, for messages and logs. */

@@ -26,7 +26,8 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
   if (key) registerOnSeededAccount(emulator, key);
   await emulator.marketplace.commit();
   printConnection(emulator);
-  if (accounts.length) console.log("Further accounts: %s (each with the key given by --account-key)", accounts.join(", "));
+  // One line an account, its user id named as such: "Further accounts: 2" read as a count.
+  accounts.forEach((account, i) => console.log("Account of --account-key #%d: user id %d (%s)", i + 1, account.id, account.email));
   if (key) console.log("SSH key %s registered on the seeded account: each instance's ssh command is printed as it comes up", key.file);
   console.log(rateLimitsLine(emulator));
   booted.splice(0).forEach(showLogin);
@@ -53,13 +54,13 @@ export async function runEmulatorCommand(options: EmulatorCommandOptions): Promi
 }
 
 /** An account for each key the emulator does not know yet (a kept state may know them from an earlier start). */
-function addAccounts(emulator: RunningEmulator, keys: string[]): number[] {
+function addAccounts(emulator: RunningEmulator, keys: string[]): { id: number; email: string }[] {
   const { accounts } = emulator.marketplace;
   return keys.map((key, i) => {
-    if (accounts.knows(key)) return accounts.authenticate(key).user.id;
+    if (accounts.knows(key)) return accounts.authenticate(key).user;
     const user = accounts.addUser({ email: `account-${i + 2}@accounts.gpu-rental.test` });
     accounts.issueKey(user.id, { name: "account", value: key });
-    return user.id;
+    return user;
   });
 }
 

@@ -16,12 +16,20 @@ export async function runSpend(filter: SpendFilter, json: boolean, account: Conn
   const rows = report.instances.map((line) => [
     String(line.id), line.label || "-", line.token ?? "-", owner(line),
     line.endedAt ? `ended ${new Date(line.endedAt * 1000).toISOString().slice(0, 19)}Z` : line.state,
-    age(line.ageSeconds), line.pricePerHour.toFixed(4), line.accrued.toFixed(2),
+    age(line.ageSeconds), dollars(line.pricePerHour), dollars(line.accrued),
   ]);
-  rows.push(["TOTAL", "", "", "", `${report.instances.filter((l) => !l.endedAt).length} live`, "", report.totalPerHour.toFixed(4), report.totalAccrued.toFixed(2)]);
+  rows.push(["TOTAL", "", "", "", `${report.instances.filter((l) => !l.endedAt).length} live`, "", dollars(report.totalPerHour), dollars(report.totalAccrued)]);
   const widths = header.map((_, col) => Math.max(...[header, ...rows].map((row) => row[col].length)));
   for (const row of [header, ...rows]) console.log(row.map((cell, col) => (col >= 6 ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join("  ").trimEnd());
   return report;
+}
+
+/**
+ * An amount in dollars to the hundredth of a cent, rates and costs alike: an instance that ran a minute has cost
+ * a fraction of a cent, which two decimals would show as nothing.
+ */
+function dollars(amount: number): string {
+  return amount.toFixed(4);
 }
 
 /** Whose an instance is, in a word or two: `state of proj/dev`, `orphan of proj/dev`, `gpu-rental`, `not gpu-rental`. */

@@ -110,7 +110,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
   // With machines, a worker is ready once its model server answers; without, once its instance runs.
   marketplace.workersServe = machines.onstart;
-  const stopAutoscaling = startAutoscaling(marketplace);
+  const stopAutoscaling = startAutoscaling(marketplace, (id) => ssh?.machines.onstartOf(id));
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   listening(port);

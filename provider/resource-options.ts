@@ -53,7 +53,8 @@ export function registration(
   const props = {
     ...Object.fromEntries(kind.outputs.map((output) => [output, undefined])),
     ...Object.fromEntries(secretInputs),
-    account: account?.ref,
+    // Only when given: every prop costs the program a promise and its stack (Pulumi's runtime), per resource.
+    ...(account ? { account: account.ref } : {}),
     [URN_INPUT]: urn,
     [PROVIDER_KEY]: PROVIDER_MODULE,
   };

@@ -55,4 +55,16 @@ describe("gpu-rental spend and sweep by age", () => {
     expect([...real.matchAll(/destroyed: instance (\d+)/g)].map((m) => Number(m[1])).sort()).toEqual(listed);
     expect(emu.marketplace.instances.all().map((i) => i.id)).toEqual([young.instanceId]);
   });
+
+  it("shows what an instance of a few seconds has cost, a fraction of a cent, not 0.00", async () => {
+    const short = await rentInstance(emu.client(), {}, { image: "x", label: "short" });
+    emu.marketplace.clock.advance(25_000);
+    const report = JSON.parse(await cli("spend", "--label", "short", "--json"));
+    const accrued = report.instances[0].accrued as number;
+    expect(accrued).toBeGreaterThan(0);
+    expect(accrued).toBeLessThan(0.01);
+    const table = await cli("spend", "--label", "short");
+    expect(table).toMatch(new RegExp(`^${short.instanceId}\\s+short\\s.*\\s${accrued.toFixed(4)}$`, "m"));
+    expect(table).not.toMatch(/\s0\.00$/m);
+  });
 });

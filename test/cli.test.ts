@@ -150,3 +150,21 @@ describe("gpu-rental emulator --legacy-instance-listing", () => {
     }
   });
 });
+
+describe("gpu-rental emulator --account-key", () => {
+  it("names each further account by its key's place and its user id, never as a bare number", async () => {
+    const running = await emulatorProcess(["--api-key", "seeded-key", "--account-key", "team-key", "--account-key", "other-key", "--no-ssh"]);
+    try {
+      const lines = await running.waitFor(/^Account of --account-key #2: .*$/m);
+      const out = running.output();
+      expect(out).not.toMatch(/Further accounts/);
+      for (const [place, key] of [[1, "team-key"], [2, "other-key"]] as const) {
+        const me = (await http(running.url, "GET", "/api/v0/users/current/", { key })).body;
+        expect(out).toContain(`Account of --account-key #${place}: user id ${me.id} (${me.email})`);
+      }
+      expect(lines[0]).toMatch(/user id \d+ \(account-3@accounts\.gpu-rental\.test\)$/);
+    } finally {
+      await running.stop();
+    }
+  });
+});

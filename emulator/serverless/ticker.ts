@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { Marketplace } from "../domain/marketplace";
+import type { OnstartReport } from "../sandbox/machines";
 
 /** How often the autoscaler looks at its endpoints, real ms (and at every move of the emulator's clock). */
 const TICK_MS = 250;
@@ -7,10 +8,12 @@ const TICK_MS = 250;
 /**
  * Runs the autoscaler while the emulator serves: a look at every endpoint each tick and whenever the clock is
  * moved, and, with the emulated machines, a probe of each loading worker's model server (its published port
- * accepting a connection), which makes it ready.
+ * accepting a connection), which makes it ready. `onstartOf` reads a machine's start command (its exit and
+ * output): a worker whose start command ended while nothing serves is said in its endpoint's log, once.
  */
-export function startAutoscaling(market: Marketplace): () => void {
+export function startAutoscaling(market: Marketplace, onstartOf: (instanceId: number) => OnstartReport | undefined = () => undefined): () => void {
   let probing = false;
+  const failedStarts = new Set<number>();
   const tick = () => {
     if (!market.serverless.allEndpoints().length) return;
     let acted: boolean;
@@ -23,7 +26,7 @@ export function startAutoscaling(market: Marketplace): () => void {
     }
     if (market.workersServe && !probing) {
       probing = true;
-      void probeLoading(market).finally(() => (probing = false));
+      void probeLoading(market, onstartOf, failedStarts).finally(() => (probing = false));
     }
     // With a data dir, what the autoscaler did is saved (a look that changed no worker writes nothing).
     if (acted) void market.commit().catch(() => undefined);
@@ -38,7 +41,7 @@ export function startAutoscaling(market: Marketplace): () => void {
 }
 
 /** Workers whose instance runs but whose model server has not answered yet: those that now accept a connection are loaded. */
-async function probeLoading(market: Marketplace): Promise<void> {
+async function probeLoading(market: Marketplace, onstartOf: (instanceId: number) => OnstartReport | undefined, failedStarts: Set<number>): Promise<void> {
   const loading = market.serverless
     .allEndpoints()
     .flatMap((e) => market.serverless.workersOf({ endpointId: e.id }))
@@ -47,9 +50,24 @@ async function probeLoading(market: Marketplace): Promise<void> {
     .filter((w) => market.serverless.groupById(w.groupId)?.deploymentId === undefined);
   await Promise.all(
     loading.map(async (worker) => {
-      if (await accepts(market.workerUrl(worker))) market.autoscaler.loaded(worker.instanceId);
+      if (await accepts(market.workerUrl(worker))) return market.autoscaler.loaded(worker.instanceId);
+      // Its start command is over and nothing serves: nothing will, until the worker is replaced. Said once.
+      const onstart = onstartOf(worker.instanceId);
+      if (!onstart || onstart.state === "running" || failedStarts.has(worker.instanceId)) return;
+      failedStarts.add(worker.instanceId);
+      market.serverlessLogs.add(worker.endpointId, worker.groupId, market.clock.now(), startFailure(worker.instanceId, onstart));
     }),
   );
+}
+
+/** Lines of a start command's output a log line quotes: its last ones, where the error is. */
+const QUOTED_LINES = 5;
+
+/** The log line of a worker whose start command ended with nothing serving: its exit and its output's last lines. */
+function startFailure(instanceId: number, onstart: OnstartReport): string {
+  const ended = onstart.signal ? `was killed (${onstart.signal})` : onstart.timed_out ? "ran out of time" : `exited ${onstart.exit_code}`;
+  const tail = onstart.output.trimEnd().split("\n").slice(-QUOTED_LINES).join(" | ");
+  return `worker ${instanceId} will not be ready: its start command (onstart) ${ended} and nothing answers on its port; its output ends: ${tail || "(nothing)"}`;
 }
 
 function isRunning(market: Marketplace, instanceId: number): boolean {

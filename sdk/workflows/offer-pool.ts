@@ -33,6 +33,8 @@ export class OfferPool {
   /** The last search found fewer than it asked for: it saw every match. */
   private complete = false;
   private rentals = 0;
+  /** When the last rental left (the pool made: when it was made). */
+  private leftAt: number;
 
   constructor(
     private readonly criteria: OfferCriteria,
@@ -41,20 +43,29 @@ export class OfferPool {
     private readonly accepting: () => number[],
   ) {
     this.searchedAt = clock.now();
+    this.leftAt = this.searchedAt;
   }
 
   /** A rental draws from the pool until it leaves: the searches fetch enough for all of them at once. */
   join(): () => void {
+    // The first of new rentals: offers given back since the last ran out may be on the market again.
+    if (this.rentals === 0) this.exhausted = false;
     this.rentals++;
-    return () => void this.rentals--;
+    return () => {
+      this.rentals--;
+      this.leftAt = this.clock.now();
+    };
   }
 
   /**
-   * No rental draws from it, and its result is old or was drawn from (its rentals are over: what they were handed
-   * may be on the market again): a new pool serves the next rental. A result only looked at (a preview's) is kept.
+   * No rental draws from it, and its result is old, or was drawn from and no rental came for a while (its rentals
+   * are over: what they were handed may be on the market again): a new pool serves the next rental. Rentals that
+   * come one after another, as a program's resources do when the engine starts them in turn, keep drawing from
+   * one search. A result only looked at (a preview's) is kept.
    */
   retired(): boolean {
-    return this.rentals === 0 && !this.searching && (this.old() || this.handedOut.size > 0);
+    const idle = this.clock.now() - this.leftAt > LINGER_MS;
+    return this.rentals === 0 && !this.searching && (this.old() || (this.handedOut.size > 0 && idle));
   }
 
   /** An offer no other rental got; null once a search finds no new one. */
@@ -125,12 +136,23 @@ export class OfferPool {
     await Promise.resolve();
     const limit = Math.min(MAX_BATCH, Math.max(want, this.criteria.candidatesPerSearch ?? 20, 2 * this.rentals + 10));
     const at = this.clock.now();
-    const found = await client.offers.search(offerQuery({ ...this.criteria, candidatesPerSearch: limit }, [...this.handedOut, ...this.accepting()]), patience);
+    let found = await this.find(client, limit, true, patience);
+    // Nothing new beside what was handed out: those rentals may have given their offers back to the market since
+    // (an instance destroyed); the claims (rentals.ts) still keep two rentals from one offer.
+    if (found.length === 0 && this.handedOut.size > 0) {
+      this.handedOut.clear();
+      found = await this.find(client, limit, false, patience);
+    }
     const fresh = found.filter((offer) => !this.handedOut.has(offer.id));
     this.queue.splice(0, this.queue.length, ...fresh);
     this.searchedAt = at;
     this.exhausted = fresh.length === 0;
     this.complete = found.length < limit;
+  }
+
+  private find(client: OfferSearcher, limit: number, leaveOutHanded: boolean, patience?: Patience): Promise<Offer[]> {
+    const leftOut = [...(leaveOutHanded ? this.handedOut : []), ...this.accepting()];
+    return client.offers.search(offerQuery({ ...this.criteria, candidatesPerSearch: limit }, leftOut), patience);
   }
 }
 
@@ -142,6 +164,9 @@ const MAX_BATCH = 1000;
  * fast on a busy market), rarely enough to stay well within the service's limit on searches.
  */
 const FRESH_MS = 60_000;
+
+/** How long a pool drawn from outlives its last rental: longer than the engine's pause between two resources. */
+const LINGER_MS = 5_000;
 
 /** The search a set of criteria stands for, whatever its batch size: criteria of the same search share a pool. */
 export function poolKey(criteria: OfferCriteria): string {

@@ -84,9 +84,36 @@ export async function route<T = unknown>(client: GpuRentalClient, endpoint: stri
       options.onWait?.(lastStatus);
     }
     const left = deadline - clock.now();
-    if (left <= 0) throw new RouteTimeoutError(`No worker of endpoint ${endpoint} answered in ${options.timeoutMs ?? 300_000} ms (last: ${lastStatus}). Check its worker group's criteria and logs (client.endpoints.logs).`);
+    if (left <= 0) {
+      const why = await whyNoWorker(client, endpoint);
+      throw new RouteTimeoutError(
+        `No worker of endpoint ${endpoint} answered in ${options.timeoutMs ?? 300_000} ms (last: ${lastStatus}). ` +
+          (why ? `The endpoint's log says: ${why}` : "Check its worker group's criteria and logs (client.endpoints.logs)."),
+      );
+    }
     // Random pauses that grow to the cap: many clients waiting on one cold start do not ask in step.
     await clock.sleep(Math.min(left, Math.random() * Math.min(maxBackoff, 250 * 2 ** Math.min(asks, 8))));
+  }
+}
+
+/** The endpoint log's lines a timeout quotes: its last ones about workers that failed, else its last ones. */
+const WHY_LINES = 3;
+
+/**
+ * Why no worker became ready, in the autoscaler's own words: the last lines of the endpoint's log that tell of a
+ * failure (a worker whose start command exited, one that failed), else its last lines; undefined when the log
+ * cannot be read (a key that may not) or is empty. Read only once the route gives up.
+ */
+async function whyNoWorker(client: GpuRentalClient, endpoint: string): Promise<string | undefined> {
+  try {
+    const found = (await client.endpoints.list()).find((e) => e.endpoint_name === endpoint);
+    if (!found) return undefined;
+    const lines = (await client.endpoints.logs(found.id, 100)).split("\n").map((line) => line.trim()).filter(Boolean);
+    const failures = lines.filter((line) => /fail|will not|error|exited|killed/i.test(line));
+    const quoted = (failures.length ? failures : lines).slice(-WHY_LINES);
+    return quoted.length ? quoted.join(" / ") : undefined;
+  } catch {
+    return undefined;
   }
 }
 

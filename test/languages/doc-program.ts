@@ -5,14 +5,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { ensureToolchain } from "../../cli/toolchain";
 import { exec } from "../../sdk";
+import { blocksOf, checkOf, TERMINAL } from "../docs/page-blocks";
 import { LocalRegistry } from "../helpers/local-registry";
-import { REPO_ROOT, removeTree, withoutNode, withoutPulumi } from "../helpers/paths";
+import { removeTree, withoutNode, withoutPulumi } from "../helpers/paths";
 import { tarball } from "../helpers/user-program";
-
-/** The first line of a block that a terminal of its own runs (a long-running command such as the emulator). */
-const TERMINAL = /^# in a terminal of its own/;
-/** The first line of a block the tests cannot run (the real service). */
-const NOT_RUN = /not run by the tests/;
 
 /**
  * A page's commands in order: its `sh` blocks, its `title="file"` blocks written to those files (as script), and
@@ -22,27 +18,25 @@ export interface PageScript {
   steps: ({ script: string } | { terminal: string })[];
 }
 
-/** The sections of a page of the repository (`README.md`, `docs/python.md`) as they are printed, nothing replaced. */
+/**
+ * The sections of a page of the repository (`README.md`, `docs/python.md`) as they are printed, nothing replaced;
+ * the blocks the page marks as not run here (test/docs/page-blocks.ts) left out.
+ */
 export function pageScript(file: string, sections: string[]): PageScript {
-  const text = fs.readFileSync(path.join(REPO_ROOT, file), "utf8");
+  const blocks = blocksOf(file);
+  for (const title of sections) if (!blocks.some((b) => b.section === title)) throw new Error(`${file} has no section "${title}" with a block`);
   const steps: PageScript["steps"] = [];
   const add = (script: string) => {
     const last = steps[steps.length - 1];
     if (last && "script" in last) last.script += `\n${script}`;
     else steps.push({ script });
   };
-  for (const title of sections) {
-    const start = text.indexOf(`## ${title}\n`);
-    if (start < 0) throw new Error(`${file} has no section "${title}"`);
-    const end = text.indexOf("\n## ", start + 1);
-    const section = text.slice(start, end < 0 ? undefined : end);
-    for (const [, lang, name, body] of section.matchAll(/```(\w+)(?: title="([^"]+)")?\n([\s\S]*?)```/g)) {
-      const first = body.split("\n")[0];
-      if (name) add(`cat > ${name} <<'DOCS_FILE_END'\n${body}DOCS_FILE_END`);
-      else if (lang !== "sh" || NOT_RUN.test(first)) continue;
-      else if (TERMINAL.test(first)) steps.push({ terminal: body.split("\n").slice(1).join("\n").trim() });
-      else add(body);
-    }
+  for (const block of blocks.filter((b) => sections.includes(b.section))) {
+    const first = block.body.split("\n")[0];
+    if (block.title) add(`cat > ${block.title} <<'DOCS_FILE_END'\n${block.body}DOCS_FILE_END`);
+    else if (block.lang !== "sh" || checkOf(block).kind === "not-run") continue;
+    else if (TERMINAL.test(first)) steps.push({ terminal: block.body.split("\n").slice(1).join("\n").trim() });
+    else add(block.body);
   }
   return { steps };
 }
@@ -109,7 +103,8 @@ export class DocMachine {
     const registry = await LocalRegistry.start(tarball());
     const home = fs.mkdtempSync(path.join(os.tmpdir(), `gpu-rental-${name}-`));
     fs.mkdirSync(path.join(home, "backend"));
-    const system = options.node === false ? withoutNode(home) : withoutPulumi(process.env.PATH ?? "");
+    const inherited = withoutNpmRun(process.env.PATH ?? "");
+    const system = options.node === false ? withoutNode(home, inherited) : withoutPulumi(inherited);
     const user: NodeJS.ProcessEnv = {
       ...process.env,
       HOME: home,
@@ -275,6 +270,15 @@ export function portIsFree(port: number): Promise<boolean> {
     socket.once("connect", () => (socket.destroy(), resolve(false)));
     socket.once("error", () => resolve(true));
   });
+}
+
+/**
+ * PATH without what `npm test` (npm's run-script) puts ahead of it: the repository's `node_modules/.bin` (where the
+ * repository's own `gpu-rental` is) and npm's node-gyp folder, which a user's shell does not have: a page's
+ * `gpu-rental` without `npx` then fails as it fails for its reader.
+ */
+function withoutNpmRun(pathValue: string): string {
+  return pathValue.split(path.delimiter).filter((dir) => dir && !/node_modules[\\/]\.bin$|node-gyp-bin$/.test(dir)).join(path.delimiter);
 }
 
 /** GOPATH (the module cache under it) and GOCACHE as `go env` has them for this user; none without Go. */

@@ -78,6 +78,14 @@ describe("a Go program, as docs/go.md sets it up", () => {
     }
   });
 
+  it("passes the page's CI test, its command as printed (a throwaway emulator of its own: this one untouched)", async () => {
+    const ids = async () => (await holdings(KEYS.mine)).instances.map((i) => i.id);
+    const before = await ids();
+    const output = await machine.ok(scriptOf("go.md", ["Test it as CI does"]), dir);
+    expect(output).toMatch(/gpu-rental test: (\d+) of \1 steps passed/);
+    expect(await ids()).toEqual(before);
+  }, 600_000);
+
   it("changes nothing on a second up, changes the label in place, adopts by import with Go code that builds, then destroys everything", async () => {
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 

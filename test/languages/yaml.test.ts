@@ -170,6 +170,13 @@ describe("a YAML program, as docs/yaml.md sets it up", () => {
     }
   });
 
+  it("passes the page's CI test, its command as printed (a throwaway emulator of its own: this one untouched)", async () => {
+    const before = await holdings();
+    const output = await machine.ok(scriptOf("yaml.md", ["Test it as CI does"]), dir);
+    expect(output).toMatch(/gpu-rental test: (\d+) of \1 steps passed/);
+    expect(await holdings()).toEqual(before);
+  }, 600_000);
+
   it("changes nothing on a second up, changes the label and detaches the CI key in place, refreshes, adopts an SSH key by import, then destroys everything", async () => {
     expect(await machine.ok("pulumi up --yes --expect-no-changes", dir)).toMatch(/5 unchanged/);
 

@@ -257,7 +257,7 @@ describe("runners on one stack, and runners that die", () => {
 });
 
 describe("gpu-rental test --backend: a team's CI test on the backend it deploys with", () => {
-  it("passes with its throwaway stack in the shared backend and removes it; an unreachable backend is said in one line, nothing deployed", async () => {
+  it("passes with its throwaway stack in the shared backend and removes it; an unreachable backend, or one without the SSL its URL asks, is said in one line naming what to change, nothing deployed", async () => {
     const { pg, program, scratch } = await shared;
     const checkout = checkoutOf(program.dir, path.join(scratch, "ci-test"));
     // The team's CI runs the package it installed (npx gpu-rental).
@@ -283,6 +283,12 @@ describe("gpu-rental test --backend: a team's CI test on the backend it deploys 
       /FAIL set up: the state backend postgres:\/\/gpurental@127\.0\.0\.1:1\/postgres\?sslmode=disable cannot be reached \(dial tcp 127\.0\.0\.1:1: connect: connection refused\), so nothing was deployed: check the URL/,
     );
     expect(unreachable.stdout).not.toMatch(/^\s*pulumi /m);
+
+    // docs/team.md's URL asks for SSL, which this server (as any local one) does not offer: said, naming sslmode.
+    const ssl = await test(pg.url.replace("sslmode=disable", "sslmode=require"));
+    expect(ssl.code).toBe(1);
+    expect(ssl.stdout).toMatch(/FAIL set up: the state backend postgres:\/\/\S+sslmode=require refused the connection's SSL \(.*SSL is not enabled on the server\), so nothing was deployed: .*\(sslmode=require\).*use sslmode=disable/);
+    expect(ssl.stdout).not.toMatch(/run again/);
   }, 300_000);
 });
 
