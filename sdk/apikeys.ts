@@ -18,7 +18,7 @@ async function getApiKey(client: Caller, id: number): Promise<ApiKey | null> {
 
 /** Revokes a key: it is refused from then on. */
 async function deleteApiKey(client: Caller, id: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/auth/apikeys/${id}/`, body: {}, schema: DeleteApiKeyResponse });
+  await client.call({ method: "DELETE", path: `/api/v0/auth/apikeys/${id}/`, schema: DeleteApiKeyResponse });
 }
 
 /** `client.apiKeys`: the account's API keys; a key's value is in the answer of `create` only. */

@@ -238,7 +238,9 @@ export class GpuRentalClient {
     // An absolute URL goes there rather than to the API's.
     const base = call.autoscaler && this.options.autoscalerUrl ? this.options.autoscalerUrl.replace(/\/+$/, "") : undefined;
     try {
-      res = await this.http.request({ method: call.method, url: base ? `${base}${call.path}` : call.path, data: call.body, timeout });
+      // A call without a body says no content type (axios would call its empty POST a form).
+      const headers = call.body === undefined ? { "Content-Type": false } : {};
+      res = await this.http.request({ method: call.method, url: base ? `${base}${call.path}` : call.path, data: call.body, headers, timeout });
     } catch (error) {
       const code = (error as { code?: string }).code ?? "network";
       const what = code === "ECONNABORTED" || code === "ETIMEDOUT" ? `no answer within ${seconds(timeout)}` : `no response (${code})`;

@@ -151,11 +151,11 @@ async function changeBid(client: Caller, id: number, price: number): Promise<voi
 
 /** Reboots a running instance (its files kept) or recycles it (made anew from its image): it boots again, onstart too. */
 async function restart(client: Caller, id: number, how: "reboot" | "recycle"): Promise<void> {
-  await client.call({ method: "PUT", path: `/api/v0/instances/${how}/${id}/`, body: {}, schema: SuccessResponse });
+  await client.call({ method: "PUT", path: `/api/v0/instances/${how}/${id}/`, schema: SuccessResponse });
 }
 
 async function destroyInstance(client: Caller, id: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, body: {}, schema: SuccessResponse });
+  await client.call({ method: "DELETE", path: `/api/v0/instances/${id}/`, schema: SuccessResponse });
 }
 
 /** Validates a request before it is sent, so a bad input fails here with a clear message and nothing is created. */

@@ -1,7 +1,7 @@
 import type { Caller } from "./call";
 import type { OfferFilters } from "./offer-filters";
 import type { Patience } from "./pacing";
-import { Offer, OfferSearchResponse, OfferType, Order } from "./schemas";
+import { Offer, OfferSearchResponse, offersOf, OfferType, Order } from "./schemas";
 
 /** An offer search: field filters plus the reserved keys of `POST /api/v0/bundles/`. */
 export interface OfferQuery {
@@ -20,7 +20,7 @@ async function searchOffers(client: Caller, query: OfferQuery = {}, patience?: P
   if (query.limit !== undefined) body.limit = query.limit;
   if (query.allocatedStorage !== undefined) body.allocated_storage = query.allocatedStorage;
   const res = await client.call({ method: "POST", path: "/api/v0/bundles/", body, schema: OfferSearchResponse }, patience);
-  return res.offers;
+  return offersOf(res);
 }
 
 /** `client.offers`: offer search; `patience`: how long it may wait for the service's rate limit (a rental's deadline). */

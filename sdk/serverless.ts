@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Caller } from "./call";
 import { BadRequestError, NotFoundError } from "./errors";
 import {
-  AutoscalerIdRequest, CreateEndpointRequest, CreateEndpointResponse, CreateWorkerGroupRequest, CreateWorkerGroupResponse, DeleteServerlessResponse, Endpoint,
+  AutoscalerIdRequest, CreateEndpointRequest, EndpointLogsRequest, CreateEndpointResponse, CreateWorkerGroupRequest, CreateWorkerGroupResponse, DeleteServerlessResponse, Endpoint,
   EndpointListResponse, EndpointWorker, EndpointWorkersResponse, LogsResponse, SuccessResponse, UpdateEndpointRequest, UpdateWorkerGroupRequest,
-  UpdateWorkersResponse, WorkerGroup, WorkerGroupListResponse,
+  UpdateWorkersResponse, WorkerGroup, WorkerGroupListResponse, workersOf,
 } from "./schemas";
 
 /** What a deletion destroyed: the workers' instances, and those it could not. */
@@ -44,13 +44,17 @@ export function endpointsApi(client: Caller) {
       unlessGone(async () => (await client.call({ method: "PUT", path: path(id), body: UpdateEndpointRequest.parse(change), schema: SuccessResponse, idempotent: true }), true as const)),
     /** Deletes it with its worker groups; their workers are destroyed. Null when it was gone already. */
     delete: async (id: number): Promise<DeletedWorkers | null> =>
-      unlessGone(() => client.call({ method: "DELETE", path: path(id), body: { endptjob_id: id }, schema: DeleteServerlessResponse, idempotent: true })),
+      unlessGone(() => client.call({ method: "DELETE", path: path(id), schema: DeleteServerlessResponse, idempotent: true })),
     /** Its workers as the autoscaler sees them (state, URL, load). */
     workers: async (id: number): Promise<EndpointWorker[]> =>
-      client.call({ method: "POST", path: "/get_endpoint_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: EndpointWorkersResponse, idempotent: true }),
-    /** The autoscaler's log of it: the last `tail` lines. */
-    logs: async (id: number, tail?: number): Promise<string> =>
-      (await client.call({ method: "POST", path: "/get_endpoint_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
+      workersOf(await client.call({ method: "POST", path: "/get_endpoint_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: EndpointWorkersResponse, idempotent: true })),
+    /** The autoscaler's log of it: the last `tail` lines. Named by its id and its name (the name read from the listing). */
+    logs: async (id: number, tail?: number): Promise<string> => {
+      const endpoint = (await list()).find((e) => e.id === id);
+      if (!endpoint) throw new NotFoundError(`Endpoint ${id} is not among the account's endpoints: list them (client.endpoints.list()).`);
+      const body = EndpointLogsRequest.parse({ id, endpoint: endpoint.endpoint_name, tail });
+      return (await client.call({ method: "POST", path: "/get_endpoint_logs/", autoscaler: true, body, schema: LogsResponse, idempotent: true })).logs;
+    },
   };
 }
 
@@ -71,7 +75,7 @@ export function workerGroupsApi(client: Caller) {
     update: async (id: number, change: UpdateWorkerGroupRequest): Promise<true | null> =>
       unlessGone(async () => (await client.call({ method: "PUT", path: path(id), body: UpdateWorkerGroupRequest.parse(change), schema: SuccessResponse, idempotent: true }), true as const)),
     delete: async (id: number): Promise<DeletedWorkers | null> =>
-      unlessGone(() => client.call({ method: "DELETE", path: path(id), body: {}, schema: DeleteServerlessResponse, idempotent: true })),
+      unlessGone(() => client.call({ method: "DELETE", path: path(id), schema: DeleteServerlessResponse, idempotent: true })),
     logs: async (id: number, tail?: number): Promise<string> =>
       (await client.call({ method: "POST", path: "/get_workergroup_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
     /** Rolls every worker of the group onto what it runs now (or cancels a roll); answers how many roll. */

@@ -1,5 +1,5 @@
 import type { Caller } from "./call";
-import { AttachSshKeyResponse, InstanceSshKeysResponse, SshKey, SshKeyListResponse, SshKeyResponse, SuccessResponse } from "./schemas";
+import { AttachSshKeyResponse, InstanceSshKeysResponse, SshKey, SshKeyListResponse, SshKeyResponse, SshKeyUpdateResponse, SuccessResponse } from "./schemas";
 
 /**
  * Registers a public key (one OpenSSH line) on the account: instances created from then on take it. Answers the
@@ -17,11 +17,12 @@ async function listSshKeys(client: Caller): Promise<SshKey[]> {
 
 /** Replaces a key's text (a new comment, say); instances that took the old text keep it. */
 async function updateSshKey(client: Caller, id: number, publicKey: string): Promise<SshKey> {
-  return (await client.call({ method: "PUT", path: `/api/v0/ssh/${id}/`, body: { ssh_key: publicKey }, schema: SshKeyResponse, idempotent: true })).key;
+  const { key } = await client.call({ method: "PUT", path: `/api/v0/ssh/${id}/`, body: { ssh_key: publicKey }, schema: SshKeyUpdateResponse, idempotent: true });
+  return { ...key, id: key.id ?? id };
 }
 
 async function deleteSshKey(client: Caller, id: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/ssh/${id}/`, body: {}, schema: SuccessResponse });
+  await client.call({ method: "DELETE", path: `/api/v0/ssh/${id}/`, schema: SuccessResponse });
 }
 
 /**
@@ -43,7 +44,7 @@ async function instanceSshKeys(client: Caller, instanceId: number): Promise<SshK
 
 /** Stops a key logging into an instance (`DELETE /api/v0/instances/{id}/ssh/{key_id}/`, as the service's own client detaches one). */
 async function detachSshKey(client: Caller, instanceId: number, keyId: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/instances/${instanceId}/ssh/${keyId}/`, body: {}, schema: SuccessResponse, idempotent: true });
+  await client.call({ method: "DELETE", path: `/api/v0/instances/${instanceId}/ssh/${keyId}/`, schema: SuccessResponse, idempotent: true });
 }
 
 /** The key records in a JSON text of an array of them; those that do not read are left out. */

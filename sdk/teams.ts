@@ -1,5 +1,5 @@
 import type { Caller } from "./call";
-import { foundOrNull } from "./errors";
+import { foundOrNull, NotFoundError } from "./errors";
 import {
   CreateSubaccountResponse, Subaccount, SubaccountsResponse, TeamDeleteResponse, TeamMember, TeamMembersResponse, TeamMessageResponse, PermissionSet,
   TeamRole, TeamRoleCreateResponse, TeamRolesResponse, TeamRoleUpdateResponse, TeamStatusResponse,
@@ -20,7 +20,7 @@ export function teamsApi(client: Caller) {
     },
     /** Only the team's own key may; members' keys stop working. */
     destroy: async (): Promise<void> => {
-      await client.call({ method: "DELETE", path: "/api/v0/team/", body: {}, schema: TeamDeleteResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: "/api/v0/team/", schema: TeamDeleteResponse, idempotent: true });
     },
   };
 }
@@ -35,11 +35,16 @@ export function teamRolesApi(client: Caller) {
     /** Every role but the owner's (the service leaves it out). */
     list: (): Promise<TeamRole[]> => client.call({ method: "GET", path: "/api/v0/team/roles-full/", schema: TeamRolesResponse }),
     get: (name: string): Promise<TeamRole | null> => foundOrNull(() => client.call({ method: "GET", path: byName(name), schema: TeamRole })),
+    /**
+     * Renames it, or sets its permissions, or both. The vendor's description asks for both in every change: what is
+     * not changed is sent as the role has it now (docs/service-facts.md#teams-and-subaccounts).
+     */
     update: async (id: number, change: { name?: string; permissions?: PermissionSet }): Promise<void> => {
-      await client.call({ method: "PUT", path: `/api/v0/team/roles/${id}/`, body: change, schema: TeamRoleUpdateResponse, idempotent: true });
+      const body = change.name !== undefined && change.permissions !== undefined ? change : await wholeRoleChange(client, id, change);
+      await client.call({ method: "PUT", path: `/api/v0/team/roles/${id}/`, body, schema: TeamRoleUpdateResponse, idempotent: true });
     },
     delete: async (name: string): Promise<void> => {
-      await client.call({ method: "DELETE", path: byName(name), body: {}, schema: TeamStatusResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: byName(name), schema: TeamStatusResponse, idempotent: true });
     },
   };
 }
@@ -54,7 +59,7 @@ export function teamMembersApi(client: Caller) {
     /** The owner first, then the members who accepted; each with its role(s). */
     list: (): Promise<TeamMember[]> => client.call({ method: "GET", path: "/api/v0/team/members/", schema: TeamMembersResponse }),
     remove: async (userId: number): Promise<void> => {
-      await client.call({ method: "DELETE", path: `/api/v0/team/members/${userId}/`, body: {}, schema: TeamStatusResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: `/api/v0/team/members/${userId}/`, schema: TeamStatusResponse, idempotent: true });
     },
   };
 }
@@ -69,4 +74,11 @@ export function subaccountsApi(client: Caller) {
     },
     list: async (): Promise<Subaccount[]> => (await client.call({ method: "GET", path: "/api/v0/subaccounts/?owner=me", schema: SubaccountsResponse })).users,
   };
+}
+
+/** A role's change with its name and permissions both: what the change leaves out, as the role has it now. */
+async function wholeRoleChange(client: Caller, id: number, change: { name?: string; permissions?: PermissionSet }) {
+  const role = (await client.call({ method: "GET", path: "/api/v0/team/roles-full/", schema: TeamRolesResponse })).find((r) => r.id === id);
+  if (!role) throw new NotFoundError(`The team has no role ${id} (the owner's role cannot be changed): list them (client.teamRoles.list()).`);
+  return { name: change.name ?? role.name, permissions: change.permissions ?? role.permissions };
 }

@@ -18,9 +18,13 @@ async function searchNetworkVolumeOffers(client: Caller, q: VolumeQuery = {}): P
   return res.offers;
 }
 
-/** Local volume offers, one per machine on the market (`POST /api/v0/volumes/search/`). */
+/**
+ * Local volume offers, one per machine on the market (`POST /api/v0/volumes/search/`). The query is the body itself,
+ * not wrapped in `q`: so the vendor's description (`limit` at the top) and the service's public client send it
+ * (docs/service-facts.md#local-volumes).
+ */
 async function searchLocalVolumeOffers(client: Caller, q: VolumeQuery = {}): Promise<VolumeOffer[]> {
-  const res = await client.call({ method: "POST", path: "/api/v0/volumes/search/", body: { q }, schema: VolumeSearchResponse });
+  const res = await client.call({ method: "POST", path: "/api/v0/volumes/search/", body: q, schema: VolumeSearchResponse });
   return res.offers;
 }
 
@@ -35,19 +39,22 @@ export type VolumeKind = keyof typeof VOLUME_KINDS;
 /**
  * Creates a volume of `size` GB from a volume offer: a network volume offer (`PUT /api/v0/network_volumes/`), or a
  * machine's local volume offer (`PUT /api/v0/volumes/`). The service may answer the new volume's name, not its
- * id (`{success, volume_name, volume_size}`): the volume is then found among the account's volumes of that kind
- * by that name. A name other volumes of the account share cannot tell them apart: the newest of that name is
- * taken (createVolumeOnce, and the volume resources, make every name unique with a creation token). Not retried
- * after an unclear failure: a second try could create a second volume.
+ * id (`{success, volume_name, volume_size}`). A local volume's answer names it `V.<id>` (the name instances mount
+ * it by, docs/service-facts.md#local-volumes): its id is read from there, and its record from the listing. Otherwise
+ * the volume is found among the account's volumes of that kind by that name; a name other volumes of the account
+ * share cannot tell them apart: the newest of that name is taken (createVolumeOnce, and the volume resources, make
+ * every name unique with a creation token). Not retried after an unclear failure: a second try could create a
+ * second volume.
  */
 async function createVolume(client: Caller, kind: VolumeKind, request: { offerId: number; size: number; name?: string }): Promise<Volume> {
   const body = { id: request.offerId, size: request.size, ...(request.name !== undefined ? { name: request.name } : {}) };
   const sent = client.call({ method: "PUT", path: VOLUME_KINDS[kind].path, body, schema: CreateNetworkVolumeResponse, idempotent: false });
   const res = await (kind === "network_volume" ? networkVolumeCall(sent) : sent);
   if (res.volume) return res.volume;
-  const id = res.volume_id ?? res.id;
-  if (id !== undefined) return { id, ...(res.volume_name !== undefined && { name: res.volume_name }) };
-  const named = (await listVolumes(client, kind)).filter((v) => volumeNameOf(v) === res.volume_name);
+  const id = res.volume_id ?? res.id ?? (kind === "local_volume" ? mountedId(res.volume_name) : undefined);
+  const listed = await listVolumes(client, kind);
+  if (id !== undefined) return listed.find((v) => v.id === id) ?? { id, ...(res.volume_name !== undefined && { name: res.volume_name }) };
+  const named = listed.filter((v) => volumeNameOf(v) === res.volume_name);
   const newest = named.reduce<Volume | undefined>((best, v) => (best && best.id > v.id ? best : v), undefined);
   if (!newest) {
     throw new GpuRentalError(
@@ -56,6 +63,12 @@ async function createVolume(client: Caller, kind: VolumeKind, request: { offerId
     );
   }
   return newest;
+}
+
+/** The id in a volume's mount name `V.<id>`, if the name is one. */
+function mountedId(name: string | undefined): number | undefined {
+  const found = /^V\.(\d{1,15})$/.exec(name ?? "");
+  return found ? Number(found[1]) : undefined;
 }
 
 /** Your volumes, of one kind or all (`GET /api/v0/volumes?type=`). */
@@ -69,9 +82,12 @@ async function getVolume(client: Caller, id: number): Promise<Volume | null> {
   return (await listVolumes(client)).find((v) => v.id === id) ?? null;
 }
 
-/** Deletes a volume that no instance uses (`DELETE /api/v0/volumes/?id=`). */
+/**
+ * Deletes a volume that no instance uses (`DELETE /api/v0/volumes/`). The id goes in the body, as the vendor's
+ * description asks, and in the query, as the service's public client sends it (docs/service-facts.md#local-volumes).
+ */
 async function deleteVolume(client: Caller, id: number): Promise<void> {
-  await client.call({ method: "DELETE", path: `/api/v0/volumes/?id=${id}`, body: {}, schema: SuccessResponse });
+  await client.call({ method: "DELETE", path: `/api/v0/volumes/?id=${id}`, body: { id }, schema: SuccessResponse });
 }
 
 /**

@@ -17,13 +17,13 @@ export function webhooksApi(client: Caller) {
     update: async (id: number, change: UpdateWebhookRequest): Promise<Webhook | null> =>
       foundOrNull(async () => (await client.call({ method: "PUT", path: path(id), body: UpdateWebhookRequest.parse(change), schema: WebhookResponse, idempotent: true })).webhook),
     delete: async (id: number): Promise<void> => {
-      await client.call({ method: "DELETE", path: path(id), body: {}, schema: SuccessResponse, idempotent: true });
+      await client.call({ method: "DELETE", path: path(id), schema: SuccessResponse, idempotent: true });
     },
     /** A new secret (the old one stops signing at once); answers the webhook with it. */
-    rotateSecret: async (id: number): Promise<Webhook> => (await client.call({ method: "POST", path: path(id, "/rotate-secret"), body: {}, schema: WebhookResponse })).webhook,
+    rotateSecret: async (id: number): Promise<Webhook> => (await client.call({ method: "POST", path: path(id, "/rotate-secret"), schema: WebhookResponse })).webhook,
     /** The service sends a `webhook_test` event to it once, without retries. */
     test: async (id: number): Promise<void> => {
-      await client.call({ method: "POST", path: path(id, "/test"), body: {}, schema: WebhookTestResponse });
+      await client.call({ method: "POST", path: path(id, "/test"), schema: WebhookTestResponse });
     },
   };
 }

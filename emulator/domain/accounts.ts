@@ -102,8 +102,9 @@ export class Accounts implements Persistent<AccountsSnapshot> {
    */
   createKey(creator: Principal, name: string, permissions: Permissions): IssuedKey {
     const unknown = Object.keys(permissions?.api ?? {}).filter((c) => !(PERMISSIONS as readonly string[]).includes(c));
+    // The code the vendor's description names for a bad permission set (docs/service-facts.md#records-as-the-vendor-describes-them).
     if (unknown.length) {
-      throw badRequest("invalid_args", `Unknown permission categories: ${unknown.join(", ")}. Known: ${PERMISSIONS.join(", ")}.`);
+      throw badRequest("invalid_permissions", `Unknown permission categories: ${unknown.join(", ")}. Known: ${PERMISSIONS.join(", ")}.`);
     }
     const own = creator.key.permissions;
     const wider = own === null ? [] : permissions === null ? ["full access"] : Object.keys(permissions.api).filter((c) => !(c in own.api));

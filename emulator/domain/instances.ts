@@ -203,7 +203,8 @@ export class Instances implements Persistent<InstancesSnapshot> {
   ): { instance: InstanceRecord; apiKey: string; refusal?: ServiceError } {
     const template = request.template_hash_id ? this.deps.templates.resolve(ownerId, request.template_hash_id) : undefined;
     const config = withoutRegistryToken(template ? applyTemplate(template, request) : request);
-    const runtype = config.runtype ?? "args";
+    // Without a runtype an instance is an SSH one, unless it is given arguments (docs/service-facts.md#records-as-the-vendor-describes-them).
+    const runtype = config.runtype ?? (config.args_str !== undefined || config.args !== undefined ? "args" : "ssh");
     if (config.args_str !== undefined && runtype !== "args") {
       throw badRequest("invalid_args", `args_str is only used with runtype args (this request's runtype is ${runtype}): drop args_str, or use runtype args.`);
     }

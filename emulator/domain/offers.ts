@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, Offer, OFFER_FIELDS, OfferSearchRequest, OfferType } from "../../sdk/schemas";
-import { HOURS_PER_MONTH } from "./catalogue";
+import { costsOf, HOURS_PER_MONTH } from "./catalogue";
 import { atLeast, DEFAULT_LIMIT, MAX_LIMIT, search, Table } from "./filters";
 import { badRequest, notFound } from "./errors";
 import { Persistent } from "./persistence";
@@ -211,8 +211,12 @@ const round4 = (n: number) => Number(n.toFixed(4));
  * creation accepts; disk is charged on top, as for on-demand), reserved at a discount, on-demand as listed.
  */
 export function priceFor(offer: Offer, type: OfferType | undefined): Offer {
-  if (type === "bid" && isInterruptible(offer)) return { ...offer, dph_base: offer.min_bid!, dph_total: offer.min_bid!, is_bid: true };
-  if (type === "reserved") return { ...offer, dph_total: round4(offer.dph_total * RESERVED_DISCOUNT) };
+  const diskHour = Number(offer.storage_total_cost ?? 0);
+  if (type === "bid" && isInterruptible(offer)) return { ...offer, dph_base: offer.min_bid!, dph_total: offer.min_bid!, is_bid: true, ...costsOf(offer.min_bid!, offer.min_bid!, diskHour) };
+  if (type === "reserved") {
+    const total = round4(offer.dph_total * RESERVED_DISCOUNT);
+    return { ...offer, dph_total: total, ...costsOf(computePerHour(offer), total, diskHour) };
+  }
   return offer;
 }
 

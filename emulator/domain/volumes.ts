@@ -63,7 +63,7 @@ export class Volumes implements Persistent<VolumesSnapshot> {
 
   /** `POST /api/v0/volumes/search/`: the disks of the machines on the market, as local volume offers. */
   searchLocalOffers(q: VolumeQuery): NetworkVolumeOffer[] {
-    return runVolumeSearch(this.deps.localOffers().map(searchedLocalOffer), q);
+    return runVolumeSearch(this.deps.localOffers().map((offer) => searchedLocalOffer(offer, q.allocated_storage ?? 1)), q);
   }
 
   /** `PUT /api/v0/network_volumes/`: takes `size` GB of a network volume offer's space. */
@@ -233,11 +233,25 @@ function searchedNetworkOffer(offer: NetworkVolumeOffer): NetworkVolumeOffer {
 
 const round2 = (n: number) => Number(n.toFixed(2));
 
-/** A machine's disk as a local volume offer: its own ask id, its disk, its network and its storage price. */
-function searchedLocalOffer(offer: Offer): NetworkVolumeOffer {
+/** What a local volume offer shows of its machine, as the machine's offer has it (docs/service-facts.md#records-as-the-vendor-describes-them). */
+const FROM_THE_MACHINE = [
+  "bundle_id", "cpu_arch", "cpu_ghz", "cpu_name", "cuda_max_good", "disk_bw", "disk_name", "driver_vers", "driver_version", "duration",
+  "external", "geolocode", "gpu_arch", "host_id", "mobo_name", "reliability_mult", "static_ip", "vericode", "verification", "vms_enabled",
+] as const;
+
+/**
+ * A machine's disk as a local volume offer: its own ask id, its disk, its network and its storage price, the
+ * machine's fields, and `storage_total_cost`, the hourly price of the `allocated` GB the search asks for (the
+ * vendor's example: a GB's).
+ */
+function searchedLocalOffer(offer: Offer, allocated: number): NetworkVolumeOffer {
   const disk = offer.disk_space ?? 0;
   const bw = Math.round(offer.disk_bw ?? 0);
+  const machine = Object.fromEntries(FROM_THE_MACHINE.map((field) => [field, offer[field] ?? null]));
+  const total = { storage_total_cost: round6(hourlyStorage(offer.storage_cost ?? 0, allocated)) };
   return searchedNetworkOffer({
+    ...machine,
+    ...total,
     ask_contract_id: offer.id,
     machine_id: offer.machine_id ?? null,
     disk_space: disk,

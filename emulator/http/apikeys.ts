@@ -1,17 +1,25 @@
 import { FastifyInstance } from "fastify";
 import { CreateApiKeyRequest, ApiKeyListResponse, ApiKeyResponse, CreateApiKeyResponse, PermissionSet, SuccessResponse } from "../../sdk/schemas";
-import type { ApiKeyRecord, Permissions } from "../domain/records";
+import type { ApiKeyRecord, Permissions, UserRecord } from "../domain/records";
 import { accepting, optionalField } from "./accepting";
 import { notFound } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
 import { idParam, route } from "./routes";
 
-const view = (key: ApiKeyRecord) => ({
+/**
+ * A key as the listing shows it, with the fields the vendor lists (docs/service-facts.md#records-as-the-vendor-describes-them):
+ * its user, its rights in a word (`all`, or its permission categories), and its team, when its account is one.
+ */
+const view = (key: ApiKeyRecord, owner?: UserRecord) => ({
   id: key.id,
   name: key.name,
   permissions: key.permissions,
   key_prefix: key.prefix,
   created_at: key.createdAt / 1000,
+  user_id: key.userId,
+  rights: key.permissions ? Object.keys(key.permissions.api ?? {}).join(",") : "all",
+  team_id: owner?.team ? owner.id : null,
+  team_name: owner?.team?.name ?? null,
 });
 
 /**
@@ -37,10 +45,12 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/auth/apikeys/",
     permission: "user_write",
     body: AcceptedCreate,
+    // A bad permission set is `invalid_permissions`, the code the vendor's description names (docs/service-facts.md#records-as-the-vendor-describes-them).
+    errors: { fields: { permissions: "invalid_permissions" } },
     response: CreateApiKeyResponse,
     handler: ({ principal, body }) => {
       const issued = market.accounts.createKey(principal, body.name ?? "", (body.permissions ?? null) as Permissions);
-      return { success: true, ...view(issued), key: issued.key };
+      return { success: true, ...view(issued, principal.user), key: issued.key };
     },
   });
 
@@ -49,7 +59,7 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     url: "/api/v0/auth/apikeys/",
     permission: "user_read",
     response: ApiKeyListResponse,
-    handler: ({ principal }) => ({ apikeys: market.accounts.keysOf(principal.user.id).map(view) }),
+    handler: ({ principal }) => ({ apikeys: market.accounts.keysOf(principal.user.id).map((key) => view(key, principal.user)) }),
   });
 
   route(app, market, {
@@ -58,7 +68,7 @@ export function registerApiKeys(app: FastifyInstance, market: Marketplace): void
     permission: "user_read",
     refusals: ["not_found"],
     response: ApiKeyResponse,
-    handler: ({ principal, params }) => ({ apikey: view(ownKey(principal.user.id, idParam(params, "id"))) }),
+    handler: ({ principal, params }) => ({ apikey: view(ownKey(principal.user.id, idParam(params, "id")), principal.user) }),
   });
 
   route(app, market, {

@@ -113,7 +113,7 @@ export function registerBilling(app: FastifyInstance, market: Marketplace): void
         {
           // Money into the account is negative in this view (the public Python client shows it so, as a credit).
           type: "credit", source: "emulator", service: "emulator", description: "Credit at account opening", amount: -payment.amount,
-          start: payment.at, end: payment.at, items: [], metadata: { invoice_id: principal.user.id }, when: payment.at,
+          start: payment.at, end: payment.at, items: [], metadata: { invoice_id: principal.user.id, service: "emulator" }, when: payment.at,
         },
       ];
       return paged(rows, query, INVOICE_FIELDS, "when");
@@ -132,5 +132,5 @@ function paged<R extends Record<string, unknown>>(
   const found = search(rows, { filters: query.select_filters ?? {}, order, limit: rows.length }, fields, { defaultLimit: rows.length, maxLimit: rows.length });
   const page = pageOf(found, query.after_token, Math.min(query.limit ?? 20, BILLING_PAGE));
   const results = page.rows.map(({ [timeField]: _time, ...row }) => row);
-  return { results, count: results.length, total: found.length, next_token: page.next_token };
+  return { success: true, results, count: results.length, total: found.length, next_token: page.next_token };
 }

@@ -23,9 +23,10 @@ function offersBody(offers: Offer[]): Buffer {
   const parts: Buffer[] = [OPEN];
   offers.forEach((offer, i) => {
     let json = offerJson.get(offer);
-    if (json === undefined) offerJson.set(offer, (json = Buffer.from(JSON.stringify(offer))));
+    // Without its opening brace: each row starts with its row number in this answer, `rn` (as the live answers show it).
+    if (json === undefined) offerJson.set(offer, (json = Buffer.from(JSON.stringify(offer)).subarray(1)));
     if (i > 0) parts.push(COMMA);
-    parts.push(json);
+    parts.push(Buffer.from(`{"rn":${i + 1},`), json);
   });
   parts.push(CLOSE);
   return Buffer.concat(parts);

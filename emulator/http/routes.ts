@@ -23,6 +23,8 @@ export interface RouteErrors {
   invalidBody?: string;
   /** The kind (status) of a missing or invalid key, `auth_error` (default `unauthorized`, 401). */
   authKind?: ErrorKind;
+  /** The code of a body whose only problem lies in one field, by field (an API key's bad permission set: `invalid_permissions`). */
+  fields?: Record<string, string>;
 }
 
 type Parsed<S, Otherwise> = S extends z.ZodType ? z.infer<S> : Otherwise;
@@ -113,7 +115,7 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
         result = await spec.handler({
           principal: principal as Principal,
-          body: (body ? parse(body, request.body, "request body") : undefined) as never,
+          body: (body ? parse(body, request.body, "request body", spec.errors?.fields) : undefined) as never,
           params: request.params as Record<string, string>,
           query: (query ? parse(query, request.query, "query parameters") : request.query) as never,
           reply,
@@ -205,12 +207,15 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
  * Validates a body or query with its schema; a mismatch is a 400 that names each problem. No body at all reads
  * as `{}` (clients send nothing or `{}` on calls without parameters); a JSON `null` is a body, and not an object.
  */
-export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.infer<S> {
+export function parse<S extends z.ZodType>(schema: S, raw: unknown, what: string, fieldCodes: Record<string, string> = {}): z.infer<S> {
   const value = raw === undefined ? {} : raw;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   // Again, keeping the values sent, so the message can say what was wrong with them (not on every call: it costs).
-  throw badRequest("invalid_args", `Invalid ${what}: ${describeIssues(schema.safeParse(value, { reportInput: true }).error!)}`);
+  const error = schema.safeParse(value, { reportInput: true }).error!;
+  const fields = new Set(error.issues.map((issue) => String(issue.path[0])));
+  const code = fields.size === 1 ? (fieldCodes[[...fields][0]] ?? "invalid_args") : "invalid_args";
+  throw badRequest(code, `Invalid ${what}: ${describeIssues(error)}`);
 }
 
 /**

@@ -41,6 +41,10 @@ const groupView = (market: Marketplace, g: WorkerGroupRecord) => {
     gpu_ram: g.gpuRam,
     test_workers: g.testWorkers,
     cold_workers: g.coldWorkers,
+    // The scaling targets the vendor lists on a group too: its endpoint's, unless the group was given its own.
+    min_load: endpoint?.minLoad ?? null,
+    target_util: endpoint?.targetUtil ?? null,
+    cold_mult: endpoint?.coldMult ?? null,
     ...g.extra,
     api_key: endpoint?.apiKey,
     user_id: g.ownerId,

@@ -45,9 +45,10 @@ export function registerTemplates(app: FastifyInstance, market: Marketplace): vo
     permission: "user_read",
     query: TemplateSearch,
     response: TemplateSearchResponse,
-    handler: ({ principal, query }) => ({
-      templates: templates.search(principal.user.id, query.select_filters ?? {}).map((t) => templateView(t, principal.user.id)),
-    }),
+    handler: ({ principal, query }) => {
+      const found = templates.search(principal.user.id, query.select_filters ?? {}).map((t) => templateView(t, principal.user.id));
+      return { success: true, templates_found: found.length, templates: found };
+    },
   });
 
   route(app, market, {

@@ -24,7 +24,8 @@ export function registerUsers(app: FastifyInstance, market: Marketplace): void {
     response: User,
     handler: ({ principal }) => {
       market.settle();
-      return { ...userView(principal.user), api_key: principal.apiKey };
+      // The key's id and a server id, as the vendor lists them (docs/service-facts.md#records-as-the-vendor-describes-them).
+      return { ...userView(principal.user), api_key: principal.apiKey, key_id: principal.key.id, sid: "emulator" };
     },
   });
 }

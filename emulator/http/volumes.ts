@@ -7,12 +7,15 @@ import {
   SuccessResponse,
   typedFilters,
   VolumeDeleteQuery,
+  VolumeDeleteRequest,
   VolumeListQuery,
   VolumeListResponse,
   VolumeQuery,
   VolumeSearchResponse,
 } from "../../sdk/schemas";
+import { badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import type { VolumeRecord } from "../domain/records";
 import { requireNetworkVolumes, VOLUME_OFFER_FIELDS } from "../domain/volumes";
 import { accepting, optionalField } from "./accepting";
 import { route } from "./routes";
@@ -99,7 +102,8 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     query: VolumeListQuery,
     response: VolumeListResponse,
     handler: ({ principal, query }) => {
-      return { volumes: volumes.list(principal.user.id, query.type).map(volumeView) };
+      const machineOf = (v: VolumeRecord) => (v.type === "local_volume" ? market.market.offer(v.askId) : undefined);
+      return { volumes: volumes.list(principal.user.id, query.type).map((v) => volumeView(v, machineOf(v))) };
     },
   });
 
@@ -110,10 +114,20 @@ export function registerVolumes(app: FastifyInstance, market: Marketplace): void
     refusals: ["not_found"],
     rules: "volume_in_use while an instance uses the volume",
     query: VolumeDeleteQuery,
+    body: VolumeDeleteRequest,
     response: SuccessResponse,
-    handler: ({ principal, query }) => {
-      volumes.remove(principal.user.id, query.id);
+    handler: ({ principal, query, body }) => {
+      volumes.remove(principal.user.id, volumeIdOf(body.id, query.id));
       return { success: true };
     },
   });
+}
+
+/** The volume a deletion names: in its body (the vendor's description) or its query (the public client), the same if both. */
+function volumeIdOf(inBody: number | undefined, inQuery: number | undefined): number {
+  if (inBody === undefined && inQuery === undefined) throw badRequest("invalid_args", "Please provide a valid volume ID.");
+  if (inBody !== undefined && inQuery !== undefined && inBody !== inQuery) {
+    throw badRequest("invalid_args", `The body names volume ${inBody} and the query volume ${inQuery}: name one volume.`);
+  }
+  return (inBody ?? inQuery)!;
 }

@@ -843,7 +843,7 @@ export interface GetNetworkVolumeOffersArgs {
 /** What getNetworkVolumeOffers answers. */
 export interface GetNetworkVolumeOffersResult {
   /** The offers found. */
-  readonly offers: { id: number; diskSpace: number; storageCost: number; reliability: number; geolocation: string; verified: boolean }[];
+  readonly offers: ({ id: number; diskSpace: number; storageCost: number; reliability: number | null; geolocation: string | null; verified: boolean | null })[];
 }
 
 /** The network volume offers that match a search written as a NetworkVolume's `q`, cheapest storage first unless `q` orders them otherwise; with `size`, only those with room for it. Network volumes are not generally released: an account without them is refused (NetworkVolumesUnavailableError). */
@@ -867,7 +867,7 @@ export interface GetLocalVolumeOffersArgs {
 /** What getLocalVolumeOffers answers. */
 export interface GetLocalVolumeOffersResult {
   /** The offers found. */
-  readonly offers: { id: number; diskSpace: number; storageCost: number; reliability: number; geolocation: string; verified: boolean }[];
+  readonly offers: ({ id: number; diskSpace: number; storageCost: number; reliability: number | null; geolocation: string | null; verified: boolean | null })[];
 }
 
 /** The local volume offers that match a search (one per machine on the market: a local volume lives on its machine's disk, for the instances of that machine), cheapest storage first unless `q` orders them otherwise; with `size`, only those with room for it. */
@@ -912,8 +912,8 @@ export interface GetUserResult {
   readonly username: string | null;
   /** The user's full name, when given. */
   readonly fullName: string | null;
-  /** The credit left, $. */
-  readonly credit: number;
+  /** The credit left, $ (null when the service's answer does not say). */
+  readonly credit: number | null;
   /** Whether the account logs in with a second factor. */
   readonly twoFactor: boolean;
 }

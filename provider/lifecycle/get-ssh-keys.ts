@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { publicKeyOf } from "../../sdk";
+import { publicKeyOf, sshKeyCreatedAt } from "../../sdk";
 import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
@@ -35,7 +35,7 @@ export const GET_SSH_KEYS: LookupFunction<GetSshKeysArgs, z.infer<typeof Result>
   }),
   args: specOf("getSshKeys", GetSshKeysArgs),
   async invoke(_args, op) {
-    const keys = (await op.client.sshKeys.list()).map((key) => ({ id: key.id, publicKey: publicKeyOf(key) ?? "", createdAt: key.created_at ?? null }));
+    const keys = (await op.client.sshKeys.list()).map((key) => ({ id: key.id, publicKey: publicKeyOf(key) ?? "", createdAt: sshKeyCreatedAt(key) }));
     return { keys: keys.sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0) || a.id - b.id) };
   },
 };

@@ -14,7 +14,7 @@ const UserSummary = z.object({
   email: z.string().meta({ description: "The account's email address." }),
   username: z.string().nullable().meta({ description: "The user name, when the account has one." }),
   fullName: z.string().nullable().meta({ description: "The user's full name, when given." }),
-  credit: z.number().meta({ description: "The credit left, $." }),
+  credit: z.number().nullable().meta({ description: "The credit left, $ (null when the service's answer does not say)." }),
   twoFactor: z.boolean().meta({ description: "Whether the account logs in with a second factor." }),
 });
 export type UserSummary = z.infer<typeof UserSummary>;
@@ -37,7 +37,7 @@ export const GET_USER: LookupFunction<GetUserArgs, UserSummary> = {
       email: user.email,
       username: user.username ?? null,
       fullName: fullNameOf(user),
-      credit: user.credit,
+      credit: user.credit ?? null,
       twoFactor: user.tfa_status === "enabled" || user.tfa_status === "legacy",
     };
   },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { GpuRentalClient, VolumeOffer, VolumeQuery } from "../../sdk";
+import { GpuRentalClient, VolumeOffer, volumeOfferVerified, VolumeQuery } from "../../sdk";
 import { describeFunction } from "./describe";
 import type { LookupFunction } from "./kind";
 import { specOf } from "./spec";
@@ -23,9 +23,9 @@ function volumeOfferSummary(idTakenBy: string | undefined) {
     id: z.int().meta({ description: `The offer's id (\`ask_contract_id\`)${idTakenBy ? `: what ${idTakenBy} takes` : ""}.` }),
     diskSpace: z.number().meta({ description: "Free space, GB." }),
     storageCost: z.number().meta({ description: "$/GB/month." }),
-    reliability: z.number().meta({ description: "The machine's or cluster's reliability, a fraction 0..1 (`reliability2`)." }),
-    geolocation: z.string().meta({ description: "Where it is, `City, CC`." }),
-    verified: z.boolean().meta({ description: "Whether it is verified." }),
+    reliability: z.number().nullable().meta({ description: "The machine's or cluster's reliability, a fraction 0..1 (`reliability2`); null when the offer does not say." }),
+    geolocation: z.string().nullable().meta({ description: "Where it is, `City, CC`; null when the offer does not say." }),
+    verified: z.boolean().nullable().meta({ description: "Whether it is verified; null when the offer does not say." }),
   });
 }
 export type VolumeOfferSummary = z.infer<ReturnType<typeof volumeOfferSummary>>;
@@ -63,8 +63,8 @@ function summaryOf(offer: VolumeOffer): VolumeOfferSummary {
     id: offer.ask_contract_id,
     diskSpace: offer.disk_space,
     storageCost: offer.storage_cost,
-    reliability: offer.reliability2,
-    geolocation: offer.geolocation,
-    verified: offer.verified,
+    reliability: offer.reliability2 ?? null,
+    geolocation: offer.geolocation ?? null,
+    verified: volumeOfferVerified(offer),
   };
 }

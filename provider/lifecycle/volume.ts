@@ -1,7 +1,7 @@
 import { z } from "zod";
 import {
   attachedInstances, BadRequestError, createVolumeOnce, deletedOrGone, FieldFilter, GpuRentalClient, GpuRentalError, InterruptedError, OfferUnavailableError, VOLUME_KINDS, VolumeKind,
-  nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, VolumeQuery,
+  nameWithoutToken as baseName, nameWithToken, NotFoundError, resourceToken, tokenOfVolume, Volume, volumeNameOf, VolumeOffer, volumeOfferTotalCost, VolumeQuery,
 } from "../../sdk";
 import { interruptedCreation } from "./creation";
 import { describeResource } from "./describe";
@@ -298,7 +298,7 @@ function outputsOf(volume: Volume): VolumeOutputs {
     geolocation: volume.geolocation ?? null,
     status: volume.status ?? null,
     storageCost: volume.storage_cost ?? null,
-    storageCostTotal: volume.storage_cost_total ?? null,
+    storageCostTotal: volumeOfferTotalCost(volume),
     instances: attachedInstances(volume),
   };
 }

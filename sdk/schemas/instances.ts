@@ -101,12 +101,16 @@ export const Instance = z.looseObject({
   image_uuid: z.string().nullable().optional(),
   template_hash_id: z.string().nullable().optional(),
   start_date: z.number().nullable().optional(),
-  /** `[name, value]` pairs. */
-  extra_env: z.array(z.array(z.string()).length(2)).nullable().optional(),
+  /**
+   * `[name, value]` pairs (recorded, and the v1 rows), or `NAME=value` texts (the vendor's description declares texts):
+   * read a variable with envValueOf (docs/service-facts.md#where-the-vendors-description-is-wrong).
+   */
+  extra_env: z.array(z.union([z.array(z.string()).length(2), z.string()])).nullable().optional(),
   onstart: z.string().nullable().optional(),
   status_msg: z.string().nullable().optional(),
   is_bid: z.boolean().nullable().optional(),
-  ports: z.record(z.string(), PortBinding).nullable().optional(),
+  /** Port bindings by container port (recorded), or the bare port numbers the vendor's description declares. */
+  ports: z.union([z.record(z.string(), PortBinding), z.array(z.number().int())]).nullable().optional(),
   disk_space: z.number().nullable().optional(),
   geolocation: z.string().nullable().optional(),
   reliability2: z.number().nullable().optional(),
@@ -161,3 +165,13 @@ export const RestartRequest = z.looseObject({});
 export type RestartRequest = z.infer<typeof RestartRequest>;
 
 export const SuccessResponse = z.looseObject({ success: z.boolean() });
+
+/** The value of an instance's environment variable `name`, whichever form `extra_env` has (pairs or `NAME=value` texts). */
+export function envValueOf(extraEnv: readonly (readonly string[] | string)[] | null | undefined, name: string): string | undefined {
+  for (const entry of extraEnv ?? []) {
+    if (typeof entry === "string") {
+      if (entry.startsWith(`${name}=`)) return entry.slice(name.length + 1);
+    } else if (entry[0] === name) return entry[1];
+  }
+  return undefined;
+}

@@ -98,4 +98,14 @@ export const OfferSearchRequest = z
   .catchall(z.unknown());
 export type OfferSearchRequest = z.infer<typeof OfferSearchRequest>;
 
-export const OfferSearchResponse = z.looseObject({ offers: z.array(Offer) });
+/**
+ * `POST /api/v0/bundles/`: `{offers: [...]}` (recorded 01), or one offer where the list should be, as the vendor's
+ * example shows it (docs/service-facts.md#where-the-vendors-description-is-wrong): read it with offersOf.
+ */
+export const OfferSearchResponse = z.looseObject({ offers: z.union([z.array(Offer), Offer]) });
+export type OfferSearchResponse = z.infer<typeof OfferSearchResponse>;
+
+/** The offers of a search's answer, whichever form it has. */
+export function offersOf(answer: OfferSearchResponse): Offer[] {
+  return Array.isArray(answer.offers) ? answer.offers : [answer.offers];
+}

@@ -116,8 +116,11 @@ export const WorkerGroup = z.looseObject({
   template_hash: z.string().nullable().optional(),
   template_id: z.number().int().nullable().optional(),
   search_params: z.string().nullable().optional(),
-  /** The criteria parsed, as the vendor's listing shows them. */
-  search_query: z.record(z.string(), z.unknown()).nullable().optional(),
+  /**
+   * The criteria parsed, as the vendor's listing declares them (an object), or as its example shows them: the
+   * criteria's text (docs/service-facts.md#serverless).
+   */
+  search_query: z.union([z.record(z.string(), z.unknown()), z.string()]).nullable().optional(),
   launch_args: z.string().nullable().optional(),
   gpu_ram: z.number().nullable().optional(),
   test_workers: z.number().int().nullable().optional(),
@@ -180,6 +183,11 @@ export type RouteAuthData = z.infer<typeof RouteAuthData>;
 
 /** `{id}` of an endpoint or a worker group, and how much of its log (`tail` lines). */
 export const AutoscalerIdRequest = z.object({ id: z.number().int().positive(), api_key: z.string().max(256).optional(), tail: z.number().int().min(0).max(100000).optional() });
+/**
+ * An endpoint's log: the vendor's description names the endpoint by its name (`endpoint`), the service's public
+ * client by its `id`; the live service takes either, and the SDK sends both (docs/service-facts.md#serverless).
+ */
+export const EndpointLogsRequest = AutoscalerIdRequest.extend({ endpoint: z.string().min(1) });
 
 export const EndpointWorker = z.looseObject({
   /** The worker's instance. */
@@ -197,7 +205,17 @@ export const EndpointWorker = z.looseObject({
   loaded_at: z.number().nullable().optional(),
 });
 export type EndpointWorker = z.infer<typeof EndpointWorker>;
-export const EndpointWorkersResponse = z.array(EndpointWorker);
+/**
+ * An endpoint's workers: a bare list (what the vendor's Python SDK reads), or `{workers: [...]}` (the vendor's
+ * description); the public client takes either (docs/service-facts.md#serverless). Read them with workersOf.
+ */
+export const EndpointWorkersResponse = z.union([z.array(EndpointWorker), z.looseObject({ workers: z.array(EndpointWorker) })]);
+export type EndpointWorkersResponse = z.infer<typeof EndpointWorkersResponse>;
+
+/** The workers of either form of the answer. */
+export function workersOf(answer: EndpointWorkersResponse): EndpointWorker[] {
+  return Array.isArray(answer) ? answer : answer.workers;
+}
 
 /** A log answer: the whole text (`logs`), and the same by the level keys the public client prints. */
 export const LogsResponse = z.looseObject({ logs: z.string(), info0: z.string().optional(), info1: z.string().optional(), trace: z.string().optional(), debug: z.string().optional() });

@@ -9,24 +9,36 @@ export type SshKeyRequest = z.infer<typeof SshKeyRequest>;
  * A public key registered on the account, as the live service shows it (the vendor's description, a recorded
  * answer, and a Terraform provider tested against the service): the key line is `public_key` in the answer of an
  * addition and `key` in the vendor's listing (read either with publicKeyOf); `created_at` is epoch seconds, a
- * float (recorded), though the vendor's description says a date-time text.
+ * float (recorded), or the date-time text the vendor's description says: read it with sshKeyCreatedAt.
  */
 export const SshKey = z.looseObject({
   id: z.number().int(),
   user_id: z.number().int().nullable().optional(),
   public_key: z.string().nullable().optional(),
   key: z.string().nullable().optional(),
-  created_at: z.number().nullable().optional(),
+  created_at: z.union([z.number(), z.string()]).nullable().optional(),
 });
 export type SshKey = z.infer<typeof SshKey>;
+
+/** When a key was registered, seconds since 1970, whichever form the answer gives (null when it gives none that reads). */
+export function sshKeyCreatedAt(key: SshKey): number | null {
+  if (typeof key.created_at === "number") return key.created_at;
+  const ms = typeof key.created_at === "string" ? Date.parse(key.created_at) : NaN;
+  return Number.isFinite(ms) ? ms / 1000 : null;
+}
 
 /** The key line of a key record, whichever field carries it. */
 export function publicKeyOf(key: SshKey): string | undefined {
   return key.public_key ?? key.key ?? undefined;
 }
 
-/** `POST /api/v0/ssh/` and `PUT /api/v0/ssh/{id}/`: `{success, key: {...}}`. */
+/** `POST /api/v0/ssh/`: `{success, key: {...}}`. */
 export const SshKeyResponse = z.looseObject({ success: z.boolean().optional(), key: SshKey });
+/**
+ * `PUT /api/v0/ssh/{id}/`: `{success, key: {...}}`, where the vendor's description says only "the updated SSH key
+ * data": the key's id may be left out (the caller named it in the path).
+ */
+export const SshKeyUpdateResponse = z.looseObject({ success: z.boolean().optional(), key: SshKey.extend({ id: z.number().int().optional() }) });
 /** `GET /api/v0/ssh/`: a bare array of keys, not an object. */
 export const SshKeyListResponse = z.array(SshKey);
 /**

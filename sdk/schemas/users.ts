@@ -2,12 +2,13 @@ import { z } from "zod";
 
 /**
  * `GET /api/v0/users/current/`. The live record names the user `fullname` (recorded); the spec says `full_name`:
- * both are read (fullNameOf).
+ * both are read (fullNameOf). `credit` is in the spec and in the recorded record, not in the vendor's description:
+ * an answer without it still reads (docs/service-facts.md#answers-clients-rely-on).
  */
 export const User = z.looseObject({
   id: z.number().int(),
   email: z.string(),
-  credit: z.number(),
+  credit: z.number().nullable().optional(),
   ssh_key: z.string().nullable().optional(),
   fullname: z.string().nullable().optional(),
   full_name: z.string().nullable().optional(),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { ConfigurationError } from "../errors";
-import { canonicalJson, volumeNameOf, type ApiKey, type Instance, type Volume } from "../schemas";
+import { canonicalJson, envValueOf, volumeNameOf, type ApiKey, type Instance, type Volume } from "../schemas";
 
 /**
  * Creation tokens: each creation attempt of a thing that costs or grants something carries a token of its own,
@@ -132,7 +132,7 @@ export function specOfInstance(instance: Instance): string | undefined {
 }
 
 function envOf(instance: Instance, name: string): string | undefined {
-  return instance.extra_env?.find(([key]) => key === name)?.[1];
+  return envValueOf(instance.extra_env, name);
 }
 
 export const tokenOfVolume = (volume: Volume) => tokenOfName(volumeNameOf(volume));

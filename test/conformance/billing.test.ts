@@ -14,7 +14,7 @@ it("charges each instance by the hour into the user's credit and invoices, also 
   const client = emu.client();
   const [offer] = await client.offers.search({ order: [["dph_total", "asc"]], limit: 1 });
   const { new_contract: id } = await client.instances.create(offer.id, { image: "x" });
-  const { credit: before } = await client.users.current();
+  const before = (await client.users.current()).credit!;
   const price = (await client.instances.get(id))!.dph_total!;
 
   emu.marketplace.clock.advance(2 * HOUR);

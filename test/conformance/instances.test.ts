@@ -98,9 +98,11 @@ describe("instances", () => {
       expect(instance.status_msg).toEqual(expect.any(String));
     });
 
-    it("disk defaults to 8 GB, runtype to args, label to empty, vm to false", async () => {
+    it("disk defaults to 8 GB, label to empty, vm to false, and runtype to ssh, or args when given arguments", async () => {
       const instance = await view(await created({ image: "ubuntu" }));
-      expect(instance).toMatchObject({ disk_space: 8, image_runtype: "args", label: "", vm: false, ssh_host: null, ports: {} });
+      expect(instance).toMatchObject({ disk_space: 8, image_runtype: "ssh", label: "", vm: false, ssh_host: expect.stringMatching(/proxy/), ports: {} });
+      expect(await view(await created({ image: "ubuntu", args_str: "sleep infinity" }))).toMatchObject({ image_runtype: "args", ssh_host: null });
+      expect(await view(await created({ image: "ubuntu", args: ["sleep", "infinity"] }))).toMatchObject({ image_runtype: "args", ssh_host: null });
     });
 
     // Every SSH and Jupyter runtype includes SSH: through the proxy, or straight to the machine (direct).
@@ -477,8 +479,8 @@ describe("persistence of market, instances, templates and volumes", () => {
       expect(views(copy)).toEqual(views(source));
       expect(copy.searchOffers({ limit: 1000 })).toEqual(source.searchOffers({ limit: 1000 }));
       expect(copy.templates.search(source.seededUser.id, {})).toEqual(source.templates.search(source.seededUser.id, {}));
-      expect(copy.volumes.list(source.seededUser.id).map(volumeView)).toEqual(
-        source.volumes.list(source.seededUser.id).map(volumeView),
+      expect(copy.volumes.list(source.seededUser.id).map((v) => volumeView(v))).toEqual(
+        source.volumes.list(source.seededUser.id).map((v) => volumeView(v)),
       );
       expect(copy.volumes.searchNetworkOffers({ limit: 100 })).toEqual(source.volumes.searchNetworkOffers({ limit: 100 }));
       // Identifiers continue where they stopped, and the restored instance still bills.

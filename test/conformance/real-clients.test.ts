@@ -163,7 +163,7 @@ describe("what real clients send and read", () => {
     const charges = (await call("GET", `/api/v0/charges/?select_filters=${window}&latest_first=false&limit=20&format=table`)).body;
     expect(charges).toMatchObject({ count: 1, total: 1, next_token: null, results: [{ type: "instance", source: String(id), amount: charge.amount, items: [], metadata: {} }] });
     const invoices = (await call("GET", `/api/v1/invoices/?select_filters=${encodeURIComponent(JSON.stringify({ when: { gte: 0, lte: now } }))}&limit=20`)).body;
-    expect(invoices.results).toEqual([expect.objectContaining({ type: "credit", amount: -payment.amount, metadata: { invoice_id: emu.marketplace.seededUser.id } })]);
+    expect(invoices.results).toEqual([expect.objectContaining({ type: "credit", amount: -payment.amount, metadata: { invoice_id: emu.marketplace.seededUser.id, service: "emulator" } })]);
     const earlier = encodeURIComponent(JSON.stringify({ day: { lte: now - 7200 } }));
     expect((await call("GET", `/api/v0/charges/?select_filters=${earlier}`)).body.total).toBe(0);
   });

@@ -207,7 +207,7 @@ describe("templates", () => {
       const t = await post({
         name: "web", image: "ghcr.io/acme/web", tag: "1.2", runtype: "jupyter", jup_direct: true, onstart: "start.sh",
         env: "-e MODE=prod -e 'GREETING=hello world' -p 8081:8081", recommended_disk_space: 30, jupyter_dir: "/srv",
-        use_jupyter_lab: true, docker_login_repo: "ghcr.io", docker_login_user: "acme", docker_login_pass: "tok",
+        use_jupyter_lab: true, docker_login_repo: "ghcr.io", docker_login_user: "acme", docker_login_pass: "registry-secret-tok",
       });
       const instance = await createFrom({ template_hash_id: t.hash_id });
       expect(instance).toMatchObject({
@@ -216,7 +216,7 @@ describe("templates", () => {
       });
       expect(instance.extra_env).toEqual(expect.arrayContaining([["MODE", "prod"], ["GREETING", "hello world"]]));
       expect(Object.keys(instance.ports).sort()).toEqual(["22/tcp", "8080/tcp", "8081/tcp"]);
-      expect(JSON.stringify(instance)).not.toContain("tok");
+      expect(JSON.stringify(instance)).not.toContain("registry-secret-tok");
     });
 
     it("scalars in the request override; env and extra_filters merge by key, request wins", async () => {

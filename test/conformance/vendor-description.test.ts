@@ -6,6 +6,8 @@ import { routesOf } from "../../emulator/http/routes";
 import { GpuRentalClient } from "../../sdk";
 import * as schemas from "../../sdk/schemas";
 import { emulator, TestEmulator } from "../helpers/emulator";
+import { exercise } from "../helpers/exercise-client";
+import { endpoint, KNOWN_ELSEWHERE } from "../helpers/vendor-description";
 
 /**
  * The vendor's own description of the live API as an outside judge, as boto3's service models judge moto
@@ -24,76 +26,13 @@ const missing = existsSync(VENDOR) ? "" : ` (skipped: the vendor's description i
 if (missing) console.warn(`test/conformance/vendor-description.test.ts${missing}`);
 
 /**
- * Endpoints the vendor's description (2026-08) does not have, and where each is known from: the spec, or
- * docs/service-facts.md (what the live service and its public Python client do, each with its source). A test checks
- * that each source names the path, that each is still called or served, and that none has since appeared in the description.
- */
-const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
-  // The spec's 2FA endpoint table, and its deprecated paths.
-  {
-    source: "spec/service-api.md",
-    endpoints: [
-      "GET /api/v0/tfa/status/", "POST /api/v0/tfa/", "DELETE /api/v0/tfa/", "POST /api/v0/tfa/email/", "POST /api/v0/tfa/sms/",
-      "POST /api/v0/tfa/sms/resend/", "POST /api/v0/tfa/authorize-new-method/", "PUT /api/v0/tfa/authorize-new-method/",
-      "POST /api/v0/tfa/totp-setup/", "POST /api/v0/tfa/confirm-new/", "PUT /api/v0/tfa/update/", "PUT /api/v0/tfa/regen-backup-codes/",
-      "POST /api/v0/tfa/test/", "POST /api/v0/tfa/test-submit/", "POST /api/v0/tfa/resend/",
-    ],
-  },
-  // The spec's network volume offer search; its page went with the vendor's network-volume pages (May 2026).
-  { source: "spec/service-api.md", endpoints: ["POST /api/v0/network_volumes/search/"] },
-  // The retired v0 listing (410 deprecated_endpoint since 2026-08-20).
-  { source: "spec/service-api.md", endpoints: ["GET /api/v0/instances/"] },
-  // Network-volume creation (the vendor's page before May 2026 says `/network_volume/`, the service's client `/network_volumes/`).
-  { source: "docs/service-facts.md", endpoints: ["PUT /api/v0/network_volumes/"] },
-  // What the service's public Python client 1.9.1 calls.
-  {
-    source: "docs/service-facts.md",
-    endpoints: [
-      "PUT /api/v0/launch_instance/", "GET /api/v0/instances/filters/", "PUT /api/v1/template/", "GET /api/v0/gpu_names/unique/",
-      "GET /api/v0/users/me/invoices/", "GET /api/v0/auth/apikeys/{id}/",
-    ],
-  },
-  // The public client 1.9.1's pending price increases (not in the vendor's description).
-  {
-    source: "docs/service-facts.md",
-    endpoints: ["GET /api/v0/instances/pending-price-increases/", "PUT /api/v0/instances/accept-price-increase/", "PUT /api/v0/instances/reject-price-increase/"],
-  },
-  // Serverless: one endpoint's read (the Python SDK's ManagedEndpoint), the worker-group paths the CLI 1.9.1 calls
-  // (`/autojobs/`, the vendor's `/workergroups/` under another name), and the autoscaler host's calls beyond the
-  // vendor's five: a group's logs as the CLI asks for them, a rolling update, and the workers' own reports.
-  {
-    source: "docs/service-facts.md",
-    endpoints: [
-      "GET /api/v0/endptjobs/{id}/", "POST /api/v0/autojobs/", "GET /api/v0/autojobs/", "PUT /api/v0/autojobs/{id}/", "DELETE /api/v0/autojobs/{id}/",
-      "POST /get_autogroup_logs/", "POST /update_workers/", "POST /worker_status/", "POST /delete_requests/",
-    ],
-  },
-  // Deployments: the paths the public client 1.9.1 calls beyond the vendor's four (the put, deletion, versions,
-  // heartbeats, and its workers' download).
-  {
-    source: "docs/service-facts.md",
-    endpoints: [
-      "PUT /api/v0/deployments/", "DELETE /api/v0/deployments/", "DELETE /api/v0/deployment/{id}/", "GET /api/v0/deployment/{id}/versions/",
-      "POST /api/v0/deployment/{id}/heartbeat/", "GET /api/v0/deployment/{id}/download_url/",
-    ],
-  },
-];
-
-/**
  * Where the SDK reads a field with another type than the vendor declares, because the live service sends that
  * type: each with the evidence (docs/service-facts.md#where-the-vendors-description-is-wrong lists these disagreements).
  */
 const DISAGREEMENTS: Record<string, string> = {
-  // Recorded (samples/04, the context of an auto-rent script) and the same document's v1 rows: an object of port bindings.
-  "GET /api/v0/instances/{} .instances.ports": "vendor array<integer>; live an object of port bindings",
-  // The same document's v1 rows, and a Terraform provider tested against the live API: [name, value] pairs.
-  "GET /api/v0/instances/{} .instances.extra_env[]": "vendor array<string>; live [name, value] pairs",
-  // Recorded (samples/06: created_at 1754655150.416915 in the key of an attachment): epoch seconds, a float.
-  "POST /api/v0/ssh .key.created_at": "vendor date-time text; live epoch seconds",
-  "GET /api/v0/ssh [].created_at": "vendor date-time text; live epoch seconds",
   // Serverless (docs/service-facts.md#serverless). The vendor's Python SDK 1.9.1 (serverless/client/worker.py) requires a bare
-  // list of workers, and the CLI takes a list or `{workers}`; the vendor's description says `{workers}` or an error text.
-  "POST /get_endpoint_workers (answer)": "vendor {workers} or an error text; its Python SDK reads a bare list",
+  // list of workers, and the CLI takes a list or `{workers}`, as the SDK does; the vendor's description adds an error text answered 200.
+  "POST /get_endpoint_workers (answer)": "vendor {workers} or an error text; the SDK reads {workers} or a bare list",
   // The vendor's description adds an error text answered 200 ("authenticate_endpoint_apikey: invalid api_key ...") to the
   // `{logs}` answer; the emulator refuses with 401 and an error body, and the SDK reads `{logs}` only.
   "POST /get_endpoint_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
@@ -101,7 +40,6 @@ const DISAGREEMENTS: Record<string, string> = {
 };
 
 type Json = Record<string, any>;
-const endpoint = (method: string, path: string) => `${method.toUpperCase()} ${path.split("?")[0].replace(/\/+$/, "").replace(/\{[^}]+\}|:\w+|\/\d+(?=\/|$)/g, (m) => (m.startsWith("/") ? "/{}" : "{}"))}`;
 
 (missing ? describe.skip : describe)(`the vendor's API description as a judge${missing}`, () => {
   let emu: TestEmulator;
@@ -209,149 +147,6 @@ const BEFORE_REMOVAL = resolve(SHARED, "real-service/vendor-openapi-2026-05-befo
     expect(schemas.CreateNetworkVolumeResponse.safeParse({ success: true, volume_name: "V.20118481", volume_size: 15 }).success).toBe(true);
   });
 });
-
-/** Each verb of the client, called once with arguments that reach the service (its answer does not matter). */
-function exercise(client: GpuRentalClient): Record<string, Record<string, () => Promise<unknown>>> {
-  const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl judge@test";
-  const code = { tfa_method: "totp", code: "000000" };
-  const offer = async () => (await client.offers.search({ limit: 1 }))[0].id;
-  return {
-    offers: { search: () => client.offers.search({ limit: 1 }) },
-    instances: {
-      create: async () => client.instances.create(await offer(), { image: "x" }),
-      list: () => client.instances.list(),
-      get: () => client.instances.get(1),
-      update: () => client.instances.update(1, { label: "x" }),
-      start: () => client.instances.start(1),
-      stop: () => client.instances.stop(1),
-      changeBid: () => client.instances.changeBid(1, 0.17),
-      reboot: () => client.instances.reboot(1),
-      recycle: () => client.instances.recycle(1),
-      destroy: () => client.instances.destroy(1),
-    },
-    templates: {
-      search: () => client.templates.search({ name: { eq: "x" } }),
-      get: () => client.templates.get(1),
-      create: () => client.templates.create({ name: "judged", image: "x", docker_login_repo: "", docker_login_user: "", docker_login_pass: "" }),
-      edit: () => client.templates.edit("no-such-hash", { onstart: "x" }),
-      delete: () => client.templates.delete(1),
-    },
-    volumes: {
-      searchNetworkOffers: () => client.volumes.searchNetworkOffers({ limit: 1 }),
-      searchLocalOffers: () => client.volumes.searchLocalOffers({ limit: 1 }),
-      createLocal: async () => client.volumes.createLocal({ offerId: (await client.volumes.searchLocalOffers({ limit: 1 }))[0].ask_contract_id, size: 1, name: "judged_local" }),
-      createNetwork: async () => client.volumes.createNetwork({ offerId: (await client.volumes.searchNetworkOffers({ limit: 1 }))[0].ask_contract_id, size: 1, name: "judged" }),
-      list: () => client.volumes.list(),
-      get: () => client.volumes.get(1),
-      delete: () => client.volumes.delete(1),
-    },
-    sshKeys: {
-      add: () => client.sshKeys.add(KEY),
-      list: () => client.sshKeys.list(),
-      update: () => client.sshKeys.update(1_000, KEY),
-      delete: () => client.sshKeys.delete(1_000),
-      attach: () => client.sshKeys.attach(1, KEY),
-      ofInstance: () => client.sshKeys.ofInstance(1),
-      detach: () => client.sshKeys.detach(1, 1_000),
-    },
-    envVars: {
-      create: () => client.envVars.create("JUDGED", "x"),
-      list: () => client.envVars.list(),
-      update: () => client.envVars.update("JUDGED", "y"),
-      delete: () => client.envVars.delete("JUDGED"),
-    },
-    teams: {
-      create: () => client.teams.create("judged", { transferCredit: 0 }),
-      destroy: () => client.teams.destroy(),
-    },
-    teamRoles: {
-      create: () => client.teamRoles.create("judged", { api: { instance_read: {} } }),
-      list: () => client.teamRoles.list(),
-      get: () => client.teamRoles.get("4"), // the judge reads a path segment of digits as the parameter
-      update: () => client.teamRoles.update(4, { name: "judged2" }),
-      delete: () => client.teamRoles.delete("4"),
-    },
-    teamMembers: {
-      invite: () => client.teamMembers.invite("judged@example.com", "member"),
-      list: () => client.teamMembers.list(),
-      remove: () => client.teamMembers.remove(999),
-    },
-    subaccounts: {
-      create: () => client.subaccounts.create({ email: "judged-sub@example.com", username: "judged", password: "pw-judged" }),
-      list: () => client.subaccounts.list(),
-    },
-    webhooks: {
-      list: () => client.webhooks.list(),
-      get: () => client.webhooks.get(1),
-      create: () => client.webhooks.create({ name: "judged", webhook_url: "http://127.0.0.1:9/hook", event_types: ["client:outbid"] }),
-      update: () => client.webhooks.update(1001, { name: "judged2" }),
-      rotateSecret: () => client.webhooks.rotateSecret(1001),
-      test: () => client.webhooks.test(1001),
-      delete: () => client.webhooks.delete(1001),
-    },
-    priceIncreases: {
-      list: () => client.priceIncreases.list(),
-      accept: () => client.priceIncreases.accept(1),
-      reject: () => client.priceIncreases.reject(1),
-    },
-    apiKeys: {
-      create: () => client.apiKeys.create({ name: "judged" }),
-      list: () => client.apiKeys.list(),
-      get: () => client.apiKeys.get(1_000),
-      delete: () => client.apiKeys.delete(1_000),
-    },
-    tfa: {
-      status: () => client.tfa.status(),
-      login: () => client.tfa.login(code),
-      sendEmailCode: () => client.tfa.sendEmailCode(),
-      sendSmsCode: () => client.tfa.sendSmsCode({ phone_number: "+14155550123" }),
-      resendSmsCode: () => client.tfa.resendSmsCode({ phone_number: "+14155550123" }),
-      setupTotp: () => client.tfa.setupTotp(),
-      authorizeNewMethod: () => client.tfa.authorizeNewMethod({ tfa_method: "email" }),
-      confirmAuthorization: () => client.tfa.confirmAuthorization({ code: "000000", secret: "x" }),
-      confirmNewMethod: () => client.tfa.confirmNewMethod({ ...code, secret: "x" }),
-      removeMethod: () => client.tfa.removeMethod(code),
-      updateMethod: () => client.tfa.updateMethod({ tfa_method: "totp", label: "x" }),
-      regenerateBackupCodes: () => client.tfa.regenerateBackupCodes(code),
-      sendTestSms: () => client.tfa.sendTestSms({ phone_number: "+14155550123" }),
-      submitTestCode: () => client.tfa.submitTestCode({ ...code, secret: "x" }),
-      resendTestSms: () => client.tfa.resendTestSms({ phone_number: "+14155550123" }),
-    },
-    endpoints: {
-      list: () => client.endpoints.list(),
-      get: () => client.endpoints.get(1),
-      create: () => client.endpoints.create({ endpoint_name: "judged", cold_workers: 0, max_workers: 1 }),
-      update: () => client.endpoints.update(1001, { max_workers: 2 }),
-      workers: () => client.endpoints.workers(1001),
-      logs: () => client.endpoints.logs(1001, 10),
-      delete: () => client.endpoints.delete(1001),
-    },
-    workerGroups: {
-      list: () => client.workerGroups.list(),
-      get: () => client.workerGroups.get(1),
-      create: () => client.workerGroups.create({ endpoint_id: 1001, template_hash: "no-such-hash" }),
-      update: () => client.workerGroups.update(2001, { gpu_ram: 16 }),
-      logs: () => client.workerGroups.logs(2001, 10),
-      rollWorkers: () => client.workerGroups.rollWorkers(2001),
-      delete: () => client.workerGroups.delete(2001),
-    },
-    deployments: {
-      list: () => client.deployments.list(),
-      get: () => client.deployments.get(501),
-      versions: () => client.deployments.versions(501),
-      put: () => client.deployments.put({ name: "judged", image: "vastai/base-image", file_hash: "0".repeat(64), file_size: 10, cold_workers: 0, max_workers: 1 }),
-      upload: () => client.deployments.upload({ success: true, action: "exists", deployment_id: 501, endpoint_id: 1001 }, Buffer.alloc(10)),
-      heartbeat: () => client.deployments.heartbeat(501),
-      stop: () => client.deployments.stop(501),
-      start: () => client.deployments.start(501),
-      downloadUrl: () => client.deployments.downloadUrl(501),
-      delete: () => client.deployments.delete(501),
-      deleteByName: () => client.deployments.deleteByName("judged"),
-    },
-    users: { current: () => client.users.current() },
-    billing: { invoices: () => client.billing.invoices() },
-  };
-}
 
 /**
  * What the vendor says of an operation's success answer, if anything: its schema, and the types its example's
@@ -462,7 +257,7 @@ const SAMPLES = resolve(SHARED, "real-service/samples");
   });
 
   it("the values the SDK takes from them", () => {
-    const offers = read(schemas.OfferSearchResponse, { offers: sample("01").body }).offers;
+    const offers = schemas.offersOf(read(schemas.OfferSearchResponse, { offers: sample("01").body }));
     expect(offers[0]).toMatchObject({ id: 11684738, gpu_name: "RTX 4090", num_gpus: 1, dph_total: expect.any(Number) });
     for (const prefix of ["03", "04"]) expect(read(schemas.CreateInstanceResponse, sample(prefix).body)).toMatchObject({ success: true, new_contract: expect.any(Number) });
     expect(schemas.fullNameOf(read(schemas.User, sample("05").body))).toBe("xxxxxxxxxxx");

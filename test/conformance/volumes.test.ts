@@ -121,6 +121,22 @@ describe("volumes", () => {
       expect((await call("DELETE", `/api/v0/volumes/?id=${volume.id}`, {})).status).toBe(404);
     });
 
+    it("deletes by the id in the body (the vendor's form), in the query (the public client's), or both when they agree", async () => {
+      const [offer] = await searchNetwork({ limit: 1 });
+      const make = async () => {
+        await call("PUT", "/api/v0/network_volumes/", { id: offer.ask_contract_id, size: 1 });
+        const volumes = (await call("GET", "/api/v0/volumes?type=network_volume")).body.volumes;
+        return Math.max(...volumes.map((v: { id: number }) => v.id));
+      };
+      const [first, second, third] = [await make(), await make(), await make()];
+      expect(await call("DELETE", "/api/v0/volumes/", { id: first })).toMatchObject({ status: 200, body: { success: true } });
+      expect(await call("DELETE", `/api/v0/volumes/?id=${second}`, {})).toMatchObject({ status: 200 });
+      expect(await call("DELETE", `/api/v0/volumes/?id=${third}`, { id: second })).toMatchObject({ status: 400, body: { error: "invalid_args" } });
+      expect(await call("DELETE", "/api/v0/volumes/", {})).toMatchObject({ status: 400, body: { error: "invalid_args" } });
+      expect(await call("DELETE", `/api/v0/volumes/?id=${third}`, { id: third })).toMatchObject({ status: 200 });
+      expect((await call("GET", "/api/v0/volumes?type=network_volume")).body.volumes).toEqual([]);
+    });
+
     it("refuses a size beyond the offer's space, and an unknown offer", async () => {
       const [offer] = await searchNetwork({ limit: 1 });
       expect(await call("PUT", "/api/v0/network_volumes/", { id: offer.ask_contract_id, size: offer.disk_space + 1 })).toMatchObject({ status: 400, body: { error: "invalid_size" } });

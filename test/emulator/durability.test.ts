@@ -17,7 +17,7 @@ describe("--data-dir", () => {
     const { new_contract: id, instance_api_key: instanceKey } = await client.instances.create(offer.id, { image: "x", label: "kept" });
     await client.instances.update(id, { label: "relabelled" });
     await fetch(`${first.url}/_emulator/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"ms":3600000}' });
-    const creditBefore = (await client.users.current()).credit;
+    const creditBefore = (await client.users.current()).credit!;
     await first.close();
 
     const second = await startEmulator({ dataDir, apiKey: "durable-key-1", clock: new Clock("frozen"), rateLimits: "off" });

@@ -146,5 +146,10 @@ it("does not let a scoped key mint a wider key", async () => {
   const narrower = { api: { user_write: {} } };
   expect((await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: scopedKeys.user_write, body: { permissions: narrower } })).status).toBe(200);
   const unknown = await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: emu.apiKey, body: { permissions: { api: { root: {} } } } });
-  expect(unknown).toMatchObject({ status: 400, body: { error: "invalid_args", msg: expect.stringMatching(/root/) } });
+  expect(unknown).toMatchObject({ status: 400, body: { error: "invalid_permissions", msg: expect.stringMatching(/root/) } });
+  // A permission set that is not one at all is the same code; another bad field is still `invalid_args`.
+  const malformed = await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: emu.apiKey, body: { permissions: "everything" } });
+  expect(malformed).toMatchObject({ status: 400, body: { error: "invalid_permissions" } });
+  const badName = await http(emu.url, "POST", "/api/v0/auth/apikeys/", { key: emu.apiKey, body: { name: { no: 1 } } });
+  expect(badName).toMatchObject({ status: 400, body: { error: "invalid_args" } });
 });

@@ -1,6 +1,7 @@
 import { FieldType } from "../../../sdk/schemas";
 import { registryLogin } from "../../domain/docker-flags";
 import { actualStatus, containerEnv, diskOf, Lifecycle } from "../../domain/instances";
+import { costsOf } from "../../domain/catalogue";
 import { storagePerHour } from "../../domain/offers";
 import type { InstanceRecord } from "../../domain/records";
 
@@ -80,6 +81,53 @@ export function instanceView(instance: InstanceRecord, now: number, lifecycle: L
     geolocation: offer.geolocation,
     reliability2: offer.reliability2,
     verification: offer.verification ?? null,
+    ...machineFields(instance, status, now),
+  };
+}
+
+/** What an instance shows of its machine, as its offer had it (docs/service-facts.md#records-as-the-vendor-describes-them). */
+const FROM_THE_OFFER = [
+  "bundle_id", "bw_nvlink", "cpu_arch", "cpu_cores_effective", "cpu_name", "credit_discount_max", "cuda_max_good", "direct_port_count",
+  "disk_bw", "disk_name", "dlperf", "dlperf_per_dphtotal", "driver_version", "duration", "end_date", "external", "flops_per_dphtotal",
+  "gpu_arch", "gpu_frac", "gpu_lanes", "gpu_mem_bw", "hosting_type", "inet_down", "inet_up", "logo", "mobo_name", "os_version", "pci_gen",
+  "pcie_bw", "score", "static_ip", "total_flops", "vram_costperhour", "webpage", "time_remaining", "time_remaining_isbid",
+] as const;
+
+/**
+ * The fields of an instance beyond its contract: its machine's (from its offer), its costs for its own disk, and what
+ * the live service measures on a machine (load, temperature, memory), which the emulator does not: null where the
+ * vendor's description allows it, else the value its example shows when nothing was measured (0, -1).
+ */
+function machineFields(instance: InstanceRecord, status: string | null, now: number): Record<string, unknown> {
+  const { offer } = instance;
+  const fromOffer = Object.fromEntries(FROM_THE_OFFER.map((field) => [field, offer[field] ?? null]));
+  const diskHour = storagePerHour(offer, diskOf(instance));
+  const hours = (since: number) => Number(((now - since) / 3_600_000).toFixed(4));
+  return {
+    ...fromOffer,
+    ...costsOf(instance.pricePerHour, Number((instance.pricePerHour + diskHour).toFixed(6)), diskHour),
+    gpu_totalram: offer.gpu_total_ram ?? null,
+    country_code: typeof offer.geolocation === "string" ? (offer.geolocation.split(", ").pop() ?? null) : null,
+    rentable: false,
+    client_run_time: hours(instance.createdAt),
+    host_run_time: typeof offer.start_date === "number" ? hours(offer.start_date * 1000) : null,
+    uptime_mins: status === "running" ? Math.floor((now - instance.bootStartedAt) / 60_000) : null,
+    ssh_idx: String((instance.id % 9) + 1),
+    machine_dir_ssh_port: instance.directPortStart,
+    local_ipaddrs: `10.0.${(offer.machine_id ?? 0) % 256}.${(instance.id % 253) + 2} 172.17.0.1 \n`,
+    jupyter_token: "",
+    template_id: null,
+    template_name: null,
+    credit_balance: null,
+    credit_discount: null,
+    cpu_util: 0,
+    gpu_util: null,
+    gpu_temp: null,
+    mem_usage: null,
+    mem_limit: null,
+    vmem_usage: null,
+    disk_usage: -1,
+    disk_util: -1,
   };
 }
 
