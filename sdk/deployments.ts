@@ -1,5 +1,5 @@
 import type { Caller } from "./call";
-import { BadRequestError, NotFoundError, ServerError } from "./errors";
+import { NotFoundError } from "./errors";
 import {
   DeleteDeploymentByNameRequest, Deployment, DeploymentDeletedResponse, DeploymentDownloadResponse, DeploymentListResponse, DeploymentResponse,
   DeploymentStateResponse, DeploymentVersion, DeploymentVersionsResponse, PutDeploymentRequest, PutDeploymentResponse, SuccessResponse,
@@ -17,8 +17,8 @@ async function unlessGone<T>(change: () => Promise<T>): Promise<T | null> {
 
 /**
  * `client.deployments`: code served as a versioned serverless deployment (docs/service-facts.md#deployments). `put`
- * makes or updates one; `upload` sends its bundle where the put's answer says; the rest read, stop, start, renew and
- * delete it. sdk/workflows/deploy.ts pushes a folder and waits until it serves.
+ * makes or updates one; the rest read, stop, start, renew and delete it. The bundle goes to storage, not the API
+ * (sdk/workflows/deploy.ts's `uploadBundle`), which pushes a folder and waits until it serves.
  */
 export function deploymentsApi(client: Caller) {
   const path = (id: number, rest = "") => `/api/v0/deployment/${id}/${rest}`;
@@ -30,29 +30,16 @@ export function deploymentsApi(client: Caller) {
     /** Makes it, or updates the one of that name and tag: `action` says what it did; `upload_url` asks for the bundle. */
     put: async (config: PutDeploymentRequest): Promise<PutDeploymentResponse> =>
       client.call({ method: "PUT", path: "/api/v0/deployments/", body: PutDeploymentRequest.parse(config), schema: PutDeploymentResponse, idempotent: true }),
-    /** Uploads the bundle the put announced (a form of its `upload_fields` and the file, with no key). */
-    upload: async (answer: PutDeploymentResponse, bundle: Buffer): Promise<void> => {
-      if (!answer.upload_url || !answer.upload_fields) throw new BadRequestError("This put's answer asks for no upload: the service holds the bundle already.");
-      const form = new FormData();
-      for (const [key, value] of Object.entries(answer.upload_fields)) form.append(key, value);
-      form.append("file", new Blob([new Uint8Array(bundle)], { type: "application/gzip" }), "bundle.tar.gz");
-      const response = await fetch(answer.upload_url, { method: "POST", body: form });
-      if (![200, 201, 204].includes(response.status)) {
-        const text = (await response.text()).slice(0, 512);
-        const Kind = response.status >= 500 ? ServerError : BadRequestError;
-        throw new Kind(`The bundle's upload was refused (HTTP ${response.status}): ${text}`);
-      }
-    },
     /** Renews its time to live. */
-    heartbeat: async (id: number): Promise<void> => void (await client.call({ method: "POST", path: path(id, "heartbeat/"), body: {}, schema: SuccessResponse, idempotent: true })),
+    heartbeat: async (id: number): Promise<void> => void (await client.call({ method: "POST", path: path(id, "heartbeat/"), schema: SuccessResponse, idempotent: true })),
     /** Every worker inactive (the deployment stays); answers the endpoint's state. */
-    stop: async (id: number): Promise<string> => (await client.call({ method: "POST", path: path(id, "stop/"), body: {}, schema: DeploymentStateResponse, idempotent: true })).endpoint_state,
-    start: async (id: number): Promise<string> => (await client.call({ method: "POST", path: path(id, "start/"), body: {}, schema: DeploymentStateResponse, idempotent: true })).endpoint_state,
+    stop: async (id: number): Promise<string> => (await client.call({ method: "POST", path: path(id, "stop/"), schema: DeploymentStateResponse, idempotent: true })).endpoint_state,
+    start: async (id: number): Promise<string> => (await client.call({ method: "POST", path: path(id, "start/"), schema: DeploymentStateResponse, idempotent: true })).endpoint_state,
     /** Where the bundle of the version that serves can be fetched (with no key). */
     downloadUrl: async (id: number): Promise<string> => (await client.call({ method: "GET", path: path(id, "download_url/"), schema: DeploymentDownloadResponse })).download_url,
     /** Deletes it with its endpoint, group and workers; null when it was gone already. */
     delete: async (id: number): Promise<number[] | null> =>
-      unlessGone(async () => (await client.call({ method: "DELETE", path: path(id), body: {}, schema: DeploymentDeletedResponse, idempotent: true })).deleted),
+      unlessGone(async () => (await client.call({ method: "DELETE", path: path(id), schema: DeploymentDeletedResponse, idempotent: true })).deleted),
     /** Deletes those of that name (and tag; every tag without one); null when none was there. */
     deleteByName: async (name: string, tag?: string): Promise<number[] | null> =>
       unlessGone(async () => (await client.call({ method: "DELETE", path: "/api/v0/deployments/", body: DeleteDeploymentByNameRequest.parse({ name, tag }), schema: DeploymentDeletedResponse, idempotent: true })).deleted),

@@ -1,8 +1,8 @@
 import { GpuRentalClient } from "../client";
 import { Clock, REAL_TIME } from "../clock";
 import { BundleConfig, bundleFolder } from "../deployment-bundle";
-import { GpuRentalError } from "../errors";
-import { Deployment, DeploymentAction, DeploymentScaling, DeploymentVersion, PutDeploymentRequest } from "../schemas";
+import { BadRequestError, GpuRentalError, ServerError } from "../errors";
+import { Deployment, DeploymentAction, DeploymentScaling, DeploymentVersion, PutDeploymentRequest, PutDeploymentResponse } from "../schemas";
 import { WaitTimeoutError } from "./wait";
 
 /** A deployment as code: its Python package (a folder), the image it runs on, and how it scales. */
@@ -75,7 +75,7 @@ export async function pushDeployment(client: GpuRentalClient, spec: DeploymentSp
   say(`deployment ${spec.name}: bundle of ${spec.codeFolder} made (${bundle.size} bytes, hash ${bundle.hash.slice(0, 12)})`);
   const answer = await client.deployments.put(putRequest(spec, bundle));
   if (answer.upload_url && answer.upload_fields) {
-    await client.deployments.upload(answer, bundle.bytes);
+    await uploadBundle(answer, bundle.bytes);
     say(`deployment ${spec.name}: bundle uploaded`);
   }
   if (answer.action === "soft_update" && answer.workergroup_id) {
@@ -104,5 +104,22 @@ export async function untilServes(client: GpuRentalClient, deployment: Deploymen
     if (status !== said) say((said = status));
     if (clock.now() >= deadline) throw new WaitTimeoutError(`Deployment ${now.name}'s version ${now.current_version_id} did not serve in time (${status}). A deployment that scales to zero serves once a request comes.`);
     await clock.sleep(options.pollMs ?? 2000);
+  }
+}
+
+/**
+ * Uploads the bundle a put announced where its answer says (the service's storage, not its API): a form of the
+ * answer's `upload_fields` and the file, with no key, as the service's client sends it.
+ */
+export async function uploadBundle(answer: PutDeploymentResponse, bundle: Buffer): Promise<void> {
+  if (!answer.upload_url || !answer.upload_fields) throw new BadRequestError("This put's answer asks for no upload: the service holds the bundle already.");
+  const form = new FormData();
+  for (const [key, value] of Object.entries(answer.upload_fields)) form.append(key, value);
+  form.append("file", new Blob([new Uint8Array(bundle)], { type: "application/gzip" }), "bundle.tar.gz");
+  const response = await fetch(answer.upload_url, { method: "POST", body: form });
+  if (![200, 201, 204].includes(response.status)) {
+    const text = (await response.text()).slice(0, 512);
+    const Kind = response.status >= 500 ? ServerError : BadRequestError;
+    throw new Kind(`The bundle's upload was refused (HTTP ${response.status}): ${text}`);
   }
 }

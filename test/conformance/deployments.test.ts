@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { gzipSync } from "node:zlib";
 import { Clock } from "../../emulator";
-import { BadRequestError, pushDeployment } from "../../sdk";
+import { BadRequestError, pushDeployment, uploadBundle } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 
 /**
@@ -66,8 +66,8 @@ describe("deployments through the SDK", () => {
     // The put announces one bundle; another of the same size is refused, and the version still waits for its own.
     const bundle = gzipSync(Buffer.from("not a tar at all"));
     const answer = await client.deployments.put({ name: "x", image: "img", file_hash: "a".repeat(64), file_size: bundle.length });
-    await expect(client.deployments.upload(answer, bundle)).rejects.toThrow(/not a gzipped tar|content hash|Not the bundle/);
-    await expect(client.deployments.upload(answer, Buffer.concat([bundle, Buffer.from("x")]))).rejects.toThrow(/bytes; the put announced/);
+    await expect(uploadBundle(answer, bundle)).rejects.toThrow(/not a gzipped tar|content hash|Not the bundle/);
+    await expect(uploadBundle(answer, Buffer.concat([bundle, Buffer.from("x")]))).rejects.toThrow(/bytes; the put announced/);
     expect((await client.deployments.versions(answer.deployment_id)).map((v) => v.status)).toEqual(["pending_upload"]);
     expect(await client.deployments.deleteByName("x")).toEqual([answer.deployment_id]);
     expect(await client.workerGroups.list()).toEqual([]);

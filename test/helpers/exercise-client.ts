@@ -140,7 +140,6 @@ export function exercise(client: GpuRentalClient, ids: Ids = { endpoint: 1001, w
       get: () => client.deployments.get(501),
       versions: () => client.deployments.versions(501),
       put: () => client.deployments.put({ name: "judged", image: "vastai/base-image", file_hash: "0".repeat(64), file_size: 10, cold_workers: 0, max_workers: 1 }),
-      upload: () => client.deployments.upload({ success: true, action: "exists", deployment_id: 501, endpoint_id: ids.endpoint }, Buffer.alloc(10)),
       heartbeat: () => client.deployments.heartbeat(501),
       stop: () => client.deployments.stop(501),
       start: () => client.deployments.start(501),
