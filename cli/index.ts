@@ -17,6 +17,7 @@ const load = {
   programTest: (): typeof import("./program-test") => require("./program-test"),
   pluginInstall: (): typeof import("./plugin-install") => require("./plugin-install"),
   account: (): typeof import("./account") => require("./account"),
+  job: (): typeof import("./job") => require("./job"),
 };
 
 /** The package's version, as `gpu-rental --version` prints it. */
@@ -56,7 +57,7 @@ export function program(): Command {
   // Every command: a misspelt option or command gets a suggestion and the command's usage, exit code 2.
   const configure = (command: Command) => command.showSuggestionAfterError().showHelpAfterError().exitOverride();
   configure(cli);
-  for (const command of [emulatorCommand(), testCommand(), deployCommand(), upCommand(), sweepCommand(), spendCommand(), pluginCommand(), toolchainCommand()]) {
+  for (const command of [emulatorCommand(), testCommand(), deployCommand(), upCommand(), sweepCommand(), spendCommand(), jobCommand(), pluginCommand(), toolchainCommand()]) {
     cli.addCommand(command);
     configure(command).commands.forEach(configure);
   }
@@ -286,6 +287,31 @@ function spendCommand(): Command {
     .action(async (options) => {
       await load.spend().runSpend({ olderThan: options.olderThan, label: options.label, tokenPrefix: options.tokenPrefix }, !!options.json, load.account().accountFromEnvironment("spend"), options.stack);
     });
+}
+
+function jobCommand(): Command {
+  const common = (command: Command) =>
+    command
+      .argument("<file>", "the job file (YAML; docs/jobs.md)")
+      .option("--json", "print the report as JSON (progress goes to stderr)")
+      .option("--state <file>", "where the watcher's state is kept (default .gpu-rental/job-<name>.json beside the job file)")
+      .option("--emulated-time", "rehearse on the emulator: waits move its clock (its control API) instead of passing");
+  const run = common(new Command("run"))
+    .summary("run a job to its end: rent, start, resume after outbids, report")
+    .description(
+      "Run a job file's command to completion on rented GPUs: interruptible with a bid ceiling (raised after an outbid, or another machine " +
+        "rented) or on demand, checkpoints on a network volume mounted on each instance. Progress as it goes; exit code 1 unless the job " +
+        "succeeds. A job whose state is kept (a watcher that died) is taken over, not rented again. The account: GPU_RENTAL_API_URL and GPU_RENTAL_API_KEY.",
+    )
+    .addHelpText("after", example("npx gpu-rental job run examples/interruptible-job/job.yaml --json > report.json"))
+    .action(async (file, options) => void (await load.job().runJobCommand(file, options, load.account().accountFromEnvironment("job"))));
+  const status = common(new Command("status"))
+    .summary("a job's state as its watcher kept it, and its instance")
+    .action(async (file, options) => void (await load.job().jobStatusCommand(file, options, load.account().accountFromEnvironment("job"))));
+  const cancel = common(new Command("cancel"))
+    .summary("cancel a job: its instance destroyed, nothing left billing")
+    .action(async (file, options) => void (await load.job().jobCancelCommand(file, options, load.account().accountFromEnvironment("job"))));
+  return new Command("job").summary("jobs that survive outbids: run, status, cancel").addCommand(run).addCommand(status).addCommand(cancel);
 }
 
 function pluginCommand(): Command {

@@ -36,3 +36,4 @@ export { bundleFolder } from "./deployment-bundle";
 export type { Bundle, BundleConfig } from "./deployment-bundle";
 export type { DeletedWorkers } from "./serverless";
 export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";
+export * from "./workflows/job";

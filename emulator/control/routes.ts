@@ -36,6 +36,11 @@ export const ControlSettings = z
     lowBidStatus: z.union([z.literal(200), z.literal(400)]).optional(),
     /** How many of the next acceptances are the second acceptance of their offer: answered, never booting. */
     doubleAcceptances: z.number().int().min(0).max(10_000).optional(),
+    /** Outbids of the emulator's own (emulator/domain/outbids.ts): a running interruptible instance is outbid `perHour` times an hour of the clock on average. */
+    outbids: z
+      .object({ perHour: z.number().min(0).max(3600).optional(), raise: z.number().min(0).max(10).optional(), holdHours: z.number().positive().max(1e4).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -48,6 +53,7 @@ function settingsOf(market: Marketplace) {
     searchQuota: { rowsPerDay: market.searchQuota.rowsPerDay },
     lowBidStatus: market.lowBidStatus,
     doubleAcceptances: market.doubleAcceptances,
+    outbids: market.outbids.settings,
   };
 }
 
@@ -67,7 +73,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     return {
       now,
       ...settingsOf(market),
-      stats: { ...market.stats, faultsInjected: faults.injected, rateLimited: market.rateLimits.refused },
+      stats: { ...market.stats, outbids: market.outbids.count, faultsInjected: faults.injected, rateLimited: market.rateLimits.refused },
       faults: faults.list(),
       offers_on_market: market.market.countOnMarket(),
       // The emulator process's memory, in MiB: what a long run against it costs.
@@ -84,6 +90,7 @@ export function registerControl(app: FastifyInstance, market: Marketplace, fault
     if (settings.searchQuota) market.searchQuota.rowsPerDay = settings.searchQuota.rowsPerDay;
     if (settings.lowBidStatus !== undefined) market.lowBidStatus = settings.lowBidStatus;
     if (settings.doubleAcceptances !== undefined) market.doubleAcceptances = settings.doubleAcceptances;
+    if (settings.outbids) market.outbids.configure(settings.outbids);
     return { success: true, ...settingsOf(market) };
   });
 

@@ -169,6 +169,8 @@ export interface InstanceDeps {
     attach(ownerId: number, info: NonNullable<CreateInstanceRequest["volume_info"]>, offer: Offer, instanceId: number): VolumeRecord;
     detach(instanceId: number): void;
   };
+  /** The minimum bid of an offer's machine now, which other tenants may hold up (./outbids.ts). Default the offer's own. */
+  minBid?: (offerId: number) => number | null | undefined;
 }
 
 export interface InstancesSnapshot {
@@ -321,7 +323,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
    */
   changeBid(instance: InstanceRecord, price: number | null): void {
     if (!instance.isBid) throw badRequest("invalid_args", `Instance ${instance.id} is on-demand: it has no bid to change.`);
-    const minimum = instance.offer.min_bid ?? 0;
+    const minimum = this.deps.minBid?.(instance.offer.id) ?? instance.offer.min_bid ?? 0;
     const bid = price ?? minimum;
     if (!(bid >= 0.001)) throw badRequest("invalid_args", "Please set a bid price >= 0.001.");
     this.settleOne(instance);
@@ -393,13 +395,14 @@ export class Instances implements Persistent<InstancesSnapshot> {
    * Another client outbids an interruptible instance (an emulator control): it is stopped, and compute billing
    * halts. An on-demand instance cannot be outbid.
    */
-  outbid(id: number): InstanceRecord | undefined {
+  outbid(id: number, at = this.deps.now()): InstanceRecord | undefined {
     const instance = this.records.get(id);
     if (!instance) return undefined;
     if (!instance.isBid) {
       throw badRequest("not_a_bid", `Instance ${id} is on-demand: only interruptible (bid) instances can be outbid.`);
     }
-    this.settleOne(instance);
+    // Charged up to the moment it was outbid (an outbid of the emulator's own, due between two looks at the clock).
+    this.settleOne(instance, at);
     instance.intended = "stopped";
     instance.statusMsg = "Outbid: another client bid higher for this machine; the instance is stopped.";
     instance.stoppedByBid = true;
@@ -440,9 +443,9 @@ export class Instances implements Persistent<InstancesSnapshot> {
   }
 
   /** Charges up to now, and lets the machine runner catch up with the clock (a boot that is due starts). */
-  private settleOne(instance: InstanceRecord): void {
+  private settleOne(instance: InstanceRecord, at = this.deps.now()): void {
     const from = instance.billedUntil;
-    const amount = accrue(instance, this.deps.now());
+    const amount = accrue(instance, at);
     if (amount > 0) this.deps.charge(instance.ownerId, instance.id, amount, { from, to: instance.billedUntil });
     this.watcher?.observe(instance);
   }

@@ -21,6 +21,7 @@ import { Autoscaler } from "./autoscaler";
 import { parseSearchParams, workerFilters } from "../../sdk/search-params";
 import { LogBook } from "./log-book";
 import { Deployments } from "./deployments";
+import { Outbids } from "./outbids";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
 export interface MarketplaceOptions {
@@ -126,6 +127,8 @@ export class Marketplace {
    * like any other, but another acceptance holds the machine, and its instance never boots. Not saved.
    */
   doubleAcceptances = 0;
+  /** Outbids of the emulator's own, on its clock (./outbids.ts); off unless set. Not saved. */
+  readonly outbids: Outbids;
   readonly stats: MarketStats = { offersAccepted: 0, offersLostToContention: 0, offersUnavailable: 0, secondAcceptances: 0, offerSearches: 0 };
 
   constructor(private readonly options: MarketplaceOptions = {}) {
@@ -185,7 +188,19 @@ export class Marketplace {
         return user ? envVars.of(user) : {};
       },
       volumes: this.volumes,
+      minBid: (offerId) => this.market.minBid(offerId),
     });
+    this.outbids = new Outbids(new Random((options.seed ?? 1) ^ 0x0b1d), {
+      now,
+      running: () => this.instances.all().filter((i) => i.isBid && actualStatus(i, now(), this.lifecycle) === "running"),
+      outbid: (instance, at) => this.instances.outbid(instance.id, at),
+      setMinBid: (offerId, value) => {
+        this.market.setMinBid(offerId, value);
+        // Its instance shows the minimum of the moment (`min_bid`), which a bid must beat to run again.
+        for (const i of this.instances.all()) if (i.offer.id === offerId) i.offer = { ...i.offer, min_bid: this.market.minBid(offerId) };
+      },
+    });
+    this.clock.onMove(() => this.outbids.tick());
     this.serverless = new Serverless({ now, templateHash: (ownerId, by) => this.templateHash(ownerId, by) });
     this.router = new Router({ now, candidates: (endpoint) => this.routeCandidates(endpoint) });
     this.autoscaler = new Autoscaler({
@@ -225,6 +240,7 @@ export class Marketplace {
    * autoscaler look at its endpoints; answers whether the autoscaler changed anything (a worker rented, stopped, ...).
    */
   settle(): boolean {
+    this.outbids.tick();
     this.instances.settle();
     this.volumes.settle();
     // Before the autoscaler clears failed workers: a deployment learns which of its versions failed.

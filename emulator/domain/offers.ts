@@ -43,6 +43,8 @@ export class Market implements Persistent<MarketSnapshot> {
   private tables: Partial<Record<"ondemand" | "bid" | "reserved", MarketTable>> = {};
   /** Computed once: the offers never change. */
   private catalogueCheck?: CatalogueCheck;
+  /** Minimum bids other tenants hold up for a while (./outbids.ts), over the offers' own. */
+  private readonly minBids = new Map<number, number>();
 
   constructor(offers: Offer[]) {
     for (const offer of offers) this.offers.set(offer.id, offer);
@@ -80,7 +82,7 @@ export class Market implements Persistent<MarketSnapshot> {
     const kind = type === "bid" || type === "reserved" ? type : "ondemand";
     let built = this.tables[kind];
     if (!built) {
-      const offers = [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(offer, type));
+      const offers = [...this.offers.values()].filter((offer) => kind !== "bid" || isInterruptible(offer)).map((offer) => priceFor(this.withMinBid(offer), type));
       const rowOf = new Map(offers.map((offer, row) => [offer.id, row]));
       const held = new Uint8Array(offers.length);
       for (const id of this.held.keys()) if (rowOf.has(id)) held[rowOf.get(id)!] = 1;
@@ -134,7 +136,26 @@ export class Market implements Persistent<MarketSnapshot> {
     }
     this.held.set(offerId, holder);
     this.markHeld(offerId, true);
-    return offer;
+    return this.withMinBid(offer);
+  }
+
+  /** The offer's minimum bid now: one another tenant holds up, else its own. */
+  minBid(offerId: number): number | null | undefined {
+    return this.minBids.get(offerId) ?? this.offers.get(offerId)?.min_bid;
+  }
+
+  /** Another tenant holds the machine's minimum bid at `value` (undefined: the offer's own again); bid searches follow. */
+  setMinBid(offerId: number, value: number | undefined): void {
+    if (value === undefined) this.minBids.delete(offerId);
+    else this.minBids.set(offerId, value);
+    // The bid table prices every offer at its minimum: laid out again on the next search.
+    delete this.tables.bid;
+  }
+
+  /** The offer with its minimum bid of the moment. */
+  private withMinBid(offer: Offer): Offer {
+    const raised = this.minBids.get(offer.id);
+    return raised === undefined || !isInterruptible(offer) ? offer : { ...offer, min_bid: raised };
   }
 
   /** Puts an offer back on the market (its instance was destroyed). */

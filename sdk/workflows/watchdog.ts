@@ -156,12 +156,7 @@ function watchdogScript(policy: LifetimePolicy, apiUrl: string): string {
     `life=${life}; life_action=${policy.onLifetimeEnd ?? "destroy"}; idle=${idle}; idle_action=${policy.idleAction ?? "stop"}`,
     `threshold=${policy.idleThreshold ?? 10}; every=${every}; url=${shellQuote(url)}"$CONTAINER_ID/"`,
     `start=$(date +%s); idle_since=$start`,
-    `call() { if [ "$1" = stop ]; then m=PUT; b='{"state":"stopped"}'; else m=DELETE; b=''; fi;` +
-      ` if command -v curl >/dev/null; then curl -sS -o /dev/null -w '%{http_code}' -X $m -H "Authorization: Bearer $CONTAINER_API_KEY" -H 'Content-Type: application/json' \${b:+-d "$b"} "$url";` +
-      ` elif command -v python3 >/dev/null; then python3 -c 'import sys,os,urllib.request as u; r=u.Request(sys.argv[1], data=(sys.argv[3].encode() or None), method=sys.argv[2], headers={"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"}); print(u.urlopen(r, timeout=30).status)' "$url" $m "$b";` +
-      ` elif command -v wget >/dev/null; then wget -q -O /dev/null --method=$m \${b:+--body-data="$b"} --header="Authorization: Bearer $CONTAINER_API_KEY" --header='Content-Type: application/json' "$url" && echo 200;` +
-      ` else echo "no curl, python3 or wget on this image: cannot call the service" >&2; fi; }`,
-    `end_it() { echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $2: $1"; n=0; while [ $n -lt 20 ]; do code=$(call "$1"); case "$code" in 2*) echo "done ($code)"; exit 0;; esac; n=$((n+1)); echo "answer $code, again in $((n*5)) s"; sleep $((n*5)); done; exit 1; }`,
+    selfEnd,
     `echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) watchdog of instance $CONTAINER_ID: ${describePolicy(policy)}"`,
     `while :; do now=$(date +%s)`,
     `  if [ $life -gt 0 ] && [ $((now - start)) -ge $life ]; then end_it $life_action "maxLifetime reached"; fi`,
@@ -173,6 +168,20 @@ function watchdogScript(policy: LifetimePolicy, apiUrl: string): string {
   return lines.join("\n");
 }
 
-function shellQuote(text: string): string {
+/**
+ * POSIX sh functions that end the instance they run on with its own key (`CONTAINER_API_KEY`; `$url` the instance's
+ * URL in the API): `call stop|destroy` prints the answer's status, through curl, python3 or wget, whichever the image
+ * has; `end_it stop|destroy WHY` logs why and calls until the service takes it (a hiccup must not leave the instance
+ * billing), then exits. The watchdog and the job wrapper (./job-wrapper.ts) end their instance with them.
+ */
+export const selfEnd =
+    `call() { if [ "$1" = stop ]; then m=PUT; b='{"state":"stopped"}'; else m=DELETE; b=''; fi;` +
+      ` if command -v curl >/dev/null; then curl -sS -o /dev/null -w '%{http_code}' -X $m -H "Authorization: Bearer $CONTAINER_API_KEY" -H 'Content-Type: application/json' \${b:+-d "$b"} "$url";` +
+      ` elif command -v python3 >/dev/null; then python3 -c 'import sys,os,urllib.request as u; r=u.Request(sys.argv[1], data=(sys.argv[3].encode() or None), method=sys.argv[2], headers={"Authorization":"Bearer "+os.environ["CONTAINER_API_KEY"],"Content-Type":"application/json"}); print(u.urlopen(r, timeout=30).status)' "$url" $m "$b";` +
+      ` elif command -v wget >/dev/null; then wget -q -O /dev/null --method=$m \${b:+--body-data="$b"} --header="Authorization: Bearer $CONTAINER_API_KEY" --header='Content-Type: application/json' "$url" && echo 200;` +
+      ` else echo "no curl, python3 or wget on this image: cannot call the service" >&2; fi; }\n` +
+    `end_it() { echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $2: $1"; n=0; while [ $n -lt 20 ]; do code=$(call "$1"); case "$code" in 2*) echo "done ($code)"; exit 0;; esac; n=$((n+1)); echo "answer $code, again in $((n*5)) s"; sleep $((n*5)); done; exit 1; }`;
+
+export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
