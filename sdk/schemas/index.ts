@@ -17,3 +17,4 @@ export * from "./price-increases";
 export * from "./teams";
 export * from "./webhooks";
 export * from "./serverless";
+export * from "./deployments";
