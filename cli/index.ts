@@ -161,6 +161,8 @@ function testCommand(): Command {
     .option("--account-env <name>", "a fresh emulator account whose API key goes into the environment variable NAME (repeatable)", repeatable)
     .option("--route <check>", "after up, route requests to the serverless endpoint an output names: OUTPUT~REGEX, every answer matching (repeatable)", repeatable)
     .addOption(new Option("--route-requests <n>", "how many requests each --route sends at once").argParser(number(1, 1000, true)).default(10))
+    .option("--route-path <path>", "the worker's path each --route request goes to (a deployment's function: /remote/<name>)", "/")
+    .option("--route-payload <json>", 'the JSON payload of each --route request ("<i>" in it: the request\'s number; default {"prompt": "request <i>"})')
     .option("--ssh-key-config <key>", "a fresh SSH key, registered on the account, its private half in secret stack config KEY (post-boot steps; repeatable)", repeatable)
     .option("--junit <file>", "also write the report as JUnit XML")
     .addOption(new Option("--stack <name>", "the stack's name; it is removed afterwards (default: test-<random>)"))
@@ -186,6 +188,8 @@ function testCommand(): Command {
         expects: options.expect,
         routes: options.route,
         routeRequests: options.routeRequests,
+        routePath: options.routePath,
+        routePayload: options.routePayload,
         junitFile: options.junit,
         contention: options.contention,
         parallel: options.parallel,

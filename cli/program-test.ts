@@ -35,6 +35,10 @@ export interface ProgramTestOptions {
   routes?: string[];
   /** How many requests each `routes` check sends, at once (default 10). */
   routeRequests?: number;
+  /** The worker's path the `routes` requests go to (default `/`; a deployment's function: `/remote/<name>`). */
+  routePath?: string;
+  /** Their JSON payload, `<i>` standing for the request's number (default `{"prompt": "request <i>"}`). */
+  routePayload?: string;
   /** Where to write a JUnit XML report. */
   junitFile?: string;
   /** Probability that an accepted offer was taken by another tenant first (0..1). */
@@ -102,7 +106,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
         for (const expect of options.expects ?? []) await steps.run(`output ${expect}`, async () => checkOutput(outputs, expect));
         for (const check of options.routes ?? []) {
           const count = options.routeRequests ?? 10;
-          await steps.run(`route ${count} requests ${check}`, () => routeRequests(emulator, outputs, check, count, log));
+          await steps.run(`route ${count} requests ${check}`, () => routeRequests(emulator, outputs, check, { count, path: options.routePath, payload: options.routePayload }, log));
         }
       } else {
         steps.skip("second up shows no changes", installed ? "the first up failed" : "the install failed");
@@ -193,7 +197,10 @@ function checkOutput(outputs: StackOutputs, expect: string): void {
  * Sends `count` requests at once to the endpoint an output names, through the SDK's `route` (the endpoint's own
  * key, as a client of the endpoint holds it), and checks that every answer matches the check's pattern.
  */
-async function routeRequests(emulator: RunningEmulator, outputs: StackOutputs, check: string, count: number, log: (line: string) => void): Promise<void> {
+async function routeRequests(emulator: RunningEmulator, outputs: StackOutputs, check: string, sent: { count: number; path?: string; payload?: string }, log: (line: string) => void): Promise<void> {
+  const { count } = sent;
+  const payloadOf = (i: number): unknown => (sent.payload === undefined ? { prompt: `request ${i}` } : JSON.parse(sent.payload.replaceAll("<i>", String(i))));
+  if (sent.payload !== undefined) payloadOf(0); // a payload that is not JSON fails the step before any request
   const parsed = parseCheck(check);
   if (!parsed || parsed.op !== "~") throw new Error(`cannot read the route check ${JSON.stringify(check)}: write OUTPUT~REGEX (the output names the endpoint)`);
   const name = outputs[parsed.name]?.value;
@@ -202,7 +209,7 @@ async function routeRequests(emulator: RunningEmulator, outputs: StackOutputs, c
   if (!endpoint) throw new Error(`output ${parsed.name} names ${name}, which is no endpoint of the emulator`);
   const client = new GpuRentalClient({ apiUrl: emulator.url, apiKey: emulator.apiKey });
   const answers = await Promise.all(
-    Array.from({ length: count }, (_, i) => route(client, name, { prompt: `request ${i}` }, { endpointKey: endpoint.apiKey, timeoutMs: 120_000, maxBackoffMs: 500 })),
+    Array.from({ length: count }, (_, i) => route(client, name, payloadOf(i), { endpointKey: endpoint.apiKey, timeoutMs: 120_000, maxBackoffMs: 500, path: sent.path ?? "/" })),
   );
   const workers = new Set(answers.map((a) => a.url));
   log(`  ${count} requests answered by ${workers.size} worker(s); the first: ${JSON.stringify(answers[0].body)}`);

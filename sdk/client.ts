@@ -18,6 +18,7 @@ import { priceIncreasesApi } from "./price-increases";
 import { subaccountsApi, teamMembersApi, teamRolesApi, teamsApi } from "./teams";
 import { webhooksApi } from "./webhooks";
 import { endpointsApi, workerGroupsApi } from "./serverless";
+import { deploymentsApi } from "./deployments";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
@@ -153,6 +154,8 @@ export class GpuRentalClient {
   /** Serverless endpoints (scaling targets) and their worker groups (template and criteria); `route` sends them requests. */
   readonly endpoints = endpointsApi(this);
   readonly workerGroups = workerGroupsApi(this);
+  /** Code served as a versioned serverless deployment (its bundle, versions, endpoint and group); sdk/workflows/deploy.ts pushes a folder. */
+  readonly deployments = deploymentsApi(this);
   /** API keys of the account; a key's value is in the answer of `create` only. */
   readonly apiKeys = apiKeysApi(this);
   /** Two-factor authentication (`/api/v0/tfa/...`). */

@@ -31,6 +31,9 @@ export type { TotpAlgorithm, TotpOptions, LoginWith2faOptions, TfaSession } from
 export * from "./workflows/interruption";
 export * from "./workflows/destroy";
 export * from "./workflows/route";
+export * from "./workflows/deploy";
+export { bundleFolder } from "./deployment-bundle";
+export type { Bundle, BundleConfig } from "./deployment-bundle";
 export type { DeletedWorkers } from "./serverless";
 export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";
 export { ResultNotReadyError } from "./instance-work";

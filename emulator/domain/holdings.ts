@@ -17,6 +17,8 @@ export interface Holdings {
   /** Its serverless endpoints (each keeps cold workers rented) and worker groups. */
   endpoints: number[];
   workerGroups: number[];
+  /** Its deployments (each with an endpoint and a group of its own). */
+  deployments: number[];
 }
 
 export function holdingsOf(market: Marketplace, userId: number): Holdings {
@@ -31,6 +33,7 @@ export function holdingsOf(market: Marketplace, userId: number): Holdings {
     webhooks: user ? market.webhooks.list(user).map((w) => w.id) : [],
     endpoints: market.serverless.endpointsOf(userId).map((e) => e.id),
     workerGroups: market.serverless.groupsOfOwner(userId).map((g) => g.id),
+    deployments: market.deployments.of(userId).map((d) => d.id),
   };
 }
 

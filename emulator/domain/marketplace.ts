@@ -26,6 +26,7 @@ import type { MachineWork } from "./machine-work";
 import { Results } from "./results";
 import { AuditLog } from "./audit";
 import { MarketHistory, MarketRow } from "./gpu-metrics";
+import { Deployments } from "./deployments";
 import { Outbids } from "./outbids";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
 
@@ -121,6 +122,8 @@ export class Marketplace {
   readonly marketHistory = new MarketHistory();
   /** The folder of the cloud connections' buckets (emulator/domain/cloud.ts): set where the emulator keeps files. */
   cloudRoot?: string;
+  /** Deployments (emulator/DEPLOYMENTS.md): code served by an endpoint and a group made for it. */
+  readonly deployments: Deployments;
   /** The autoscaler's log lines, by endpoint and by worker group (not saved). */
   readonly serverlessLogs = new LogBook();
   /**
@@ -243,6 +246,18 @@ export class Marketplace {
       probes: (instance) => this.workersServe && instance.runtype !== "args" && workerPort(instance) !== undefined,
     });
     this.sampleMarket();
+    this.deployments = new Deployments({
+      now,
+      serverless: this.serverless,
+      removeEndpoint: (ownerId, endpointId) => this.removeEndpoint(ownerId, endpointId),
+      workerHealth: (worker) => {
+        const instance = this.instances.byId(worker.instanceId);
+        const error = worker.error ?? (instance?.failure ? (instance.statusMsg ?? "its instance failed") : undefined);
+        // Served: ready (its model loaded, or, without machines, its instance running), or ready and being replaced.
+        const state = this.autoscaler.stateOf(worker);
+        return { loaded: state === "ready" || state === "updating", error };
+      },
+    });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
   }
@@ -268,6 +283,8 @@ export class Marketplace {
     this.outbids.tick();
     this.instances.settle();
     this.volumes.settle();
+    // Before the autoscaler clears failed workers: a deployment learns which of its versions failed.
+    this.deployments.observe();
     return this.autoscaler.tick();
   }
 
@@ -278,8 +295,8 @@ export class Marketplace {
 
   /** The parts of the state a `--data-dir` keeps, by the name they are saved under. */
   private persistentParts(): Record<string, Persistent> {
-    const { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless } = this;
-    return { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless };
+    const { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless, deployments } = this;
+    return { clock, random, contentionRandom, accounts, market, instances, templates, volumes, tfa, billing, serverless, deployments };
   }
 
   snapshot(): MarketplaceSnapshot {
@@ -404,7 +421,10 @@ export class Marketplace {
    */
   private rentWorker(group: WorkerGroupRecord, endpoint: EndpointRecord): number | string {
     const owner = this.accounts.user(group.ownerId);
-    if (!owner || !group.templateHash) return "the group's owner or template is gone";
+    // A deployment's worker is made from the deployment (its image, its env, the image's start), not a template.
+    const made = group.deploymentId === undefined ? undefined : this.deployments.workerRequest(group, { api: this.autoscalerUrl, autoscaler: this.autoscalerUrl });
+    if (typeof made === "string") return made;
+    if (!owner || (!group.templateHash && !made)) return "the group's owner or template is gone";
     const filters = workerFilters(parseSearchParams(group.searchParams), group.gpuRam) as Record<string, unknown>;
     // The CLI's own `rented=False`: the market searches what is not rented anyway.
     delete filters.rented;
@@ -414,11 +434,11 @@ export class Marketplace {
     } catch (error) {
       return `the search of ${JSON.stringify(group.searchParams)} was refused: ${(error as Error).message}`;
     }
-    const request = {
+    const request = made ?? ({
       template_hash_id: group.templateHash,
       label: `${endpoint.name} worker (group ${group.id})`,
       ...(this.autoscalerUrl && { env: { REPORT_ADDR: this.autoscalerUrl } }),
-    } as CreateInstanceRequest;
+    } as CreateInstanceRequest);
     for (const offer of offers) {
       try {
         const { instance } = this.acceptFor(owner, offer.id, request);
@@ -454,6 +474,18 @@ export class Marketplace {
     return published ? `http://${host}:${published}` : `http://${host}`;
   }
 
+  /** Deletes an endpoint with its groups, and destroys their workers' instances: answers those instances. */
+  removeEndpoint(ownerId: number, endpointId: number): number[] {
+    const workers = this.serverless.deleteEndpoint(ownerId, endpointId);
+    this.router.forget({ endpointId });
+    for (const worker of workers) {
+      this.router.forget({ workerId: worker.instanceId });
+      const instance = this.instances.byId(worker.instanceId);
+      if (instance) this.instances.destroy(instance);
+    }
+    return workers.map((w) => w.instanceId);
+  }
+
   private templateHash(ownerId: number, by: { hash?: string; id?: number }): string {
     if (by.hash !== undefined) return this.templates.resolve(ownerId, by.hash).hash_id;
     const found = this.templates.search(ownerId, { id: { eq: by.id } })[0];
@@ -464,7 +496,7 @@ export class Marketplace {
 }
 
 /** Parts of the state that saves from before they existed lack: such a save restores them empty. */
-const ADDED_LATER = new Set(["serverless"]);
+const ADDED_LATER = new Set(["serverless", "deployments"]);
 
 /** The subject and message of an instance's event, as a webhook delivery carries them. */
 function eventText(id: number, event: InstanceEvent): [string, string] {

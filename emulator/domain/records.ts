@@ -360,6 +360,8 @@ export interface WorkerGroupRecord {
   createdAt: number;
   /** Bumped when what a worker runs changes (the template): workers of an older version are rolled. */
   version: number;
+  /** The deployment whose workers it rents (from the deployment, not a template). */
+  deploymentId?: number;
 }
 
 /** A worker: an instance the autoscaler rented for a group. */
@@ -378,4 +380,52 @@ export interface WorkerRecord {
   /** What the worker last reported (`/worker_status/`) or the control API set. */
   reportedLoad?: number;
   error?: string;
+}
+
+/** A deployment (emulator/DEPLOYMENTS.md): a named, tagged bundle of code on an image, served by its own endpoint and group. */
+export interface DeploymentRecord {
+  id: number;
+  ownerId: number;
+  name: string;
+  tag: string;
+  image: string;
+  /** Docker flags of its workers, as the client sent them. */
+  env: string;
+  searchParams: string;
+  /** Disk of each worker, GB. */
+  storage: number;
+  /** Seconds it lives without a heartbeat; null: for ever. */
+  ttl: number | null;
+  /** The last heartbeat (or put), emulator ms. */
+  lastHeartbeatAt: number;
+  /** Registry login of its image (`-u user -p token repo`), never shown back. */
+  imageLogin: string | null;
+  endpointId: number;
+  groupId: number;
+  /** The version last put (its code the newest), and the last one whose workers served. */
+  currentVersionId: number;
+  lastHealthyVersionId: number | null;
+  /** Which deployment version each version of its group runs (the group's `version` → a version id). */
+  groupVersions: Record<number, number>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A version of a deployment's code: its bundle, and whether workers served it. */
+export interface DeploymentVersionRecord {
+  id: number;
+  deploymentId: number;
+  fileHash: string;
+  fileSize: number;
+  label: string | null;
+  status: "pending_upload" | "deploying" | "healthy" | "failed" | "evicted";
+  /** Why its workers failed. */
+  error: string | null;
+  /** The secret of its upload form, until the bundle arrives. */
+  uploadToken: string | null;
+  /** The secret of its download URL. */
+  downloadToken: string;
+  /** The bundle, base64 (dropped when evicted). */
+  bundle: string | null;
+  createdAt: number;
 }

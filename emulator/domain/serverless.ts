@@ -160,6 +160,17 @@ export class Serverless implements Persistent<ServerlessSnapshot> {
     return group;
   }
 
+  /** A deployment's group: its workers are made from the deployment (no template), on offers its criteria find. */
+  createDeploymentGroup(ownerId: number, endpointId: number, deploymentId: number, searchParams: string): WorkerGroupRecord {
+    const group: WorkerGroupRecord = {
+      id: this.nextGroupId++, ownerId, endpointId, templateHash: null, templateId: null,
+      searchParams: checkedCriteria(searchParams), launchArgs: null, gpuRam: 0, testWorkers: 0, coldWorkers: null,
+      extra: {}, createdAt: this.deps.now(), version: 1, deploymentId,
+    };
+    this.groups.set(group.id, group);
+    return group;
+  }
+
   /** Changes what is given in place; a new template starts a rolling update of the group's workers. */
   updateGroup(ownerId: number, id: number, change: UpdateWorkerGroupRequest): WorkerGroupRecord {
     const group = this.group(ownerId, id);
@@ -256,7 +267,7 @@ export class Serverless implements Persistent<ServerlessSnapshot> {
 }
 
 /** The criteria text, refused (400) when it is not criteria of the offer search, or a value is of the wrong type. */
-function checkedCriteria(text: string): string {
+export function checkedCriteria(text: string): string {
   let filters: OfferFilters;
   try {
     filters = parseSearchParams(text);

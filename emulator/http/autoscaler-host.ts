@@ -98,7 +98,10 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
       const worker = reportingWorker(market, body.id, keyOf(reply, body.mtoken));
       if (body.cur_load !== undefined) worker.reportedLoad = body.cur_load;
       if (body.error_msg) worker.error = body.error_msg;
-      else if (body.loadtime !== undefined) market.autoscaler.loaded(worker.instanceId);
+      // The vendor's worker reports a load time of 0 until its model is loaded.
+      else if (body.loadtime !== undefined && body.loadtime > 0) market.autoscaler.loaded(worker.instanceId);
+      // A deployment learns at once which version served or failed (before the autoscaler clears a failed worker).
+      market.deployments.observe();
       return { success: true };
     },
   });

@@ -19,6 +19,7 @@ import { registerTeams } from "./teams";
 import { registerWebhooks } from "./webhooks";
 import { registerServerless } from "./serverless";
 import { registerAutoscalerHost } from "./autoscaler-host";
+import { registerDeployments } from "./deployments";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
@@ -130,6 +131,7 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   registerWebhooks(app, market);
   registerServerless(app, market);
   registerAutoscalerHost(app, market);
+  registerDeployments(app, market);
   registerTfa(app, market);
   registerOpenApi(app);
   if (options.controlApi !== false) registerControl(app, market, faults);

@@ -41,7 +41,7 @@ export const MOUNTED = ["dev", "proc", "sys", "run"];
  * Arguments: the disk's size in MiB; 1 for a network of its own; the overlaid system folders; the root's links
  * (`bin=usr/bin`); the emulator's folders to cover (relative to the root, one a line); the host name; the base
  * layer; the machine's tools; its sleeps' folder; the clock's folder; its volumes (`<folder><tab><path in the
- * machine>`, one a line); the second stage's program; the shell of the machine's first process; the uid of the
+ * machine>[<tab>ro]`, one a line; `ro` bound read-only); the second stage's program; the shell of the machine's first process; the uid of the
  * machines' owner under root (empty otherwise); the command that makes the second stage's process that user (the
  * same).
  */
@@ -112,10 +112,10 @@ read_only_bind "$bin" "mnt/fs${INSIDE.bin}"
 read_only_bind "$clock" "mnt/fs${INSIDE.clockDir}"
 mount -c --bind "$waits" "mnt/fs${INSIDE.waits}"
 n=0 mounts=
-while IFS="$tab" read -r folder target; do
+while IFS="$tab" read -r folder target mode; do
   if [ -z "$target" ]; then continue; fi
   mkdir -p "mnt/fs${INSIDE.volumes}/$n"
-  mount -c --bind "$folder" "mnt/fs${INSIDE.volumes}/$n"
+  if [ "$mode" = ro ]; then read_only_bind "$folder" "mnt/fs${INSIDE.volumes}/$n"; else mount -c --bind "$folder" "mnt/fs${INSIDE.volumes}/$n"; fi
   mounts="$mounts$n$tab$target
 "
   n=$((n + 1))

@@ -33,7 +33,7 @@ export interface SpacePlan {
   waits: string;
   clockDir: string;
   /** Volumes: this computer's folder, and the path in the machine (absolute, no `..`). */
-  volumes: { source: string; target: string }[];
+  volumes: { source: string; target: string; readOnly?: boolean }[];
   /** This computer's folders the machine must not see where they lie in a system folder (the emulator's own). */
   covered: string[];
   /** The environment of the namespaces' two processes (the machine's mark, to find them). */
@@ -64,7 +64,7 @@ export class MachineSpace {
       String(plan.sizeMiB), plan.ownNetwork ? "1" : "0", system.folders.join(" "),
       Object.entries(system.links).map(([name, target]) => `${name}=${target}`).join(" "),
       coveredIn(plan.covered, system.folders).join("\n"), plan.hostname, baseLayer(system.folders, owner), plan.bin, plan.waits, plan.clockDir,
-      plan.volumes.map((volume) => `${volume.source}\t${volume.target}`).join("\n"), STAGE_TWO, shell(),
+      plan.volumes.map((volume) => `${volume.source}\t${volume.target}${volume.readOnly ? "\tro" : ""}`).join("\n"), STAGE_TWO, shell(),
       owner === undefined ? "" : String(owner), asMachineOwner(tools).join(" "),
     ];
     // Under root, the first stage is root's (its mounts made with this computer's root's rights, the more

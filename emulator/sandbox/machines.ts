@@ -59,6 +59,11 @@ export interface MachineHooks {
   servicePort(): Promise<number | undefined>;
   /** The machine cannot boot (its namespaces or its endpoint failed): the instance has crashed. */
   crashed(instance: InstanceRecord, message: string): void;
+  /**
+   * Folders of this computer the instance's image holds (a deployment's worker: the vendor's worker program), bound
+   * read-only where the image has them; made before the machine boots (a first make may take a while).
+   */
+  imageFolders?(instance: InstanceRecord): Promise<{ source: string; target: string }[]>;
 }
 
 /** The onstart of an instance's current (or last) boot, as the control API shows it. */
@@ -412,7 +417,9 @@ export class Machines implements InstanceWatcher {
       installNvidiaSmi(this.binOf(instance.id), gpuModel(instance), machine.gpus);
       installClockTools(this.binOf(instance.id));
       machine.apiKey ??= this.hooks.reissueKey(instance);
-      await this.openSpace(machine, boot);
+      const imageFolders = (await this.hooks.imageFolders?.(instance)) ?? [];
+      if (!current()) return;
+      await this.openSpace(machine, boot, imageFolders);
       if (!current()) return;
       await this.openNetwork(machine, boot);
       if (!current()) return;
@@ -454,7 +461,7 @@ export class Machines implements InstanceWatcher {
   }
 
   /** Makes the boot's namespaces and root filesystem (./machine-space.ts), its files from its last stop in it. */
-  private async openSpace(machine: Machine, boot: number): Promise<void> {
+  private async openSpace(machine: Machine, boot: number, imageFolders: { source: string; target: string }[] = []): Promise<void> {
     const { instance } = machine;
     const space = await MachineSpace.start({
       dir: machine.dir,
@@ -464,7 +471,7 @@ export class Machines implements InstanceWatcher {
       bin: this.binOf(instance.id),
       waits: this.waitsOf(instance.id),
       clockDir: path.dirname(this.clockFile),
-      volumes: this.volumesOf(machine),
+      volumes: [...this.volumesOf(machine), ...imageFolders.map((folder) => ({ ...folder, readOnly: true }))],
       // The emulator's folders, and its user's home and cache (their keys, which the machine's root may read
       // where it is that user), wherever they lie in a system folder the machine sees.
       covered: [this.root, os.homedir(), userCacheDir(), ...(this.options.covered ?? [])],

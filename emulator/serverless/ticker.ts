@@ -45,7 +45,9 @@ async function probeLoading(market: Marketplace, onstartOf: (instanceId: number)
   const loading = market.serverless
     .allEndpoints()
     .flatMap((e) => market.serverless.workersOf({ endpointId: e.id }))
-    .filter((w) => w.loadedAt === undefined && market.autoscaler.stateOf(w) === "loading" && isRunning(market, w.instanceId));
+    .filter((w) => w.loadedAt === undefined && market.autoscaler.stateOf(w) === "loading" && isRunning(market, w.instanceId))
+    // A deployment's worker is ready once it reports its load time, not when its port answers (emulator/DEPLOYMENTS.md).
+    .filter((w) => market.serverless.groupById(w.groupId)?.deploymentId === undefined);
   await Promise.all(
     loading.map(async (worker) => {
       if (await accepts(market.workerUrl(worker))) return market.autoscaler.loaded(worker.instanceId);

@@ -8,6 +8,8 @@ import { writeDurably } from "../storage/files";
 import { ed25519KeyPair } from "./keys";
 import { userCacheDir } from "../../sdk/cache-dir";
 import { SSH_HOST, SshEndpoints } from "./server";
+import { workerSdk } from "../sandbox/worker-sdk";
+import { WORKER_SDK_INSIDE } from "../domain/deployments";
 
 export { SSH_HOST, SSH_USER } from "./server";
 export { ed25519KeyPair } from "./keys";
@@ -83,6 +85,12 @@ export function startSsh(market: Marketplace, options: SshOptions & { dataDir?: 
     },
     servicePort: () => options.servicePort ?? Promise.resolve(undefined),
     crashed: (instance, message) => market.instances.fail(instance.id, "exited", message),
+    // A deployment's worker runs the image's worker program (emulator/DEPLOYMENTS.md).
+    imageFolders: async (instance) => {
+      if (instance.config.env?.IS_DEPLOYMENT !== "true") return [];
+      const sdk = await workerSdk();
+      return [{ source: sdk.folder, target: WORKER_SDK_INSIDE }, ...sdk.extra.map((folder) => ({ source: folder, target: folder }))];
+    },
   }, { persistent: !!options.dataDir, covered: options.dataDir ? [options.dataDir] : [] });
   market.instances.watch(machines);
   market.volumes.removed = (volumeId) => machines.volumeRemoved(volumeId);

@@ -645,6 +645,69 @@ export class WorkerGroup extends pulumi.CustomResource {
 }
 export interface WorkerGroup extends WorkerGroupOutputProperties {}
 
+/** The inputs of a Deployment. */
+export interface DeploymentArgs extends CommonArgs {
+  /** The deployment's name: its code declares a deployment of this name. */
+  name: pulumi.Input<string>;
+  /** The deployment's tag (a name has one deployment per tag). Default: `"default"`. */
+  tag?: pulumi.Input<string>;
+  /** The folder of its Python package (with `__init__.py`), or a single `.py` module (the file a program of the service's own client deploys); its content hash decides a new version. */
+  codeFolder: pulumi.Input<string>;
+  /** The image its workers run (`repo/name:tag`), holding the service's worker program. */
+  image: pulumi.Input<string>;
+  /** Environment variables of its workers. */
+  environment?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`). Default: verified, rentable offers. */
+  searchParams?: pulumi.Input<string>;
+  /** Disk of each worker, GB. Default: `50`. */
+  storage?: pulumi.Input<number>;
+  /** The floor of active capacity, in the endpoint's load units per second. Default 0. */
+  minLoad?: pulumi.Input<number>;
+  /** The floor of total (active and inactive) capacity. Default 0. */
+  minColdLoad?: pulumi.Input<number>;
+  /** The share of active capacity load should use, in (0, 1]: 0.9 leaves 11% headroom. Default 0.9. */
+  targetUtil?: pulumi.Input<number>;
+  /** Total capacity as a multiple of active load (workers kept loaded but inactive). Default 2.5. */
+  coldMult?: pulumi.Input<number>;
+  /** Workers kept with the model loaded, active or inactive (0 lets the endpoint scale to zero). Default 5. */
+  coldWorkers?: pulumi.Input<number>;
+  /** The cap on all workers, at least `coldWorkers`. Default 20. */
+  maxWorkers?: pulumi.Input<number>;
+  /** Seconds a request may wait at one worker before the router passes it over. Default 30. */
+  maxQueueTime?: pulumi.Input<number>;
+  /** Seconds of endpoint-wide queueing above which the autoscaler scales up hard. Default 10. */
+  targetQueueTime?: pulumi.Input<number>;
+  /** Seconds without requests before the endpoint may scale down (to zero where the targets allow); negative: never. */
+  inactivityTimeout?: pulumi.Input<number>;
+}
+
+/** The outputs of a Deployment, besides its inputs. */
+export interface DeploymentOutputProperties {
+  /** The deployment's id (also the resource's id). */
+  readonly deploymentId: pulumi.Output<number>;
+  /** The endpoint the service made for it. */
+  readonly endpointId: pulumi.Output<number>;
+  /** That endpoint's name, which `route` takes. */
+  readonly endpointName: pulumi.Output<string>;
+  /** The worker group the service made for it. */
+  readonly workerGroupId: pulumi.Output<number>;
+  /** Its newest version (the code last pushed). */
+  readonly currentVersionId: pulumi.Output<number>;
+  /** The newest version whose workers served (none until one did). */
+  readonly lastHealthyVersionId: pulumi.Output<number>;
+  /** The content hash of the code's bundle. */
+  readonly codeHash: pulumi.Output<string>;
+}
+
+/** Code served as a serverless deployment: a folder holding a Python package (imported as `deployment` on each worker, it declares `vastai.serverless.remote.Deployment(name=<name>)` and its remote functions, one with a benchmark), the image its workers run, and the scaling of the endpoint the service makes for it. Its bundle's content hash is computed at preview: a changed folder is one update that makes a new version (the workers roll onto it; a version whose workers fail never serves), an unchanged one changes nothing. Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. The service's remote-function client calls it by its name and tag. Destroy deletes it with its endpoint, group and workers. */
+export class Deployment extends pulumi.CustomResource {
+  constructor(name: string, args: DeploymentArgs, opts: ResourceOptions = {}) {
+    const { type, props, options } = registration({ name: "Deployment", outputs: ["deploymentId", "endpointId", "endpointName", "workerGroupId", "currentVersionId", "lastHealthyVersionId", "codeHash"], secretInputs: [], secrets: [] }, name, args, opts);
+    super(type, name, props, options);
+  }
+}
+export interface Deployment extends DeploymentOutputProperties {}
+
 /** The arguments of getOffers. */
 export interface GetOffersArgs {
   /** GPU model wanted, e.g. "RTX 4090" (a `gpu_name` filter). */

@@ -11,7 +11,7 @@ import { specOf } from "./spec";
  */
 
 /** Each target: its input, its wire field (whose rules it takes: sdk/schemas/serverless.ts), its description. */
-const TARGETS = {
+export const ENDPOINT_TARGETS = {
   minLoad: ["min_load", "The floor of active capacity, in the endpoint's load units per second. Default 0."],
   minColdLoad: ["min_cold_load", "The floor of total (active and inactive) capacity. Default 0."],
   targetUtil: ["target_util", "The share of active capacity load should use, in (0, 1]: 0.9 leaves 11% headroom. Default 0.9."],
@@ -22,8 +22,8 @@ const TARGETS = {
   targetQueueTime: ["target_queue_time", "Seconds of endpoint-wide queueing above which the autoscaler scales up hard. Default 10."],
   inactivityTimeout: ["inactivity_timeout", "Seconds without requests before the endpoint may scale down (to zero where the targets allow); negative: never."],
 } as const satisfies Record<string, [keyof CreateEndpointRequest, string]>;
-type Target = keyof typeof TARGETS;
-const TARGET_NAMES = Object.keys(TARGETS) as Target[];
+type Target = keyof typeof ENDPOINT_TARGETS;
+const TARGET_NAMES = Object.keys(ENDPOINT_TARGETS) as Target[];
 
 const STATE: NamedType = {
   name: "EndpointState",
@@ -44,7 +44,7 @@ const DESCRIPTION =
 const Spec = z
   .object({
     name: z.string().min(1).max(128).meta({ description: "The endpoint's name, which `route` takes." }),
-    ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[TARGETS[key][0]].meta({ description: TARGETS[key][1] })])) as Record<
+    ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[ENDPOINT_TARGETS[key][0]].meta({ description: ENDPOINT_TARGETS[key][1] })])) as Record<
       Target,
       z.ZodOptional<z.ZodNumber>
     >),
@@ -107,7 +107,7 @@ export const ENDPOINT: Kind<EndpointSpec, EndpointOutputs> = {
 /** The spec as the service's fields. */
 function wireOf(spec: EndpointSpec): CreateEndpointRequest {
   const wire: Record<string, unknown> = { endpoint_name: spec.name };
-  for (const key of TARGET_NAMES) if (spec[key] !== undefined) wire[TARGETS[key][0]] = spec[key];
+  for (const key of TARGET_NAMES) if (spec[key] !== undefined) wire[ENDPOINT_TARGETS[key][0]] = spec[key];
   return wire as CreateEndpointRequest;
 }
 
@@ -129,7 +129,7 @@ async function declared(id: number, spec: EndpointSpec, op: Operation): Promise<
 function inputsOf(found: Endpoint, props: Props | undefined): Record<string, unknown> {
   const inputs: Record<string, unknown> = { name: found.endpoint_name };
   for (const key of TARGET_NAMES) {
-    const value = found[TARGETS[key][0]];
+    const value = found[ENDPOINT_TARGETS[key][0]];
     if (value !== null && value !== undefined && (!props || props[key] !== undefined)) inputs[key] = value;
   }
   if (found.endpoint_state && (!props || props.state !== undefined)) inputs.state = found.endpoint_state;

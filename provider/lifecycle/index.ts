@@ -37,6 +37,7 @@ export { TEAM_ROLE } from "./team-role";
 export { WEBHOOK } from "./webhook";
 export { ENDPOINT } from "./endpoint";
 export { WORKER_GROUP } from "./worker-group";
+export { DEPLOYMENT } from "./deployment";
 export { GET_OFFERS, offerSearchOf } from "./get-offers";
 export { GET_TEMPLATES } from "./get-templates";
 export { GET_INSTANCE } from "./get-instance";

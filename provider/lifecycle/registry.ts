@@ -25,6 +25,7 @@ import { WEBHOOK } from "./webhook";
 import { TEMPLATE } from "./template";
 import { ENDPOINT } from "./endpoint";
 import { WORKER_GROUP } from "./worker-group";
+import { DEPLOYMENT } from "./deployment";
 import { GET_ENDPOINTS } from "./get-endpoints";
 import { GET_ENDPOINT_WORKERS } from "./get-endpoint-workers";
 import { GET_AUDIT_LOGS } from "./get-audit-logs";
@@ -35,7 +36,7 @@ import { GET_GPU_PRICES } from "./get-gpu-prices";
  * reference page list them. A kind (or a function) is one file of this folder and its line here; the shells, the
  * schema, the TypeScript resource classes and the reference page follow from the registry.
  */
-export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK, ENDPOINT, WORKER_GROUP];
+export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK, ENDPOINT, WORKER_GROUP, DEPLOYMENT];
 
 /** The functions (lookups the engine invokes, read-only). */
 export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES, GET_ENDPOINTS, GET_ENDPOINT_WORKERS, GET_AUDIT_LOGS, GET_GPU_PRICES];

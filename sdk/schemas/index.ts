@@ -19,3 +19,4 @@ export * from "./webhooks";
 export * from "./serverless";
 export * from "./instance-work";
 export * from "./account";
+export * from "./deployments";

@@ -74,7 +74,8 @@ it("lets the instance key start, stop and destroy its own instance, and nothing 
   const other = await client.instances.create(b.id, { image: "x" });
   const key = own.instance_api_key!;
   const allowed = new Set(apiRoutes().filter((r) => r.instanceKey).map((r) => `${r.method} ${r.url}`));
-  expect([...allowed].sort()).toEqual(["DELETE /api/v0/instances/:id/", "PUT /api/v0/instances/:id/"]);
+  // A deployment's worker fetches its bundle with its instance's key (emulator/DEPLOYMENTS.md).
+  expect([...allowed].sort()).toEqual(["DELETE /api/v0/instances/:id/", "GET /api/v0/deployment/:id/download_url/", "PUT /api/v0/instances/:id/"]);
   for (const r of apiRoutes().filter((r) => !r.instanceKey && r.auth !== "optional")) {
     const res = await call(r.method, r.url, key);
     expect([`${r.method} ${r.url}`, res.status]).toEqual([`${r.method} ${r.url}`, 403]);

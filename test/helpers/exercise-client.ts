@@ -167,6 +167,18 @@ export function exercise(client: GpuRentalClient, ids: Ids = { endpoint: 1001, w
       rollWorkers: () => client.workerGroups.rollWorkers(ids.workerGroup),
       delete: () => client.workerGroups.delete(ids.workerGroup),
     },
+    deployments: {
+      list: () => client.deployments.list(),
+      get: () => client.deployments.get(501),
+      versions: () => client.deployments.versions(501),
+      put: () => client.deployments.put({ name: "judged", image: "vastai/base-image", file_hash: "0".repeat(64), file_size: 10, cold_workers: 0, max_workers: 1 }),
+      heartbeat: () => client.deployments.heartbeat(501),
+      stop: () => client.deployments.stop(501),
+      start: () => client.deployments.start(501),
+      downloadUrl: () => client.deployments.downloadUrl(501),
+      delete: () => client.deployments.delete(501),
+      deleteByName: () => client.deployments.deleteByName("judged"),
+    },
     users: { current: () => client.users.current() },
     billing: { invoices: () => client.billing.invoices() },
   };

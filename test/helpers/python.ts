@@ -109,3 +109,19 @@ function readOr(file: string, fallback: string): string {
     return fallback;
   }
 }
+
+/**
+ * A Python of at least 3.`minor` (the vendor's deployment client needs 3.12): `python3.<n>` on PATH, else a pyenv
+ * version, else why there is none.
+ */
+export function findPythonAtLeast(minor: number): Python | { missing: string } {
+  const pyenv = path.join(process.env.PYENV_ROOT ?? path.join(process.env.HOME ?? "", ".pyenv"), "versions");
+  const versions = fs.existsSync(pyenv) ? fs.readdirSync(pyenv).filter((v) => /^3\.\d+\.\d+$/.test(v) && Number(v.split(".")[1]) >= minor).sort() : [];
+  const candidates = [...[13, 12].filter((n) => n >= minor).map((n) => `python3.${n}`), ...versions.map((v) => path.join(pyenv, v, "bin", "python3"))];
+  for (const command of candidates) {
+    const probe = spawnSync(command, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"], { encoding: "utf8" });
+    const version = probe.status === 0 ? probe.stdout.trim() : "";
+    if (version.startsWith("3.") && Number(version.split(".")[1]) >= minor) return { command, version };
+  }
+  return { missing: `no Python 3.${minor} or later (tried ${candidates.join(", ")})` };
+}

@@ -49,6 +49,15 @@ export const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
       "POST /get_autogroup_logs/", "POST /update_workers/", "POST /worker_status/", "POST /delete_requests/",
     ],
   },
+  // Deployments: the paths the public client 1.9.1 calls beyond the vendor's four (the put, deletion, versions,
+  // heartbeats, and its workers' download).
+  {
+    source: "docs/service-facts.md",
+    endpoints: [
+      "PUT /api/v0/deployments/", "DELETE /api/v0/deployments/", "DELETE /api/v0/deployment/{id}/", "GET /api/v0/deployment/{id}/versions/",
+      "POST /api/v0/deployment/{id}/heartbeat/", "GET /api/v0/deployment/{id}/download_url/",
+    ],
+  },
 ];
 
 /** A method and path as the description names it: no query, no final `/`, each parameter (or id) as `{}`. */

@@ -68,7 +68,7 @@ it("examples/ci's README line is the command its workflow runs (deployed by ci.t
 });
 
 it("covers every kind of program the project promises", () => {
-  expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "go", "instance-from-image", "interruptible", "network-volume", "post-boot", "python", "serverless", "team-account", "template-fleet", "two-accounts", "yaml"]);
+  expect(EXAMPLES.sort()).toEqual(["ci", "ci-api-key", "deployment", "go", "instance-from-image", "interruptible", "network-volume", "post-boot", "python", "serverless", "team-account", "template-fleet", "two-accounts", "yaml"]);
 });
 
 /**

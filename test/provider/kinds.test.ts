@@ -48,6 +48,7 @@ describe("one module per kind", () => {
       Webhook: ["provider/generated/resources.ts", "provider/lifecycle/webhook.ts"],
       Endpoint: ["provider/generated/resources.ts", "provider/lifecycle/endpoint.ts"],
       WorkerGroup: ["provider/generated/resources.ts", "provider/lifecycle/worker-group.ts"],
+      Deployment: ["provider/generated/resources.ts", "provider/lifecycle/deployment.ts"],
     });
     // Exactly one lifecycle module per kind, named after it, defining its description.
     for (const { description: { name } } of KINDS) {

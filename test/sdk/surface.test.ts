@@ -29,6 +29,7 @@ const SURFACE: Record<string, string[]> = {
   webhooks: ["create", "delete", "get", "list", "rotateSecret", "test", "update"],
   endpoints: ["create", "delete", "get", "list", "logs", "update", "workers"],
   workerGroups: ["create", "delete", "get", "list", "logs", "rollWorkers", "update", "workers"],
+  deployments: ["delete", "deleteByName", "downloadUrl", "get", "heartbeat", "list", "put", "start", "stop", "versions"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",
     "resendTestSms", "sendEmailCode", "sendSmsCode", "sendTestSms", "setupTotp", "status", "submitTestCode", "updateMethod",
