@@ -51,7 +51,7 @@ describe("the resource descriptions", () => {
       [
         "gpu-rental:index:ApiKey", "gpu-rental:index:EnvVar", "gpu-rental:index:GpuFleet", "gpu-rental:index:Instance", "gpu-rental:index:LocalVolume", "gpu-rental:index:NetworkVolume", "gpu-rental:index:SshKey",
         "gpu-rental:index:Subaccount", "gpu-rental:index:Team", "gpu-rental:index:TeamMember", "gpu-rental:index:TeamRole", "gpu-rental:index:Template", "gpu-rental:index:Webhook",
-        "gpu-rental:index:Endpoint", "gpu-rental:index:WorkerGroup",
+        "gpu-rental:index:Endpoint", "gpu-rental:index:WorkerGroup", "gpu-rental:index:Deployment",
       ].sort(),
     );
     expect(Object.keys(schema.functions)).toEqual(
