@@ -6,6 +6,8 @@ import { promisify } from "node:util";
 import { Clock } from "../../emulator";
 import { bundleFolder } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
+import { REPO_ROOT } from "../helpers/paths";
+import { TestStack } from "../helpers/pulumi-stack";
 import { findPython, findPythonAtLeast, venv } from "../helpers/python";
 import { VastaiCli, VASTAI_REQUIREMENTS } from "../helpers/vastai";
 
@@ -16,7 +18,8 @@ const run = promisify(execFile);
  * PyPI, unchanged; pointed at the emulator by its own settings) deploys a function, calls it, deploys changed code
  * and a broken one; the public CLI lists the versions, stops, starts and deletes the deployment. The emulator's
  * workers are emulated machines running the vendor's worker program on the pushed bundle, so every answer below
- * was computed by a worker.
+ * was computed by a worker. A Deployment a Pulumi program declares from the program's file is the one that client
+ * then finds by name: it calls it without making a version.
  */
 const client = findPythonAtLeast(12);
 const cliPython = findPython();
@@ -24,7 +27,7 @@ const missing = "missing" in client ? client.missing : "missing" in cliPython ? 
 if (missing) console.warn(`test/compat/deployments.test.ts (skipped: ${missing})`);
 
 /** The user's program: `deploy` makes the deployment ready; `call` also calls the function once. */
-function program(body: string, broken = false): string {
+function program(body: string, broken = false, name = "square"): string {
   return `import asyncio, json, os, sys
 from vastai import AsyncClient
 from vastai.serverless.remote import Deployment
@@ -33,7 +36,7 @@ URL = os.environ.get("EMULATOR_URL", "")
 # The client reads the service's root certificate before its first call: the emulator serves one.
 AsyncClient.SSL_CERT_URL = URL + "/static/jvastai_root.cer"
 ${broken ? 'if os.environ.get("IS_DEPLOYMENT"):\n    raise RuntimeError("this version is broken")\n' : ""}
-app = Deployment(name="square", api_key=os.environ.get("EMULATOR_KEY", "on-a-worker"), webserver_url=URL, autoscaler_url=URL)
+app = Deployment(name="${name}", api_key=os.environ.get("EMULATOR_KEY", "on-a-worker"), webserver_url=URL, autoscaler_url=URL)
 app.image("vastai/base-image:latest", 16)
 app.configure_autoscaling(min_load=1, cold_workers=0, max_workers=1)
 
@@ -57,12 +60,16 @@ if __name__ == "__main__":
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-deployment-"));
   const api = async (method: string, url: string) => (await http(emu.url, method, url, { key: emu.apiKey })).body;
 
-  /** Runs the program with this code: what it printed last (JSON). */
+  /** Runs the program in `file`: what it printed last (JSON). */
+  const runProgram = async (file: string, mode: "deploy" | "call") => {
+    const { stdout } = await run(python, [file, mode], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, EMULATOR_URL: emu.url, EMULATOR_KEY: emu.apiKey }, timeout: 180_000 });
+    return JSON.parse(stdout.trim().split("\n").pop()!) as { id: number; action: string; answer?: number };
+  };
+  /** Runs the program with this code. */
   const push = async (mode: "deploy" | "call", body: string, broken = false) => {
     const file = path.join(dir, "app.py");
     fs.writeFileSync(file, program(body, broken));
-    const { stdout } = await run(python, [file, mode], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, EMULATOR_URL: emu.url, EMULATOR_KEY: emu.apiKey }, timeout: 180_000 });
-    return JSON.parse(stdout.trim().split("\n").pop()!) as { id: number; action: string; answer?: number };
+    return runProgram(file, mode);
   };
   const deployment = async (id: number) => (await api("GET", `/api/v0/deployment/${id}/`)).deployment;
   const until = async <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 120_000): Promise<T> => {
@@ -144,4 +151,34 @@ if __name__ == "__main__":
     expect(await sdk.workerGroups.list()).toEqual([]);
     expect(await sdk.instances.list()).toEqual([]);
   }, 10 * 60_000);
+
+  it("a Deployment a Pulumi program declares from the client's file is the one the client calls by name, with no new version", async () => {
+    // The program's folder holds the client's own file; the Deployment declares it with the client's settings.
+    fs.mkdirSync(path.join(REPO_ROOT, ".gpu-rental"), { recursive: true });
+    const project = fs.mkdtempSync(path.join(REPO_ROOT, ".gpu-rental", "compat-byname-"));
+    fs.mkdirSync(path.join(project, "code"));
+    fs.writeFileSync(path.join(project, "code", "app.py"), program("return x * x", false, "byname"));
+    fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: byname\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n");
+    fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2022", module: "node16", moduleResolution: "node16", strict: true, skipLibCheck: true, types: ["node"] } }));
+    fs.writeFileSync(path.join(project, "index.ts"), `import * as path from "node:path";
+import { Deployment } from "gpu-rental/provider";
+export const deploymentId = new Deployment("byname", { name: "byname", codeFolder: path.join(__dirname, "code", "app.py"), image: "vastai/base-image:latest",
+  storage: 16, minLoad: 1, coldWorkers: 0, maxWorkers: 1 }).deploymentId;
+`);
+    const stack = new TestStack(`compat-byname-${process.pid}`, {}, project);
+    try {
+      await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
+      await stack.ok("up", "--yes");
+      const { deploymentId } = await stack.outputs();
+      const versions = async () => (await api("GET", `/api/v0/deployment/${deploymentId}/versions/`)).versions.map((v: any) => v.id);
+      const before = await versions();
+
+      expect(await runProgram(path.join(project, "code", "app.py"), "call")).toEqual({ id: deploymentId, action: "exists", answer: 49 });
+      expect(await versions()).toEqual(before);
+      expect(before).toHaveLength(1);
+    } finally {
+      await stack.remove();
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  }, 5 * 60_000);
 });
