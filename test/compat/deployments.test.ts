@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { Clock } from "../../emulator";
-import { bundleFolder } from "../../sdk";
+import { bundleFolder, remoteClientCriteria, remoteClientEnv, VENDOR_CONSOLE_URL } from "../../sdk";
 import { emulator, http, TestEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../helpers/paths";
 import { TestStack } from "../helpers/pulumi-stack";
@@ -93,7 +93,7 @@ if __name__ == "__main__":
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("the SDK's bundle has the content hash the client computes, for a module and for a package", async () => {
+  it("the SDK's bundle has the content hash the client computes, for a module and for a package; its env flags and criteria are the client's", async () => {
     const pkg = path.join(dir, "pkg");
     fs.mkdirSync(path.join(pkg, "sub", "deeper"), { recursive: true });
     fs.writeFileSync(path.join(pkg, "__init__.py"), 'from .sub import helper  #!VAST_IGNORE_CHANGES\nNAME = "caf\u00e9 \\"#\\" not a comment"\n"""\n#!VAST_IGNORE_CHANGES inside a string\n"""\n');
@@ -102,10 +102,19 @@ if __name__ == "__main__":
     fs.writeFileSync(path.join(pkg, "a.py"), "x = 1 # !VAST_IGNORE_CHANGES\n");
     const module = path.join(dir, "module.py");
     fs.writeFileSync(module, program("return x * x"));
-    const script = "import sys\nfrom vastai.serverless.remote.base import Config\nfrom vastai.serverless.remote.utils import compute_deployment_hash\n" +
-      "for p in sys.argv[1:]:\n    print(compute_deployment_hash(Config('caf\u00e9', [], [], [], []), p))\n";
+    // With it, what else the client puts: its env flags and criteria for a program left on the service's defaults.
+    const script = "import sys\nfrom vastai.data import Query\nfrom vastai.serverless.remote.base import Config\nfrom vastai.serverless.remote.deploy import Deployment\n" +
+      "from vastai.serverless.remote.utils import compute_deployment_hash\n" +
+      "for p in sys.argv[1:]:\n    print(compute_deployment_hash(Config('caf\u00e9', [], [], [], []), p))\n" +
+      "print(compute_deployment_hash(Config('caf\u00e9', [], [], [('A', '1'), ('B', 'x \"y\"')], []), sys.argv[1]))\n" +
+      "d = Deployment(name='x', api_key='k')\nimage = d.image('i', 50).require(Query({'gpu_name': {'eq': 'RTX 4090'}, 'num_gpus': {'gte': 2}}))\n" +
+      "print(d._compile_env(image))\nprint(image._requires.unparse_query())\n";
     const { stdout } = await run(python, ["-c", script, module, pkg]);
-    expect(stdout.trim().split("\n")).toEqual([bundleFolder(module, { name: "caf\u00e9" }).hash, bundleFolder(pkg, { name: "caf\u00e9" }).hash]);
+    expect(stdout.trim().split("\n")).toEqual([
+      bundleFolder(module, { name: "caf\u00e9" }).hash, bundleFolder(pkg, { name: "caf\u00e9" }).hash,
+      bundleFolder(module, { name: "caf\u00e9", envs: [["A", "1"], ["B", 'x "y"']] }).hash,
+      remoteClientEnv({ apiUrl: VENDOR_CONSOLE_URL }), remoteClientCriteria("gpu_name=RTX_4090 num_gpus>=2"),
+    ]);
   });
 
   it("deploys and calls, redeploys changed code as a second version, never serves a broken one, stops, starts, and delete leaves nothing", async () => {
