@@ -89,8 +89,6 @@ export interface ClientOptions extends Partial<Connection> {
 /** A typed client of the GPU marketplace API. Every response is validated against the wire schemas. */
 export class GpuRentalClient {
   readonly apiUrl: string;
-  /** The autoscaler's own URL, when one was given (its calls go to the API's URL otherwise). */
-  readonly autoscalerUrl?: string;
   private readonly http: AxiosInstance;
   private readonly options: ClientOptions;
   private readonly gate: RequestGate;
@@ -106,7 +104,6 @@ export class GpuRentalClient {
     this.gate = new RequestGate(options.maxConcurrentRequests ?? 16);
     this.#rentals = options.rentals ?? new Rentals(this.#clock);
     this.apiUrl = connection.apiUrl.replace(/\/+$/, "");
-    this.autoscalerUrl = options.autoscalerUrl?.replace(/\/+$/, "");
     this.#scope = `${this.apiUrl} ${createHash("sha256").update(connection.apiKey).digest("hex").slice(0, 16)}`;
     this.http = axios.create({
       baseURL: this.apiUrl,
@@ -239,7 +236,7 @@ export class GpuRentalClient {
     let res: AxiosResponse;
     const timeout = Math.max(1, Math.min(this.options.timeoutMs ?? 15_000, deadline - this.#clock.now()));
     // An absolute URL goes there rather than to the API's.
-    const base = call.autoscaler ? this.autoscalerUrl : undefined;
+    const base = call.autoscaler && this.options.autoscalerUrl ? this.options.autoscalerUrl.replace(/\/+$/, "") : undefined;
     try {
       // A call without a body says no content type (axios would call its empty POST a form).
       const headers = call.body === undefined ? { "Content-Type": false } : {};

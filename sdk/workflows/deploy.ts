@@ -13,7 +13,10 @@ export interface DeploymentSpec {
   /** The folder of its Python package (imported as `deployment` on the workers; it declares a deployment of `name`). */
   codeFolder: string;
   image: string;
-  /** Docker flags of its workers. Default: those the service's remote-function client compiles (remote-client.ts). */
+  /**
+   * Docker flags of its workers. Default: those the service's remote-function client compiles when given the API's
+   * URL (remote-client.ts); a client given an autoscaler of another host compiles others: give them here.
+   */
   env?: string;
   /** Offer criteria of its workers, the CLI's text, sent after the remote-function client's defaults. */
   searchParams?: string;
@@ -78,7 +81,7 @@ export async function pushDeployment(client: GpuRentalClient, spec: DeploymentSp
   const say = options.onProgress ?? (() => undefined);
   const bundle = bundleFolder(spec.codeFolder, { name: spec.name, ...spec.setup });
   say(`deployment ${spec.name}: bundle of ${spec.codeFolder} made (${bundle.size} bytes, hash ${bundle.hash.slice(0, 12)})`);
-  const answer = await client.deployments.put(putRequest(spec, bundle, client));
+  const answer = await client.deployments.put(putRequest(spec, bundle, { apiUrl: client.apiUrl }));
   if (answer.upload_url && answer.upload_fields) {
     await uploadBundle(answer, bundle.bytes);
     say(`deployment ${spec.name}: bundle uploaded`);
