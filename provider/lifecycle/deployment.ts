@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { z } from "zod";
-import { bundleFolder, CreateEndpointRequest, Deployment, DeploymentSpec as PushSpec, GpuRentalError, parseSearchParams, pushDeployment } from "../../sdk";
+import { bundleFolder, CreateEndpointRequest, Deployment, DeploymentSpec as PushSpec, GpuRentalError, parseSearchParams, pushDeployment, requiredCriteria } from "../../sdk";
 import { describeResource } from "./describe";
 import type { CheckContext, Kind, Operation, Props } from "./kind";
 import { ENDPOINT_TARGETS } from "./endpoint";
@@ -96,7 +96,8 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
     if (!found) return null;
     const endpoint = found.endpoint_id ? await op.client.endpoints.get(found.endpoint_id) : null;
     const inputs: Record<string, unknown> = { name: found.name, tag: found.tag, image: found.image, storage: found.storage, [CODE_HASH]: found.file_hash };
-    if (found.search_params) inputs.searchParams = found.search_params;
+    const criteria = requiredCriteria(found.search_params ?? "");
+    if (criteria) inputs.searchParams = criteria;
     for (const key of TARGET_NAMES) {
       const value = endpoint?.[ENDPOINT_TARGETS[key][0]];
       if (value !== null && value !== undefined) inputs[key] = value;

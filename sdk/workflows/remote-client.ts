@@ -44,6 +44,13 @@ export function remoteClientCriteria(searchParams?: string): string {
   return [...defaults, ...(own ? [own] : [])].join(" ");
 }
 
+/** The criteria a program required, from the text the client sent (its defaults taken off); undefined for none. */
+export function requiredCriteria(sent: string): string | undefined {
+  const defaults = remoteClientCriteria();
+  const own = sent.trim() === defaults ? "" : sent.trim().startsWith(`${defaults} `) ? sent.trim().slice(defaults.length + 1) : sent.trim();
+  return own || undefined;
+}
+
 /** The fields criteria name; none for text that does not read (sent as it is, the service refuses it). */
 function fieldsOf(text: string): string[] {
   try {

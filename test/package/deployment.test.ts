@@ -80,6 +80,8 @@ describe("a Deployment in Python through the plugin", () => {
     const state = JSON.parse(await stack.ok("stack", "export"));
     const imported = state.deployment.resources.find((r: any) => r.type === "gpu-rental:index:Deployment" && r.id === String(hand.deployment.id));
     expect(imported.outputs).toMatchObject({ name: "by-hand", tag: "default", image: "vastai/base-image:latest", deploymentId: hand.deployment.id, maxWorkers: 1 });
+    // The criteria the push sent are only the service client's defaults: the imported inputs name none.
+    expect(imported.inputs).not.toHaveProperty("searchParams");
 
     await stack.ok("destroy", "--yes");
     expect(await client.deployments.list()).toEqual([]);
