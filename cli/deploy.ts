@@ -1,5 +1,5 @@
 import * as crypto from "node:crypto";
-import { heldSince, holdingsOf, RunningEmulator, startEmulator } from "../emulator";
+import { heldSince, holdingsOf, instanceLogTails, RunningEmulator, startEmulator } from "../emulator";
 import { printConnection, untilSignal } from "./emulator";
 import { withEphemeralStack } from "./ephemeral";
 import { exec, SshError } from "../sdk";
@@ -41,7 +41,14 @@ export async function runDeploy(options: DeployOptions): Promise<void> {
       const parallel = options.parallel;
       try {
         step("pulumi up");
-        await stack.up({ parallel });
+        try {
+          await stack.up({ parallel });
+        } catch (error) {
+          // What the instances it concerns printed: why a boot or an onstart failed, under the engine's own error.
+          const tails = instanceLogTails(emulator.marketplace, [emulator.marketplace.seededUser.id], (error as Error).message ?? "");
+          if (tails) console.log(tails);
+          throw error;
+        }
         step("Result");
         // Secrets are shown as [secret]: decrypted only the SSH outputs the check below reads (if they were secret).
         const outputs = await stack.outputs(["sshHost", "sshPort"]);

@@ -14,6 +14,7 @@ const load = {
   emulator: (): typeof import("./emulator") => require("./emulator"),
   sweep: (): typeof import("./sweep") => require("./sweep"),
   spend: (): typeof import("./spend") => require("./spend"),
+  logs: (): typeof import("./logs") => require("./logs"),
   programTest: (): typeof import("./program-test") => require("./program-test"),
   pluginInstall: (): typeof import("./plugin-install") => require("./plugin-install"),
   account: (): typeof import("./account") => require("./account"),
@@ -57,7 +58,7 @@ export function program(): Command {
   // Every command: a misspelt option or command gets a suggestion and the command's usage, exit code 2.
   const configure = (command: Command) => command.showSuggestionAfterError().showHelpAfterError().exitOverride();
   configure(cli);
-  for (const command of [emulatorCommand(), testCommand(), deployCommand(), upCommand(), sweepCommand(), spendCommand(), jobCommand(), pluginCommand(), toolchainCommand()]) {
+  for (const command of [emulatorCommand(), testCommand(), deployCommand(), upCommand(), sweepCommand(), spendCommand(), jobCommand(), logsCommand(), pluginCommand(), toolchainCommand()]) {
     cli.addCommand(command);
     configure(command).commands.forEach(configure);
   }
@@ -286,6 +287,23 @@ function spendCommand(): Command {
     .addHelpText("after", example("export GPU_RENTAL_API_URL=http://127.0.0.1:8765 GPU_RENTAL_API_KEY=local-dev-key-1\n  $ npx gpu-rental spend --label train"))
     .action(async (options) => {
       await load.spend().runSpend({ olderThan: options.olderThan, label: options.label, tokenPrefix: options.tokenPrefix }, !!options.json, load.account().accountFromEnvironment("spend"), options.stack);
+    });
+}
+
+function logsCommand(): Command {
+  return new Command("logs")
+    .summary("what an instance's container printed")
+    .description(
+      "What instance ID's container printed (its onstart, its processes), as the service keeps it; with --daemon the service's lines about the " +
+        "instance (its starts and stops, the commands and copies it ran). The account: GPU_RENTAL_API_URL and GPU_RENTAL_API_KEY.",
+    )
+    .argument("<id>", "the instance's id", number(1, Number.MAX_SAFE_INTEGER, true))
+    .option("--tail <n>", "only the last N lines", number(1, 1_000_000, true))
+    .option("--filter <text>", "only the lines containing TEXT")
+    .option("--daemon", "the service's lines about the instance instead of its container's output")
+    .addHelpText("after", example("export GPU_RENTAL_API_URL=http://127.0.0.1:8765 GPU_RENTAL_API_KEY=local-dev-key-1\n  $ npx gpu-rental logs 4000001 --tail 50"))
+    .action(async (id: number, options) => {
+      await load.logs().runLogs(id, { tail: options.tail, filter: options.filter, daemon: !!options.daemon }, load.account().accountFromEnvironment("logs"));
     });
 }
 

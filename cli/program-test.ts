@@ -1,6 +1,6 @@
 import * as crypto from "node:crypto";
 import * as path from "node:path";
-import { heldSince, Holdings, holdingsOf, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RUN_MARK, RunningEmulator, startEmulator } from "../emulator";
+import { heldSince, Holdings, holdingsOf, instanceLogTails, killMarked, leftRunning, MACHINE_MARK, MarkedProcess, RUN_MARK, RunningEmulator, startEmulator } from "../emulator";
 import { masked } from "./backend";
 import { EngineEvent, EphemeralStack, withEphemeralStack } from "./ephemeral";
 import { installProgram } from "./program-install";
@@ -60,7 +60,9 @@ export interface ProgramTestOptions {
 export async function testProgram(options: ProgramTestOptions): Promise<StepResult[]> {
   const out = options.out ?? process.stdout;
   const log = (line: string) => out.write(`${line}\n`);
-  const steps = new Steps(log);
+  // A failed step's report carries the logs of the instances it concerns (set once the accounts are known).
+  let explain = (_message: string) => "";
+  const steps = new Steps(log, (message) => explain(message));
   // Quick boots: a CI run tests the program's wiring, not the market's patience. The service's rate limits, though:
   // a program the service would refuse or hold back (many rentals at once) meets that here first.
   const emulator = await startEmulator({ contention: options.contention ?? 0, lifecycle: { provisioningMs: 200, loadingMs: 800 }, ssh: true, rateLimits: "service" });
@@ -70,6 +72,7 @@ export async function testProgram(options: ProgramTestOptions): Promise<StepResu
   const machines = emulator.ssh?.machines.markPrefix;
   try {
     const accounts = newAccounts(emulator, [...(options.accountConfigs ?? []), ...(options.accountEnvs ?? [])]);
+    explain = (message) => instanceLogTails(emulator.marketplace, accounts.users, message);
     const secrets = Object.fromEntries((options.accountConfigs ?? []).map((key) => [key, accounts.keys[key]]));
     for (const name of options.sshKeyConfigs ?? []) {
       const key = freshKey();

@@ -13,7 +13,11 @@ export interface StepResult {
 export class Steps {
   readonly results: StepResult[] = [];
 
-  constructor(private readonly log: (line: string) => void) {}
+  /** `explain`: what a failure's report adds to its message (the logs of the instances it concerns). */
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly explain: (message: string) => string = () => "",
+  ) {}
 
   /** Runs `step`; true when it passed. */
   async run(name: string, step: () => Promise<unknown>): Promise<boolean> {
@@ -24,7 +28,8 @@ export class Steps {
       this.record({ name, status: "passed", seconds: (Date.now() - started) / 1000 });
       return true;
     } catch (error) {
-      this.record({ name, status: "failed", seconds: (Date.now() - started) / 1000, message: (error as Error).message ?? String(error) });
+      const message = (error as Error).message ?? String(error);
+      this.record({ name, status: "failed", seconds: (Date.now() - started) / 1000, message: message + this.explain(message) });
       return false;
     }
   }

@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { FastifyInstance } from "fastify";
 import { Marketplace, MarketplaceOptions } from "./domain/marketplace";
 import { buildServer, ServerOptions } from "./http/server";
@@ -8,6 +11,7 @@ import { RunningSsh, SshOptions, startSsh } from "./ssh";
 import { registerMachineControl } from "./control/machines";
 import { startAutoscaling } from "./serverless/ticker";
 import { machinesUnsupported } from "./sandbox/machines";
+import { MachineWorker } from "./sandbox/machine-work";
 import { isolationUnsupported } from "./sandbox/isolation";
 import { SFTP_MISSING } from "./ssh/session";
 import { sshKeys } from "./domain/ssh-keys";
@@ -22,6 +26,7 @@ export { Faults } from "./control/faults";
 export type { FaultSpec } from "./control/faults";
 export { DataDirInUse } from "./storage/store";
 export { holdingsOf, heldSince } from "./domain/holdings";
+export { instanceLogTails } from "./log-tails";
 export type { Holdings } from "./domain/holdings";
 export { SSH_HOST, SSH_USER, ed25519KeyPair, loadOrMakeKey, userCacheDir } from "./ssh";
 export type { SshOptions, RunningSsh } from "./ssh";
@@ -98,6 +103,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     ssh = machines.onstart ? startSsh(marketplace, { ...(options.ssh === true ? {} : options.ssh), dataDir: options.dataDir, servicePort }) : undefined;
     if (ssh) Object.assign(machines, networkStatus(ssh.machines.sharedNetworkWhy), machineStatus());
+    if (ssh) marketplace.machineWork = new MachineWorker(ssh.machines);
+    // The cloud connections' buckets: with the data kept, beside it; else in a temporary folder of this run.
+    marketplace.cloudRoot = options.dataDir ? path.join(options.dataDir, "cloud") : fs.mkdtempSync(path.join(os.tmpdir(), "gpu-rental-cloud-"));
     if (options.controlApi !== false) registerMachineControl(server, marketplace, ssh?.machines, machines);
     await server.listen({ port: options.port ?? 0, host });
   } catch (error) {
@@ -131,6 +139,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await webhooks.close();
       await server.close();
       await store?.release();
+      if (!options.dataDir && marketplace.cloudRoot) fs.rmSync(marketplace.cloudRoot, { recursive: true, force: true });
     },
   };
 }

@@ -22,6 +22,9 @@ import { deploymentsApi } from "./deployments";
 import { templatesApi } from "./templates";
 import { tfaApi } from "./tfa";
 import { volumesApi } from "./volumes";
+import { cloudApi, copiesApi, instanceWorkApi } from "./instance-work";
+import { accountApi, notificationsApi } from "./account";
+import { benchmarksApi, gpuMetricsApi } from "./market-metrics";
 import { Clock, REAL_TIME } from "./clock";
 import { Rentals } from "./workflows/rentals";
 import {
@@ -118,7 +121,19 @@ export class GpuRentalClient {
   /** Offer search. */
   readonly offers = offersApi(this);
   /** Instances: `get` answers null for one that does not exist (or is not yours), as for every kind. */
-  readonly instances = instancesApi(this);
+  readonly instances = { ...instancesApi(this), ...instanceWorkApi(this) };
+  /** Copies between instances (and the address to copy with this computer over SSH). */
+  readonly copies = copiesApi(this);
+  /** The account's cloud connections (`connections`) and copies to and from them. */
+  readonly cloudCopies = cloudApi(this);
+  /** The account's credit moves, details and history (addresses, important actions). */
+  readonly account = accountApi(this);
+  /** The kinds of event and the account's choice of channel (email, webhooks) for each. */
+  readonly notifications = notificationsApi(this);
+  /** The market's machines' benchmark results. */
+  readonly benchmarks = benchmarksApi(this);
+  /** Supply, demand and prices of the market's GPU models, now and over time. */
+  readonly gpuMetrics = gpuMetricsApi(this);
   /** Templates, by numeric id (`get`, `delete`) or by content hash (`edit`). */
   readonly templates = templatesApi(this);
   /** Volumes and the offers they are made from. */

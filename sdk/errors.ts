@@ -88,6 +88,11 @@ export class SearchQuotaExceededError extends RateLimitedError {
   resetsAt?: Date;
 }
 /** 5xx. */
+/** More than the account's credit was asked for (a prepayment, a transfer): add credit, or ask for less. */
+export class InsufficientCreditError extends GpuRentalError {
+  override name = "InsufficientCreditError";
+}
+
 export class ServerError extends GpuRentalError {
   override name = "ServerError";
 }
@@ -164,6 +169,9 @@ const ERRORS_BY_CODE: Readonly<Record<string, typeof GpuRentalError>> = {
   nonexistent_key: NotFoundError,
   // A price increase decided already: 404 today, 409 from older backends (the public client takes both).
   no_pending_price_increase: NotFoundError,
+  // A prepayment above the credit (411 on the live service) and a transfer above it (400).
+  insufficient_credit: InsufficientCreditError,
+  insufficient_balance: InsufficientCreditError,
 };
 
 /** The error type of an answer: by the service's `error` code first, then by the status. */
@@ -174,6 +182,7 @@ export function errorForStatus(status: number, code: string | undefined): typeof
   if (status === 401 || status === 403) return UnauthorizedError;
   if (status === 404 || status === 410) return NotFoundError;
   if (status === 429) return RateLimitedError;
+  if (status === 411) return InsufficientCreditError;
   if (status >= 500) return ServerError;
   return GpuRentalError;
 }

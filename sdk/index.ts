@@ -37,4 +37,7 @@ export { bundleFolder } from "./deployment-bundle";
 export type { Bundle, BundleConfig } from "./deployment-bundle";
 export type { DeletedWorkers } from "./serverless";
 export { parseSearchParams, searchParamsText, SearchParamsError, unwritableCriteria, workerFilters } from "./search-params";
+export { ResultNotReadyError } from "./instance-work";
+export type { LogsOptions, CopySide } from "./instance-work";
+export type { GpuMetricsFilter, GpuPrices } from "./market-metrics";
 export * from "./workflows/job";

@@ -3,7 +3,7 @@ import type { Caller } from "./call";
 import { BadRequestError, NotFoundError } from "./errors";
 import {
   AutoscalerIdRequest, CreateEndpointRequest, EndpointLogsRequest, CreateEndpointResponse, CreateWorkerGroupRequest, CreateWorkerGroupResponse, DeleteServerlessResponse, Endpoint,
-  EndpointListResponse, EndpointWorker, EndpointWorkersResponse, LogsResponse, SuccessResponse, UpdateEndpointRequest, UpdateWorkerGroupRequest,
+  EndpointListResponse, EndpointWorker, EndpointWorkersResponse, LogsResponse, WorkerGroupWorkersResponse, SuccessResponse, UpdateEndpointRequest, UpdateWorkerGroupRequest,
   UpdateWorkersResponse, WorkerGroup, WorkerGroupListResponse, workersOf,
 } from "./schemas";
 
@@ -76,6 +76,9 @@ export function workerGroupsApi(client: Caller) {
       unlessGone(async () => (await client.call({ method: "PUT", path: path(id), body: UpdateWorkerGroupRequest.parse(change), schema: SuccessResponse, idempotent: true }), true as const)),
     delete: async (id: number): Promise<DeletedWorkers | null> =>
       unlessGone(() => client.call({ method: "DELETE", path: path(id), schema: DeleteServerlessResponse, idempotent: true })),
+    /** The group's workers as the autoscaler sees them (state, URL, load). */
+    workers: async (id: number): Promise<EndpointWorker[]> =>
+      (await client.call({ method: "POST", path: "/get_workergroup_workers/", autoscaler: true, body: AutoscalerIdRequest.parse({ id }), schema: WorkerGroupWorkersResponse, idempotent: true })).workers,
     logs: async (id: number, tail?: number): Promise<string> =>
       (await client.call({ method: "POST", path: "/get_workergroup_logs/", autoscaler: true, body: AutoscalerIdRequest.parse({ id, tail }), schema: LogsResponse, idempotent: true })).logs,
     /** Rolls every worker of the group onto what it runs now (or cancels a roll); answers how many roll. */

@@ -10,6 +10,7 @@ import { teams } from "../domain/teams";
 import { idParam, parse } from "../http/routes";
 import { RATE_LIMITED } from "../domain/ratelimits";
 import { Faults, FaultSpec } from "./faults";
+import { registerCloudControl } from "./cloud";
 
 /**
  * The emulator control API, under `/_emulator/` and never under `/api/v0/`: it is not part of the service,
@@ -67,6 +68,7 @@ const Fail = z.object({ status: z.enum(["exited", "unknown", "offline"]), msg: z
 
 
 export function registerControl(app: FastifyInstance, market: Marketplace, faults: Faults): void {
+  registerCloudControl(app, market);
   app.get("/_emulator/state", async () => {
     market.settle();
     const now = market.clock.now();

@@ -12,6 +12,8 @@ export type ErrorKind =
   /** 409: what the request would make exists already (a subaccount's email). */
   | "conflict"
   | "gone"
+  /** 411: the service's answer to a prepayment above the account's credit. */
+  | "length_required"
   | "rate_limited"
   | "unavailable"
   /** 500: the service failed on its side (2FA `challenge_creation_failed`). */

@@ -155,8 +155,8 @@ export interface InstanceDeps {
   revokeKey: (keyId: number) => void;
   /** Charges the owner for the instance over a period (ms since the epoch). */
   charge: (ownerId: number, instanceId: number, amount: number, period: { from: number; to: number }) => void;
-  /** The instance is destroyed, charged for the last time. */
-  ended: (instanceId: number) => void;
+  /** The instance is destroyed, charged for the last time (its record: what is left of its deposit goes back). */
+  ended: (instanceId: number, instance: InstanceRecord) => void;
   /** Something happened to it that its owner may be told of (a webhook event). */
   notify?: (instance: InstanceRecord, event: InstanceEvent) => void;
   pick: (min: number, max: number) => number;
@@ -371,7 +371,7 @@ export class Instances implements Persistent<InstancesSnapshot> {
   destroy(instance: InstanceRecord): void {
     this.settleOne(instance);
     this.records.delete(instance.id);
-    this.deps.ended(instance.id);
+    this.deps.ended(instance.id, instance);
     this.deps.notify?.(instance, "deleted");
     // A second acceptance never held the offer: the acceptance that does keeps it.
     if (!instance.neverBoots) this.deps.releaseOffer(instance.offer.id);

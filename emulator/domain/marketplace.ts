@@ -20,6 +20,12 @@ import { Router } from "./routing";
 import { Autoscaler } from "./autoscaler";
 import { parseSearchParams, workerFilters } from "../../sdk/search-params";
 import { LogBook } from "./log-book";
+import { drawOnDeposit, refundDeposit } from "./deposits";
+import { InstanceWork } from "./instance-work";
+import type { MachineWork } from "./machine-work";
+import { Results } from "./results";
+import { AuditLog } from "./audit";
+import { MarketHistory, MarketRow } from "./gpu-metrics";
 import { Deployments } from "./deployments";
 import { Outbids } from "./outbids";
 import type { EndpointRecord, UserRecord, WorkerGroupRecord, WorkerRecord } from "./records";
@@ -105,6 +111,17 @@ export class Marketplace {
   readonly serverless: Serverless;
   readonly router: Router;
   readonly autoscaler: Autoscaler;
+  /** Texts answered by URL (logs, a command's output), and the work on instances' machines that makes them. */
+  readonly results = new Results();
+  /** The accounts' important actions (`GET /api/v0/audit_logs/`): not saved. */
+  readonly auditLog = new AuditLog();
+  readonly instanceWork: InstanceWork;
+  /** The emulated machines' side of that work (set by the machines' runner); undefined without machines. */
+  machineWork?: MachineWork;
+  /** The market over the clock, for the GPU metrics' history: sampled as offers are rented and given back. */
+  readonly marketHistory = new MarketHistory();
+  /** The folder of the cloud connections' buckets (emulator/domain/cloud.ts): set where the emulator keeps files. */
+  cloudRoot?: string;
   /** Deployments (emulator/DEPLOYMENTS.md): code served by an endpoint and a group made for it. */
   readonly deployments: Deployments;
   /** The autoscaler's log lines, by endpoint and by worker group (not saved). */
@@ -150,11 +167,12 @@ export class Marketplace {
     // Volume offers from their own random stream, so they do not shift what the seed gives the rest.
     const volumeOffers = seedNetworkVolumeOffers(new Random((options.seed ?? 1) ^ 0x701), 40, this.clock.nowSeconds());
     // Every charge (an instance's compute and disk, a volume's storage) comes off the owner's credit, into the ledger.
-    const charge = (ownerId: number, id: number, amount: number, period: { from: number; to: number }, volume?: true) => {
+    // An instance's prepaid deposit pays its charges first (`fromCredit`: what is left for the credit).
+    const charge = (ownerId: number, id: number, amount: number, period: { from: number; to: number }, volume?: true, fromCredit = amount) => {
       const user = this.accounts.user(ownerId);
-      if (user) {
-        user.credit -= amount;
-        this.webhooks.creditChanged(user, user.credit + amount, user.credit);
+      if (user && fromCredit > 0) {
+        user.credit -= fromCredit;
+        this.webhooks.creditChanged(user, user.credit + fromCredit, user.credit);
       }
       this.billing.record(ownerId, id, amount, period, volume);
     };
@@ -167,16 +185,26 @@ export class Marketplace {
     this.instances = new Instances({
       now,
       lifecycle: () => this.lifecycle,
-      takeOffer: (offerId, instanceId) => this.market.take(offerId, { kind: "instance", instanceId }),
+      takeOffer: (offerId, instanceId) => {
+        const offer = this.market.take(offerId, { kind: "instance", instanceId });
+        this.sampleMarket();
+        return offer;
+      },
       findOffer: (offerId) => this.market.offer(offerId),
-      releaseOffer: (offerId) => this.market.release(offerId),
+      releaseOffer: (offerId) => {
+        this.market.release(offerId);
+        this.sampleMarket();
+      },
       issueInstanceKey: (ownerId, instanceId) => {
         const key = this.accounts.issueKey(ownerId, { name: `instance ${instanceId}`, instanceId });
         return { id: key.id, key: key.key };
       },
       revokeKey: (keyId) => this.accounts.revokeKeyById(keyId),
-      charge: (ownerId, instanceId, amount, period) => charge(ownerId, instanceId, amount, period),
-      ended: (instanceId) => this.billing.ended(instanceId),
+      charge: (ownerId, instanceId, amount, period) => charge(ownerId, instanceId, amount, period, undefined, drawOnDeposit(this.instances.byId(instanceId), amount)),
+      ended: (instanceId, instance) => {
+        refundDeposit(instance, this.accounts.user(instance.ownerId));
+        this.billing.ended(instanceId);
+      },
       notify: (instance, event) => {
         const user = this.accounts.user(instance.ownerId);
         if (user) this.webhooks.emit(user, event === "outbid" ? "client:outbid" : `client:instance_${event}`, ...eventText(instance.id, event));
@@ -190,6 +218,7 @@ export class Marketplace {
       volumes: this.volumes,
       minBid: (offerId) => this.market.minBid(offerId),
     });
+    this.instanceWork = new InstanceWork({ now, find: (ownerId, id) => this.instances.find(ownerId, id), work: () => this.machineWork, results: this.results });
     this.outbids = new Outbids(new Random((options.seed ?? 1) ^ 0x0b1d), {
       now,
       running: () => this.instances.all().filter((i) => i.isBid && actualStatus(i, now(), this.lifecycle) === "running"),
@@ -216,6 +245,7 @@ export class Marketplace {
       log: (endpoint, group, line) => this.serverlessLogs.add(endpoint.id, group?.id, now(), line),
       probes: (instance) => this.workersServe && instance.runtype !== "args" && workerPort(instance) !== undefined,
     });
+    this.sampleMarket();
     this.deployments = new Deployments({
       now,
       serverless: this.serverless,
@@ -230,6 +260,16 @@ export class Marketplace {
     });
     this.seededUser = this.accounts.addUser({ email: "demo@gpu-rental.test", fullName: "Demo User", credit: 1000 });
     this.seededKey = this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: options.apiKey }).key;
+  }
+
+  /** Every offer of the market, and whether it is rented now (the GPU metrics read them). */
+  marketRows(): MarketRow[] {
+    return [...this.market.allOffers()].map((offer) => ({ offer, rented: this.market.holderOf(offer.id) !== undefined }));
+  }
+
+  /** A sample of the market for the metrics' history, at the clock's time. */
+  sampleMarket(): void {
+    this.marketHistory.sample(this.clock.now(), this.marketRows());
   }
 
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
@@ -301,6 +341,8 @@ export class Marketplace {
     if (this.options.rateLimits) this.rateLimits.choose(this.options.rateLimits);
     this.searchQuota.rowsPerDay = data.searchQuota?.rowsPerDay ?? 0;
     this.lowBidStatus = data.lowBidStatus ?? 400;
+    // The metrics' history starts again from the market as restored (it is not saved).
+    this.sampleMarket();
     // A seeded key given on this start (`--api-key`) works even if the saved state never knew it.
     if (!this.accounts.knows(this.seededKey)) this.accounts.issueKey(this.seededUser.id, { name: "seeded", value: this.seededKey });
   }

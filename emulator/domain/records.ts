@@ -42,6 +42,27 @@ export interface UserRecord {
   hostOnly?: boolean;
   /** Where the service POSTs the account's events (emulator/domain/webhooks.ts). */
   webhooks?: WebhookRecord[];
+  /** Its cloud connections (emulator/domain/cloud.ts). */
+  cloudConnections?: CloudConnectionRecord[];
+  /** What `PUT /api/v0/users/` set beyond the fields above (billing address, thresholds), by the service's names. */
+  settings?: Record<string, string | number | boolean | null>;
+  /** Where and when the account's keys were used (emulator/domain/audit.ts): the newest last, bounded. */
+  ipAddresses?: { ip: string; firstSeen: number; lastSeen: number }[];
+  /** Which events reach the account by which channel (emulator/domain/notifications.ts); absent: the defaults. */
+  notificationPrefs?: Record<string, { email: boolean; webhooks: boolean }>;
+}
+
+/** A change the account made through the API, as `GET /api/v0/audit_logs/` lists it. */
+export interface AuditEntry {
+  id: number;
+  ip: string;
+  apiKeyId: number;
+  /** Epoch ms. */
+  at: number;
+  /** `PUT /api/v0/instances/{id}/`: the method and the endpoint's path as declared. */
+  route: string;
+  /** The path's ids and the names of the body's fields (never their values: they may be secrets). */
+  args: string;
 }
 
 /** `null` permissions: a full-access key, as the console creates by default. */
@@ -184,6 +205,32 @@ export interface InstanceRecord {
    * is up the instance reports `loading`. Not kept across restarts.
    */
   bootPending?: number;
+  /** Credit prepaid into the instance (emulator/domain/deposits.ts): its charges draw on it first. */
+  deposit?: DepositRecord;
+}
+
+/** An instance's prepaid deposit: what is left of it, and the discount its charges get while they draw on it. */
+export interface DepositRecord {
+  /** What is left ($): refunded to the owner's credit when the instance is destroyed. */
+  remaining: number;
+  /** Everything prepaid into it ($). */
+  paid: number;
+  /** The share taken off the charges drawn on it (0 to 0.4). */
+  discountRate: number;
+  /** The months of the instance's rate the prepayments cover, when last prepaid. */
+  months: number;
+  /** What the discount has saved so far ($). */
+  discounted: number;
+}
+
+/** A cloud connection of an account (emulator/domain/cloud.ts): a folder of this computer stands for its bucket. */
+export interface CloudConnectionRecord {
+  id: number;
+  name: string;
+  /** The kind of storage it names, as the service's connections do (`s3`, `drive`, `hf`, ...). */
+  cloudType: string;
+  /** The folder standing for its bucket. */
+  folder: string;
 }
 
 /** A failure status an instance is forced into (an emulator control): it never reaches `running` again. */

@@ -1,3 +1,4 @@
+import { notifications } from "./notifications";
 import { randomBytes, randomUUID } from "node:crypto";
 import { CreateWebhookRequest, MAX_WEBHOOKS, UpdateWebhookRequest, WebhookDelivery, WebhookEventType } from "../../sdk/schemas";
 import type { UserRecord, WebhookRecord } from "./records";
@@ -65,6 +66,7 @@ export class Webhooks {
     const id = user.id * 1_000 + (Math.max(0, ...hooks.map((h) => h.id - user.id * 1_000)) + 1);
     const hook: WebhookRecord = { id, name: request.name ?? null, url: request.webhook_url, eventTypes: request.event_types, secret: newSecret(), createdAt: now, updatedAt: now };
     user.webhooks = [...hooks, hook];
+    notifications.subscribed(user, hook.eventTypes);
     return hook;
   }
 
@@ -74,6 +76,7 @@ export class Webhooks {
     if (change.name !== undefined) hook.name = change.name;
     if (change.webhook_url !== undefined) hook.url = change.webhook_url;
     if (change.event_types !== undefined) hook.eventTypes = change.event_types;
+    if (change.event_types !== undefined) notifications.subscribed(user, change.event_types);
     hook.updatedAt = this.now();
     return hook;
   }
@@ -99,6 +102,8 @@ export class Webhooks {
 
   /** An event of `user`'s: a delivery to each of their webhooks subscribed to its type. */
   emit(user: UserRecord, type: WebhookEventType, subject: string, message: string): void {
+    // The account's preference turned this event's webhook channel off: no delivery at all.
+    if (!notifications.byWebhook(user, type)) return;
     for (const hook of this.list(user)) if (hook.eventTypes.includes(type)) this.queue(user, hook, type.replace(/^\w+:/, ""), subject, message);
   }
 

@@ -2,7 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import {
-  AutoscalerIdRequest, DeleteRequestsRequest, EndpointWorkersResponse, LogsResponse, RouteRequest, RouteResponse, SuccessResponse, UpdateWorkersRequest,
+  AutoscalerIdRequest, DeleteRequestsRequest, EndpointWorkersResponse, WorkerGroupWorkersResponse, LogsResponse, RouteRequest, RouteResponse, SuccessResponse, UpdateWorkersRequest,
   UpdateWorkersResponse, WorkerStatusRequest,
 } from "../../sdk/schemas";
 import { badRequest, unauthorized } from "../domain/errors";
@@ -47,6 +47,19 @@ export function registerAutoscalerHost(app: FastifyInstance, market: Marketplace
       const endpoint = endpointById(market, body.id, keyOf(reply, body.api_key));
       market.settle();
       return serverless.workersOf({ endpointId: endpoint.id }).map((w) => workerView(market, w));
+    },
+  });
+
+  // A worker group's workers (the vendor's description; no client command calls it): the description's `{workers}`.
+  route(app, market, {
+    method: "POST", url: "/get_workergroup_workers/", auth: "own", permission: "misc", readOnly: true, body: AutoscalerIdRequest, response: WorkerGroupWorkersResponse,
+    rules: "the group is named with its endpoint's key or its owner's (401 otherwise)",
+    handler: ({ body, reply }) => {
+      const groupId = groupById(market, body.id, keyOf(reply, body.api_key));
+      market.settle();
+      const group = market.serverless.groupById(groupId)!;
+      const workers = serverless.workersOf({ endpointId: group.endpointId }).filter((w) => w.groupId === groupId);
+      return { workers: workers.map((w) => ({ ...workerView(market, w), created_at: new Date(market.instances.byId(w.instanceId)?.createdAt ?? 0).toISOString() })) };
     },
   });
 

@@ -4,6 +4,7 @@ import { describeIssues } from "../../sdk/schemas";
 import { Permission, Principal } from "../domain/accounts";
 import { ErrorKind, ServiceError, badRequest } from "../domain/errors";
 import { Marketplace } from "../domain/marketplace";
+import { audit } from "../domain/audit";
 import { RateLimitedEndpoint } from "../domain/ratelimits";
 import { accepting } from "./accepting";
 
@@ -113,13 +114,19 @@ export function route<S extends z.ZodType | undefined, Q extends z.ZodType | und
         const principal = key === undefined && spec.auth && spec.auth !== "required" ? undefined : market.accounts.authenticate(key);
         if (principal) market.accounts.authorize(principal, spec.permission, spec.instanceKey ?? false);
         if (principal && spec.rateLimit) market.rateLimits.take(spec.rateLimit, principal.key.id);
+        if (principal) audit.seen(principal.user, request.ip, market.clock.now());
+        const parsedBody = body ? parse(body, request.body, "request body", spec.errors?.fields) : undefined;
         result = await spec.handler({
           principal: principal as Principal,
-          body: (body ? parse(body, request.body, "request body", spec.errors?.fields) : undefined) as never,
+          body: parsedBody as never,
           params: request.params as Record<string, string>,
           query: (query ? parse(query, request.query, "query parameters") : request.query) as never,
           reply,
         });
+        // A change made (not a read, nor a search): the account's history of important actions.
+        if (principal && spec.method !== "GET" && !spec.readOnly) {
+          market.auditLog.record(principal.user, principal.key, { ip: request.ip, now: market.clock.now(), route: `${spec.method} ${spec.url}`, params: request.params as Record<string, string>, body: parsedBody });
+        }
       } finally {
         // A change is on disk (with --data-dir) before the client hears of it: refusals change state too (a
         // failed 2FA attempt counts towards a lockout; an offer lost to contention leaves the market).
@@ -145,6 +152,7 @@ export const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  length_required: 411,
   rate_limited: 429,
   unavailable: 503,
   internal: 500,

@@ -23,6 +23,9 @@ import { registerDeployments } from "./deployments";
 import { STATUS, unmatched } from "./routes";
 import { isBlankJson } from "./accepting";
 import { registerBilling } from "./billing";
+import { registerInstanceWork } from "./instance-work";
+import { registerAccount } from "./account";
+import { registerNotifications } from "./notifications";
 import { registerConsole } from "../console/routes";
 
 export interface ServerOptions extends InstanceRouteOptions {
@@ -113,6 +116,9 @@ export function buildServer(market: Marketplace, options: ServerOptions = {}, fa
   });
   registerOffers(app, market);
   registerInstances(app, market, options);
+  registerInstanceWork(app, market);
+  registerAccount(app, market);
+  registerNotifications(app, market);
   registerTemplates(app, market);
   registerVolumes(app, market);
   registerUsers(app, market);

@@ -100,6 +100,8 @@ interface Machine {
   apiKey?: string;
   processes: Set<MachineProcess>;
   onstart?: { report: OnstartReport; output: TailBuffer };
+  /** What its container printed over its boots (onstart's output), and its daemon's lines about it: its logs. */
+  logs: { container: TailBuffer; daemon: TailBuffer };
   /** What its `nvidia-smi` reports (./gpus.ts); kept across its boots. */
   gpus: GpuReading;
   /** Its current boot's network (./network.ts): its namespace and published ports. */
@@ -250,6 +252,11 @@ export class Machines implements InstanceWatcher {
     return space?.alive ? `/proc/${space.init}/root${HOME}` : undefined;
   }
 
+  /** What the machine printed over its boots (`container`), or its daemon's lines about it: empty without a machine. */
+  logOf(instanceId: number, which: "container" | "daemon"): string {
+    return this.machines.get(instanceId)?.logs[which].text() ?? "";
+  }
+
   onstartOf(instanceId: number): OnstartReport | undefined {
     const onstart = this.machines.get(instanceId)?.onstart;
     return onstart && { ...onstart.report, output: onstart.output.text(), dropped_bytes: onstart.output.dropped };
@@ -389,7 +396,8 @@ export class Machines implements InstanceWatcher {
     let machine = this.machines.get(instance.id);
     if (!machine) {
       const gpus = busyReading(gpuModel(instance));
-      machine = { instance, dir: path.join(this.root, String(instance.id)), marker: `${this.emulatorId}-${instance.id}`, processes: new Set(), gpus };
+      const logs = { container: new TailBuffer(this.limits.maxOutputBytes), daemon: new TailBuffer(this.limits.maxOutputBytes) };
+      machine = { instance, dir: path.join(this.root, String(instance.id)), marker: `${this.emulatorId}-${instance.id}`, processes: new Set(), gpus, logs };
       this.machines.set(instance.id, machine);
     }
     machine.instance = instance;
@@ -426,6 +434,7 @@ export class Machines implements InstanceWatcher {
       await this.hooks.up(instance);
       if (!current()) return this.hooks.down(instance);
       if (instance.bootPending === boot) instance.bootPending = undefined;
+      this.daemonLine(machine, "container started: running");
     } catch (error) {
       if (!current()) return;
       this.shutdown(machine);
@@ -500,6 +509,11 @@ export class Machines implements InstanceWatcher {
     return path.join(this.shortSockets, String(instanceId));
   }
 
+  /** A line of the machine's daemon log, stamped with the emulator's time. */
+  private daemonLine(machine: Machine, text: string): void {
+    machine.logs.daemon.push(Buffer.from(`${new Date(this.hooks.now()).toISOString()} ${text}\n`));
+  }
+
   /** Runs onstart in the machine's home with the instance's environment; resolves when it has exited. */
   private startOnstart(machine: Machine, script: string): Promise<void> {
     const report: OnstartReport = {
@@ -508,7 +522,10 @@ export class Machines implements InstanceWatcher {
     const output = new TailBuffer(this.limits.maxOutputBytes);
     machine.onstart = { report, output };
     const process = this.spawn(machine.instance, SHELL, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
-    const take = (chunk: Buffer) => output.push(chunk);
+    const take = (chunk: Buffer) => {
+      output.push(chunk);
+      machine.logs.container.push(chunk);
+    };
     process.child.stdout!.on("data", take);
     process.child.stderr!.on("data", take);
     return new Promise((resolve) => {
@@ -532,6 +549,7 @@ export class Machines implements InstanceWatcher {
    * are packed into its folder (`keep`, at once when `waiting`: the emulator closing) and its namespaces end.
    */
   private shutdown(machine: Machine, keep = true, waiting = false): void {
+    if (machine.boot !== undefined) this.daemonLine(machine, keep ? "container stopped" : "container destroyed");
     machine.boot = undefined;
     this.hooks.down(machine.instance);
     machine.network?.close();

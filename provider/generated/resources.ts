@@ -1034,3 +1034,67 @@ export function getEndpointWorkers(args: GetEndpointWorkersArgs, opts?: InvokeOp
 export function getEndpointWorkersOutput(args: FunctionInputs<GetEndpointWorkersArgs>, opts?: InvokeOptions): pulumi.Output<GetEndpointWorkersResult> {
   return invokeOutput("getEndpointWorkers", args, opts);
 }
+
+/** The arguments of getAuditLogs. */
+export interface GetAuditLogsArgs {
+  /** Only actions from then on, seconds since 1970. Default: all the service keeps. */
+  since?: number;
+  /** Only actions whose endpoint contains this text (`instances`, `PUT /api/v0/users/`). Default: all. */
+  route?: string;
+}
+
+/** What getAuditLogs answers. */
+export interface GetAuditLogsResult {
+  /** The actions, newest first. */
+  readonly entries: ({ time: number; route: string; ipAddress: string | null; apiKeyId: number | null; args: string })[];
+}
+
+/** The account's important actions at the time of the call (what `vastai show audit-logs` lists): each change made through the API, newest first, with when, the endpoint, the address and the key that made it; `since` and `route` narrow them. */
+export function getAuditLogs(args: GetAuditLogsArgs = {}, opts?: InvokeOptions): Promise<GetAuditLogsResult> {
+  return invokeFunction("getAuditLogs", args, opts);
+}
+
+/** getAuditLogs, of arguments that may be other resources' outputs: its result is an output. */
+export function getAuditLogsOutput(args: FunctionInputs<GetAuditLogsArgs> = {}, opts?: InvokeOptions): pulumi.Output<GetAuditLogsResult> {
+  return invokeOutput("getAuditLogs", args, opts);
+}
+
+/** The arguments of getGpuPrices. */
+export interface GetGpuPricesArgs {
+  /** The GPU model, as the market names it (`RTX 4090`; underscores read as spaces). */
+  gpuName: string;
+  /** How far back the history goes, hours. Default 24. */
+  hours?: number;
+  /** Hours between the history's points. Default 1. */
+  stepHours?: number;
+  /** Count verified machines only. Default false (all). */
+  verifiedOnly?: boolean;
+}
+
+/** What getGpuPrices answers. */
+export interface GetGpuPricesResult {
+  /** The model. */
+  readonly gpuName: string;
+  /** Its offers available now. */
+  readonly available: number;
+  /** Its offers on the market now, rented or not. */
+  readonly total: number;
+  /** Now: the 10th percentile $/GPU-hour of its available offers (a low bid's reach). */
+  readonly priceP10: number | null;
+  /** Now: the median $/GPU-hour of its available offers. */
+  readonly priceMedian: number | null;
+  /** Now: the 90th percentile $/GPU-hour of its available offers. */
+  readonly priceP90: number | null;
+  /** The prices over the period, oldest first. */
+  readonly history: ({ time: number; availableMedian: number | null; rentedMedian: number | null })[];
+}
+
+/** A GPU model's prices on the market from the service's GPU metrics: now, the percentiles of its available offers' price per GPU-hour and how many are available; and the medians of available and rented offers over the last `hours`, for choosing a bid. */
+export function getGpuPrices(args: GetGpuPricesArgs, opts?: InvokeOptions): Promise<GetGpuPricesResult> {
+  return invokeFunction("getGpuPrices", args, opts);
+}
+
+/** getGpuPrices, of arguments that may be other resources' outputs: its result is an output. */
+export function getGpuPricesOutput(args: FunctionInputs<GetGpuPricesArgs>, opts?: InvokeOptions): pulumi.Output<GetGpuPricesResult> {
+  return invokeOutput("getGpuPrices", args, opts);
+}

@@ -28,6 +28,8 @@ import { WORKER_GROUP } from "./worker-group";
 import { DEPLOYMENT } from "./deployment";
 import { GET_ENDPOINTS } from "./get-endpoints";
 import { GET_ENDPOINT_WORKERS } from "./get-endpoint-workers";
+import { GET_AUDIT_LOGS } from "./get-audit-logs";
+import { GET_GPU_PRICES } from "./get-gpu-prices";
 
 /**
  * Every resource kind and every function of the provider package: one line each, in the order the schema and the
@@ -37,7 +39,7 @@ import { GET_ENDPOINT_WORKERS } from "./get-endpoint-workers";
 export const KINDS: readonly Kind[] = [INSTANCE, TEMPLATE, NETWORK_VOLUME, LOCAL_VOLUME, API_KEY, SSH_KEY, ENV_VAR, GPU_FLEET, TEAM, TEAM_ROLE, TEAM_MEMBER, SUBACCOUNT, WEBHOOK, ENDPOINT, WORKER_GROUP, DEPLOYMENT];
 
 /** The functions (lookups the engine invokes, read-only). */
-export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES, GET_ENDPOINTS, GET_ENDPOINT_WORKERS];
+export const FUNCTIONS: readonly LookupFunction[] = [GET_OFFERS, GET_TEMPLATES, GET_INSTANCE, GET_INSTANCES, GET_NETWORK_VOLUME_OFFERS, GET_LOCAL_VOLUME_OFFERS, GET_ENV_VARS, GET_USER, GET_SSH_KEYS, GET_INVOICES, GET_TEAM_ROLES, GET_ENDPOINTS, GET_ENDPOINT_WORKERS, GET_AUDIT_LOGS, GET_GPU_PRICES];
 
 /** The kinds and functions of a package, by their description's name. */
 export interface Registry {

@@ -17,4 +17,6 @@ export * from "./price-increases";
 export * from "./teams";
 export * from "./webhooks";
 export * from "./serverless";
+export * from "./instance-work";
+export * from "./account";
 export * from "./deployments";

@@ -216,6 +216,8 @@ export type EndpointWorkersResponse = z.infer<typeof EndpointWorkersResponse>;
 export function workersOf(answer: EndpointWorkersResponse): EndpointWorker[] {
   return Array.isArray(answer) ? answer : answer.workers;
 }
+/** `POST /get_workergroup_workers/`: the description's `{workers}`. */
+export const WorkerGroupWorkersResponse = z.looseObject({ workers: z.array(EndpointWorker) });
 
 /** A log answer: the whole text (`logs`), and the same by the level keys the public client prints. */
 export const LogsResponse = z.looseObject({ logs: z.string(), info0: z.string().optional(), info1: z.string().optional(), trace: z.string().optional(), debug: z.string().optional() });

@@ -60,3 +60,27 @@ export const WEBHOOK_HEADERS = {
   timestamp: "x-vast-timestamp",
   signature: "x-vast-signature-256",
 } as const;
+
+/** A channel's choice for one event: by email, by the account's webhooks. */
+export const ChannelChoice = z.object({ email: z.boolean(), webhooks: z.boolean() });
+/** Preferences by context (`client`, `host`) and event slug (`low_credit`), as `notification-prefs` carries them. */
+export const NotificationPreferences = z.record(z.string().max(40), z.record(z.string().max(80), ChannelChoice));
+export type NotificationPreferences = z.infer<typeof NotificationPreferences>;
+
+/** `PUT /api/v0/users/{id}/notification-prefs/`: the whole set (it replaces what was). */
+export const NotificationPrefsRequest = z.object({ notification_preferences: NotificationPreferences });
+export const NotificationPrefsResponse = z.looseObject({ success: z.boolean().optional(), notification_preferences: NotificationPreferences });
+
+/** A row of `GET /api/v0/notification-types/`. */
+export const NotificationType = z.looseObject({
+  key: z.string(),
+  slug: z.string().optional(),
+  context: z.string().optional(),
+  topic: z.string().nullable().optional(),
+  category: z.string().optional(),
+  display_name: z.string().optional(),
+  default_preferences: z.looseObject({ email: z.boolean(), webhooks: z.boolean() }).optional(),
+  mandatory_email: z.boolean().optional(),
+});
+export type NotificationType = z.infer<typeof NotificationType>;
+export const NotificationTypesResponse = z.looseObject({ success: z.boolean().optional(), notification_types: z.array(NotificationType) });

@@ -34,6 +34,10 @@ const DISAGREEMENTS: Record<string, string> = {
   // The created endpoint's or group's id (the example's) is not in the listing's example, where the SDK reads it back.
   "endpoints.create": "a mock without state: what was created is not listed",
   "workerGroups.create": "a mock without state: what was created is not listed",
+  // The answer is read (its `result_url`); the text is then fetched from that URL, the example's file on the vendor's
+  // storage (docs/service-facts.md#instance-logs-and-commands), which is no endpoint of the description nor reached here.
+  "instances.logs": "the text is at the answer's result_url, the example's storage URL, outside the mock",
+  "instances.execute": "the output is at the answer's result_url, the example's storage URL, outside the mock",
 };
 
 /** The ids the description's examples use, so that the calls that find a thing by its id in a listing find it. */

@@ -37,6 +37,7 @@ const DISAGREEMENTS: Record<string, string> = {
   // `{logs}` answer; the emulator refuses with 401 and an error body, and the SDK reads `{logs}` only.
   "POST /get_endpoint_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
   "POST /get_workergroup_logs (answer)": "vendor {logs} or an error text answered 200; the SDK reads {logs}",
+  "POST /get_workergroup_workers (answer)": "vendor {workers} or an error text answered 200; the SDK reads {workers}",
 };
 
 type Json = Record<string, any>;

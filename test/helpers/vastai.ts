@@ -109,6 +109,20 @@ export class VastaiCli {
     return result.stdout;
   }
 
+  /**
+   * Runs `code` with the client's own Python API (`from vastai.sdk import VastAI`) in the client's environment, its
+   * `vast` a VastAI of the emulator and key: for what the command line cannot do (1.9.1's `execute` command reads
+   * the text its API call returns as a dict). Resolves with what it printed; fails with what it said otherwise.
+   */
+  pythonApi(code: string): Promise<string> {
+    const prelude = `from vastai.sdk import VastAI\nvast = VastAI(api_key=${JSON.stringify(this.key)}, server_url=${JSON.stringify(this.url)})\n`;
+    return new Promise((resolve, reject) => {
+      execFile(this.python, ["-c", prelude + code], { env: this.env, timeout: TIMEOUT_MS, maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`python failed: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      );
+    });
+  }
+
   close(): void {
     this.server?.close();
     fs.rmSync(this.home, { recursive: true, force: true });

@@ -30,6 +30,10 @@ export const KNOWN_ELSEWHERE: { source: string; endpoints: string[] }[] = [
       "GET /api/v0/users/me/invoices/", "GET /api/v0/auth/apikeys/{id}/",
     ],
   },
+  // The public client 1.9.1's `show audit-logs` (not in the vendor's description).
+  { source: "docs/service-facts.md", endpoints: ["GET /api/v0/audit_logs/"] },
+  // The description's `/users/{user_id}/...` as the public client 1.9.1 (and the SDK) asks it, for `me`.
+  { source: "docs/service-facts.md", endpoints: ["GET /api/v0/users/me/ipaddrs/", "GET /api/v0/users/me/notification-prefs", "PUT /api/v0/users/me/notification-prefs"] },
   // The public client 1.9.1's pending price increases (not in the vendor's description).
   {
     source: "docs/service-facts.md",

@@ -18,6 +18,8 @@ export interface AccountProgram {
   /** Puts the code `pulumi import --out imported.<ext>` wrote into the program. */
   spliceImported: string;
   importedFile: string;
+  /** Checks of the language's own after the first up: its outputs (by name, as `pulumi stack output --json` prints them). */
+  afterUp?: (output: (name: string) => Promise<unknown>, api: GpuRentalClient) => Promise<void>;
 }
 
 /** What the program declares, as the checks expect it (the languages' programs declare the same). */
@@ -51,6 +53,7 @@ export async function checkAccountAsCode(machine: DocMachine, url: string, langu
     // Said when the subaccount is made: destroy leaves it on the service.
     expect(up).toMatch(/Subaccount child .*destroy leaves it on the service/);
     const workerId = Number((await machine.ok(`pulumi stack output ${names.workerId}`, folder)).trim());
+    await program.afterUp?.(async (name) => JSON.parse(await machine.ok(`pulumi stack output ${name} --json`, folder)), api);
     // The machine's /data, the volume, as this computer reaches it while the machine runs (its home is /root).
     const seen = async () => {
       const home = (await (await fetch(`${url}/_emulator/instances/${workerId}/machine`)).json()).sandbox as string;

@@ -49,6 +49,11 @@ worker = gpu_rental.Instance(
 )
 pulumi.export("worker_id", worker.instance_id)
 pulumi.export("webhook_secret", ops.secret)
+# What the account did to rent the worker (asked once it exists), and what an RTX 4090 costs on the market now.
+audit = gpu_rental.get_audit_logs_output(route=worker.instance_id.apply(lambda _: "/api/v0/asks/"))
+pulumi.export("rented_by", audit.entries.apply(lambda entries: [entry.route for entry in entries]))
+prices = gpu_rental.get_gpu_prices_output(gpu_name=worker.instance_id.apply(lambda _: "RTX 4090"))
+pulumi.export("rtx4090", {"median": prices.price_median, "available": prices.available, "points": prices.history.apply(len)})
 `;
 
 /** The page's emulator, as it starts it, and its accounts' keys as the page gives them. */
@@ -231,6 +236,12 @@ describe("a Python program, as docs/python.md sets it up with pip, on a machine 
       importedFile: "imported.py",
       // The printed code (its own imports included) after the program's.
       spliceImported: "cat imported.py >> __main__.py",
+      // getAuditLogs and getGpuPrices as a Python program reads them: the worker's rental, the market's price now.
+      afterUp: async (output, api) => {
+        expect(await output("rented_by")).toEqual(["PUT /api/v0/asks/{offer_id}/"]);
+        const now = (await api.gpuMetrics.current({ verified: "all" })).find((row) => row.gpu_name === "RTX 4090")!;
+        expect(await output("rtx4090")).toEqual({ median: now.price_median, available: now.available, points: expect.any(Number) });
+      },
     };
     await checkAccountAsCode(machine, URL, "python", program);
   }, 600_000);

@@ -22,11 +22,11 @@ export const PULUMI_TEMPLATE_TSCONFIG = JSON.stringify(
  * What a user does with the packed package in a program of their own, outside the repository: install it, write
  * a Template and an Instance, and run the real engine through up, a second up, an in-place update, refresh and
  * destroy, with the key as a secret in stack config. `env` goes to the engine (e.g. TYPE_CHECK). `rented`, asked
- * before the first up, answers a check of the instance it makes.
+ * before the first up, answers a check of the instance it makes and of the stack's outputs.
  */
 export function ownProgramScenario(
   name: string, files: Record<string, string>, install: Install, env: Record<string, string> = {},
-  rented?: (emu: TestEmulator) => Promise<(instance: InstanceRecord) => void>,
+  rented?: (emu: TestEmulator) => Promise<(instance: InstanceRecord, outputs: Record<string, any>) => void | Promise<void>>,
 ): void {
   let emu: TestEmulator;
   let program: UserProgram;
@@ -59,8 +59,9 @@ export function ownProgramScenario(
     expect(instances()).toHaveLength(1);
     instanceId = instances()[0].id;
     expect(instances()[0]).toMatchObject({ label: "first" });
-    expect((await stack.outputs()).instanceId).toBe(instanceId);
-    check?.(instances()[0]);
+    const outputs = await stack.outputs();
+    expect(outputs.instanceId).toBe(instanceId);
+    await check?.(instances()[0], outputs);
   });
 
   it("a second up changes nothing", async () => {

@@ -55,7 +55,7 @@ describe("the resource descriptions", () => {
       ].sort(),
     );
     expect(Object.keys(schema.functions)).toEqual(
-      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices", "getTeamRoles", "getEndpoints", "getEndpointWorkers"].map((name) => `gpu-rental:index:${name}`),
+      ["getOffers", "getTemplates", "getInstance", "getInstances", "getNetworkVolumeOffers", "getLocalVolumeOffers", "getEnvVars", "getUser", "getSshKeys", "getInvoices", "getTeamRoles", "getEndpoints", "getEndpointWorkers", "getAuditLogs", "getGpuPrices"].map((name) => `gpu-rental:index:${name}`),
     );
     expect(schema.functions["gpu-rental:index:getOffers"].outputs.properties.offers.items).toEqual({ $ref: "#/types/gpu-rental:index:Offer" });
     const secrets = Object.entries(schema.resources).flatMap(([type, r]: [string, any]) =>

@@ -153,4 +153,26 @@ describe("the functions, through the plugin's shell", () => {
     await expect(invoke("getInvoices", { from: now, to: now - 1 })).rejects.toThrow(/to: .*ends before it begins/);
     await client.instances.destroy(id);
   });
+
+  it("getAuditLogs answers the account's changes, newest first, narrowed by route and time; getGpuPrices a model's market prices now and before", async () => {
+    const client = emu.client();
+    // After the other tests' changes (the clock is frozen: they share its time otherwise).
+    emu.marketplace.clock.advance(1000);
+    const since = emu.marketplace.clock.nowSeconds();
+    const [offer] = await client.offers.search({ filters: { gpu_name: { eq: "RTX 3090" } }, limit: 1 });
+    const { new_contract: id } = await client.instances.create(offer.id, { image: "ubuntu" });
+    await client.instances.update(id, { label: "audited" });
+    const all = (await invoke("getAuditLogs", { since })).entries;
+    expect(all.map((e: any) => e.route)).toEqual(["PUT /api/v0/instances/{id}/", "PUT /api/v0/asks/{offer_id}/"]);
+    expect(all[0]).toMatchObject({ ipAddress: "127.0.0.1", apiKeyId: expect.any(Number), args: JSON.stringify({ id: String(id), fields: ["label"] }) });
+    expect((await invoke("getAuditLogs", { since, route: "asks" })).entries).toHaveLength(1);
+    await expect(invoke("getAuditLogs", { route: 7 })).rejects.toThrow(/route/);
+
+    const prices = await invoke("getGpuPrices", { gpuName: "RTX_3090" });
+    const now = (await client.gpuMetrics.current({ verified: "all" })).find((row) => row.gpu_name === "RTX 3090")!;
+    expect(prices).toMatchObject({ gpuName: "RTX 3090", available: now.available, total: now.total, priceMedian: now.price_median, priceP10: now.price_p10 });
+    expect(prices.history.length).toBeGreaterThanOrEqual(20);
+    await expect(invoke("getGpuPrices", { gpuName: "RTX 3090", hours: 2000, stepHours: 1 })).rejects.toThrow(/stepHours/);
+    await client.instances.destroy(id);
+  });
 });

@@ -47,6 +47,8 @@ describe("Endpoint and WorkerGroup", () => {
       const workers = () => emu.client().endpoints.workers(Number(made.id));
       expect((await workers()).map((w) => w.status)).toEqual(["ready"]);
       const first = (await workers())[0].id;
+      // The group's own workers (`/get_workergroup_workers/`): the endpoint's, as it has one group.
+      expect((await emu.client().workerGroups.workers(Number(group.id))).map((w) => [w.id, w.status])).toEqual([[first, "ready"]]);
 
       expect(Endpoint.diff(made.outs, { ...spec, maxWorkers: 3 })).toEqual({ changes: true, replaces: [], updates: ["maxWorkers"], deleteBeforeReplace: false });
       const bigger = await Endpoint.update(made.id, made.outs, { ...spec, maxWorkers: 3 }, options());

@@ -9,7 +9,13 @@ import { GpuRentalClient } from "../../sdk";
  */
 const SURFACE: Record<string, string[]> = {
   offers: ["search"],
-  instances: ["changeBid", "create", "destroy", "get", "list", "reboot", "recycle", "start", "stop", "update"],
+  instances: ["changeBid", "create", "deposit", "destroy", "execute", "get", "list", "logs", "prepay", "reboot", "recycle", "start", "stop", "update"],
+  copies: ["cancel", "start"],
+  cloudCopies: ["cancel", "connections", "start"],
+  account: ["auditLogs", "ipAddresses", "transferCredit", "update"],
+  notifications: ["preferences", "setPreferences", "types"],
+  benchmarks: ["search"],
+  gpuMetrics: ["current", "history", "locations", "prices"],
   templates: ["create", "delete", "edit", "get", "search"],
   volumes: ["createLocal", "createNetwork", "delete", "get", "list", "searchLocalOffers", "searchNetworkOffers"],
   sshKeys: ["add", "attach", "delete", "detach", "list", "ofInstance", "update"],
@@ -22,7 +28,7 @@ const SURFACE: Record<string, string[]> = {
   subaccounts: ["create", "list"],
   webhooks: ["create", "delete", "get", "list", "rotateSecret", "test", "update"],
   endpoints: ["create", "delete", "get", "list", "logs", "update", "workers"],
-  workerGroups: ["create", "delete", "get", "list", "logs", "rollWorkers", "update"],
+  workerGroups: ["create", "delete", "get", "list", "logs", "rollWorkers", "update", "workers"],
   deployments: ["delete", "deleteByName", "downloadUrl", "get", "heartbeat", "list", "put", "start", "stop", "versions"],
   tfa: [
     "authorizeNewMethod", "confirmAuthorization", "confirmNewMethod", "login", "regenerateBackupCodes", "removeMethod", "resendSmsCode",

@@ -1,0 +1,206 @@
+import type { Offer } from "../../sdk/schemas";
+
+/** An offer of the market and whether it is rented now. */
+export interface MarketRow {
+  offer: Offer;
+  rented: boolean;
+}
+
+/** What `verified` and `hosting_type` keep (the description's parameters); `num_gpus` an exact count. */
+export interface MetricsFilter {
+  verified?: "yes" | "no" | "all";
+  hostingType?: "all" | "secure_cloud" | "community";
+  numGpus?: number;
+}
+
+/**
+ * The market's GPU metrics (docs/service-facts.md#gpu-metrics): per GPU model, machines rented and available
+ * (verified or not), and the price per GPU-hour's percentiles over the available offers and the rented ones. Read
+ * from the emulator's own offers, so the prices move as offers are rented: the cheap ones go first.
+ */
+export function currentMetrics(rows: MarketRow[], filter: MetricsFilter = {}) {
+  const byModel = new Map<string, MarketRow[]>();
+  for (const row of rows.filter((r) => keeps(r.offer, filter))) byModel.set(row.offer.gpu_name, [...(byModel.get(row.offer.gpu_name) ?? []), row]);
+  return [...byModel.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([gpuName, group]) => {
+    const count = (rented: boolean, verified: boolean) => group.filter((r) => r.rented === rented && isVerified(r.offer) === verified).length;
+    const available = group.filter((r) => !r.rented);
+    const prices = sorted(available.map((r) => perGpuHour(r.offer)));
+    const all = group.length;
+    const tflops = mean(group.map((r) => Number(r.offer.total_flops ?? 0) / Math.max(1, r.offer.num_gpus)));
+    const dlperf = mean(group.map((r) => Number(r.offer.dlperf ?? 0) / Math.max(1, r.offer.num_gpus)));
+    const median = percentile(prices, 0.5);
+    return {
+      gpu_name: gpuName,
+      total: all,
+      available: available.length,
+      rented_verified: count(true, true),
+      avail_verified: count(false, true),
+      rented_unverified: count(true, false),
+      avail_unverified: count(false, false),
+      usage: round(all ? (100 * (all - available.length)) / all : 0, 2),
+      dlperf: round(dlperf, 2),
+      tflops: round(tflops, 2),
+      price_p10: percentile(prices, 0.1),
+      price_p25: percentile(prices, 0.25),
+      price_median: median,
+      price_p75: percentile(prices, 0.75),
+      price_p90: percentile(prices, 0.9),
+      tflops_per_dollar: median ? round(tflops / median, 2) : null,
+      dlperf_per_dollar: median ? round(dlperf / median, 2) : null,
+    };
+  });
+}
+
+/** A GPU model's counts and price percentiles ($/GPU-hour) at one time: what the history shows of it. */
+interface ModelSample {
+  rented_verified: number;
+  avail_verified: number;
+  rented_unverified: number;
+  avail_unverified: number;
+  total: number;
+  rented_p10: number | null;
+  rented_median: number | null;
+  rented_p90: number | null;
+  avail_p10: number | null;
+  avail_median: number | null;
+  avail_p90: number | null;
+}
+
+/** One sample of the market, per GPU model, for the history: its figures only, not the offers' prices. */
+export interface MetricsSample {
+  at: number;
+  byModel: Record<string, ModelSample>;
+}
+
+/** Samples kept: the oldest go first (a long run's history thins out at its start). */
+const MAX_SAMPLES = 2000;
+
+/**
+ * The market over the emulator's clock: a sample whenever the market changes (an offer rented or given back) and
+ * at each look, so that the history answers what the market was at any time since the start. Not saved.
+ */
+export class MarketHistory {
+  private readonly samples: MetricsSample[] = [];
+  /** The last sample's figures as text, to tell a change of the market from none. */
+  private lastKey = "";
+
+  /** Takes a sample at `now` (epoch ms) unless the market is as the last one saw it. */
+  sample(now: number, rows: MarketRow[]): void {
+    const prices: Record<string, { rented: number[]; avail: number[] }> = {};
+    const counts: Record<string, Pick<ModelSample, "rented_verified" | "avail_verified" | "rented_unverified" | "avail_unverified" | "total">> = {};
+    for (const { offer, rented } of rows) {
+      const count = (counts[offer.gpu_name] ??= { rented_verified: 0, avail_verified: 0, rented_unverified: 0, avail_unverified: 0, total: 0 });
+      count.total++;
+      count[`${rented ? "rented" : "avail"}_${isVerified(offer) ? "verified" : "unverified"}`]++;
+      const price = (prices[offer.gpu_name] ??= { rented: [], avail: [] });
+      (rented ? price.rented : price.avail).push(perGpuHour(offer));
+    }
+    const byModel: Record<string, ModelSample> = {};
+    for (const [name, count] of Object.entries(counts)) {
+      const [rented, avail] = [sorted(prices[name].rented), sorted(prices[name].avail)];
+      byModel[name] = {
+        ...count,
+        rented_p10: percentile(rented, 0.1), rented_median: percentile(rented, 0.5), rented_p90: percentile(rented, 0.9),
+        avail_p10: percentile(avail, 0.1), avail_median: percentile(avail, 0.5), avail_p90: percentile(avail, 0.9),
+      };
+    }
+    const key = JSON.stringify(byModel);
+    if (key === this.lastKey) return;
+    this.lastKey = key;
+    if (this.samples.at(-1)?.at === now) this.samples.pop();
+    this.samples.push({ at: now, byModel });
+    if (this.samples.length > MAX_SAMPLES) this.samples.splice(0, this.samples.length - MAX_SAMPLES);
+  }
+
+  /**
+   * `GET /api/v0/metrics/gpu/history/`: for each model asked (all without), series at `step` seconds from
+   * `start` to `end` (epoch seconds), each point the market as it was then.
+   */
+  history(models: string[] | undefined, range: { start: number; end: number; step: number }) {
+    const times: number[] = [];
+    for (let t = range.start; t <= range.end && times.length < MAX_POINTS; t += range.step) times.push(t);
+    const at = times.map((t) => this.at(t * 1000));
+    const names = models ?? [...new Set(at.flatMap((s) => Object.keys(s?.byModel ?? {})))].sort();
+    const gpus: Record<string, unknown> = {};
+    for (const name of names) {
+      const points = at.map((s) => s?.byModel[name]);
+      const series = (field: keyof ModelSample) => points.map((p) => (p ? p[field] : null));
+      gpus[name] = {
+        supply_demand: {
+          timestamps: times,
+          rented_verified: series("rented_verified"),
+          avail_verified: series("avail_verified"),
+          rented_unverified: series("rented_unverified"),
+          avail_unverified: series("avail_unverified"),
+          total: series("total"),
+        },
+        pricing: {
+          timestamps: times,
+          rented_p10: series("rented_p10"),
+          rented_median: series("rented_median"),
+          rented_p90: series("rented_p90"),
+          avail_p10: series("avail_p10"),
+          avail_median: series("avail_median"),
+          avail_p90: series("avail_p90"),
+        },
+      };
+    }
+    return gpus;
+  }
+
+  /** The sample in force at `ms`: the last taken at or before it (samples are in time order). */
+  private at(ms: number): MetricsSample | undefined {
+    let [low, high] = [0, this.samples.length - 1];
+    let found: MetricsSample | undefined;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      if (this.samples[mid].at <= ms) {
+        found = this.samples[mid];
+        low = mid + 1;
+      } else high = mid - 1;
+    }
+    return found;
+  }
+}
+
+/** Points a history answers at most (the description's default is about 20 over a day). */
+const MAX_POINTS = 1000;
+
+/** Where the market's machines are (`GET /api/v0/metrics/gpu/locations/`): one row per offer. */
+export function locations(rows: MarketRow[]) {
+  return rows.map(({ offer, rented }) => {
+    const [city, country] = String(offer.geolocation ?? "").split(",").map((s) => s.trim());
+    const place = PLACES[country ?? city] ?? { latitude: 0, longitude: 0 };
+    return { ...place, city: country ? city : "", country_code: country ?? city ?? "", gpu_name: offer.gpu_name, rented, verified: isVerified(offer), datacenter: offer.hosting_type === 1, num_gpus: offer.num_gpus };
+  });
+}
+
+/** A country's rough middle, for the map (the emulator's offers name a region and a country only). */
+const PLACES: Record<string, { latitude: number; longitude: number }> = {
+  US: { latitude: 39.8, longitude: -98.6 }, CA: { latitude: 56.1, longitude: -106.3 }, DE: { latitude: 51.2, longitude: 10.4 },
+  FR: { latitude: 46.2, longitude: 2.2 }, GB: { latitude: 55.4, longitude: -3.4 }, NL: { latitude: 52.1, longitude: 5.3 },
+  SE: { latitude: 60.1, longitude: 18.6 }, FI: { latitude: 61.9, longitude: 25.7 }, JP: { latitude: 36.2, longitude: 138.3 },
+  KR: { latitude: 35.9, longitude: 127.8 }, SG: { latitude: 1.35, longitude: 103.8 }, AU: { latitude: -25.3, longitude: 133.8 },
+  PL: { latitude: 51.9, longitude: 19.1 }, NO: { latitude: 60.5, longitude: 8.5 }, CZ: { latitude: 49.8, longitude: 15.5 },
+};
+
+function keeps(offer: Offer, filter: MetricsFilter): boolean {
+  if (filter.verified === "yes" && !isVerified(offer)) return false;
+  if (filter.verified === "no" && isVerified(offer)) return false;
+  if (filter.hostingType === "secure_cloud" && offer.hosting_type !== 1) return false;
+  if (filter.hostingType === "community" && offer.hosting_type === 1) return false;
+  if (filter.numGpus !== undefined && offer.num_gpus !== filter.numGpus) return false;
+  return true;
+}
+
+const isVerified = (offer: Offer) => offer.verification === "verified" || (offer.verification === undefined && offer.verified === true);
+const perGpuHour = (offer: Offer) => Number(offer.dph_base ?? offer.dph_total) / Math.max(1, offer.num_gpus);
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const round = (value: number, places = 4) => Number(value.toFixed(places));
+const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+
+/** The `p` percentile of sorted values (nearest rank); null for none. */
+function percentile(values: number[], p: number): number | null {
+  if (!values.length) return null;
+  return round(values[Math.min(values.length - 1, Math.max(0, Math.ceil(p * values.length) - 1))]);
+}
