@@ -32,6 +32,7 @@ export * from "./workflows/interruption";
 export * from "./workflows/destroy";
 export * from "./workflows/route";
 export * from "./workflows/deploy";
+export * from "./workflows/remote-client";
 export { bundleFolder } from "./deployment-bundle";
 export type { Bundle, BundleConfig } from "./deployment-bundle";
 export type { DeletedWorkers } from "./serverless";

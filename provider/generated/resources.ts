@@ -655,9 +655,9 @@ export interface DeploymentArgs extends CommonArgs {
   codeFolder: pulumi.Input<string>;
   /** The image its workers run (`repo/name:tag`), holding the service's worker program. */
   image: pulumi.Input<string>;
-  /** Environment variables of its workers. */
+  /** Environment variables of its workers, written into the bundle's config in name order (as the service's client writes `image.env(...)`: a change is a new version). */
   environment?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-  /** Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`). Default: verified, rentable offers. */
+  /** Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`), sent after the service client's defaults (verified, rentable, not rented offers). */
   searchParams?: pulumi.Input<string>;
   /** Disk of each worker, GB. Default: `50`. */
   storage?: pulumi.Input<number>;
@@ -699,7 +699,7 @@ export interface DeploymentOutputProperties {
   readonly codeHash: pulumi.Output<string>;
 }
 
-/** Code served as a serverless deployment: a folder holding a Python package (imported as `deployment` on each worker, it declares `vastai.serverless.remote.Deployment(name=<name>)` and its remote functions, one with a benchmark), the image its workers run, and the scaling of the endpoint the service makes for it. Its bundle's content hash is computed at preview: a changed folder is one update that makes a new version (the workers roll onto it; a version whose workers fail never serves), an unchanged one changes nothing. Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. The service's remote-function client calls it by its name and tag. Destroy deletes it with its endpoint, group and workers. */
+/** Code served as a serverless deployment: a folder holding a Python package (imported as `deployment` on each worker, it declares `vastai.serverless.remote.Deployment(name=<name>)` and its remote functions, one with a benchmark), the image its workers run, and the scaling of the endpoint the service makes for it. Its bundle's content hash is computed at preview: a changed folder is one update that makes a new version (the workers roll onto it; a version whose workers fail never serves), an unchanged one changes nothing. Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. It puts what the service's remote-function client puts for the same code and settings (its env flags and default criteria), so a program of that client deploying the same `.py` file with the same name, tag, image, storage, `image.env(...)` and scaling finds it unchanged and calls it by name. Destroy deletes it with its endpoint, group and workers. */
 export class Deployment extends pulumi.CustomResource {
   constructor(name: string, args: DeploymentArgs, opts: ResourceOptions = {}) {
     const { type, props, options } = registration({ name: "Deployment", outputs: ["deploymentId", "endpointId", "endpointName", "workerGroupId", "currentVersionId", "lastHealthyVersionId", "codeHash"], secretInputs: [], secrets: [] }, name, args, opts);

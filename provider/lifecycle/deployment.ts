@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { z } from "zod";
-import { bundleFolder, CreateEndpointRequest, Deployment, DeploymentSpec as PushSpec, GpuRentalError, parseSearchParams, pushDeployment } from "../../sdk";
+import { bundleFolder, CreateEndpointRequest, Deployment, DeploymentSpec as PushSpec, GpuRentalError, parseSearchParams, pushDeployment, requiredCriteria } from "../../sdk";
 import { describeResource } from "./describe";
 import type { CheckContext, Kind, Operation, Props } from "./kind";
 import { ENDPOINT_TARGETS } from "./endpoint";
@@ -19,8 +19,10 @@ const DESCRIPTION =
   "`vastai.serverless.remote.Deployment(name=<name>)` and its remote functions, one with a benchmark), the image its workers run, and the " +
   "scaling of the endpoint the service makes for it. Its bundle's content hash is computed at preview: a changed folder is one update " +
   "that makes a new version (the workers roll onto it; a version whose workers fail never serves), an unchanged one changes nothing. " +
-  "Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. The " +
-  "service's remote-function client calls it by its name and tag. Destroy deletes it with its endpoint, group and workers.";
+  "Image, environment, criteria and storage make a new version too; scaling changes in place; a new name or tag replaces it. It puts " +
+  "what the service's remote-function client puts for the same code and settings (its env flags and default criteria), so a program " +
+  "of that client deploying the same `.py` file with the same name, tag, image, storage, `image.env(...)` and scaling finds it unchanged " +
+  "and calls it by name. Destroy deletes it with its endpoint, group and workers.";
 
 type Target = keyof typeof ENDPOINT_TARGETS;
 const TARGET_NAMES = Object.keys(ENDPOINT_TARGETS) as Target[];
@@ -36,8 +38,12 @@ const Spec = z.object({
     description: "The folder of its Python package (with `__init__.py`), or a single `.py` module (the file a program of the service's own client deploys); its content hash decides a new version.",
   }),
   image: z.string().min(1).max(512).meta({ description: "The image its workers run (`repo/name:tag`), holding the service's worker program." }),
-  environment: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable's name is letters, digits and _"), z.string()).optional().meta({ description: "Environment variables of its workers." }),
-  searchParams: z.string().max(4096).optional().meta({ description: "Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`). Default: verified, rentable offers." }),
+  environment: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable's name is letters, digits and _"), z.string()).optional().meta({
+    description: "Environment variables of its workers, written into the bundle's config in name order (as the service's client writes `image.env(...)`: a change is a new version).",
+  }),
+  searchParams: z.string().max(4096).optional().meta({
+    description: "Offer criteria of its workers, the CLI's query text (`gpu_name=RTX_4090 num_gpus=1`), sent after the service client's defaults (verified, rentable, not rented offers).",
+  }),
   storage: z.number().positive().max(100_000).optional().meta({ default: 50, description: "Disk of each worker, GB." }),
   ...(Object.fromEntries(TARGET_NAMES.map((key) => [key, CreateEndpointRequest.shape[ENDPOINT_TARGETS[key][0]].meta({ description: ENDPOINT_TARGETS[key][1] })])) as Record<Target, z.ZodOptional<z.ZodNumber>>),
 });
@@ -90,9 +96,8 @@ export const DEPLOYMENT: Kind<DeploymentSpec, DeploymentOutputs> = {
     if (!found) return null;
     const endpoint = found.endpoint_id ? await op.client.endpoints.get(found.endpoint_id) : null;
     const inputs: Record<string, unknown> = { name: found.name, tag: found.tag, image: found.image, storage: found.storage, [CODE_HASH]: found.file_hash };
-    const environment = environmentOf(found.env ?? "");
-    if (Object.keys(environment).length) inputs.environment = environment;
-    if (found.search_params) inputs.searchParams = found.search_params;
+    const criteria = requiredCriteria(found.search_params ?? "");
+    if (criteria) inputs.searchParams = criteria;
     for (const key of TARGET_NAMES) {
       const value = endpoint?.[ENDPOINT_TARGETS[key][0]];
       if (value !== null && value !== undefined) inputs[key] = value;
@@ -122,26 +127,37 @@ function checkDeployment(news: Readonly<Record<string, unknown>>, resource: Chec
       failures.push({ property: "searchParams", reason: `searchParams: ${(error as Error).message}` });
     }
   }
-  if (known("codeFolder") && known("name")) {
+  const envs = envsOf(news.environment, resource.unknown);
+  if (known("codeFolder") && known("name") && envs) {
     try {
-      inputs[CODE_HASH] = bundleFolder(path.resolve(news.codeFolder as string), { name: news.name as string }).hash;
+      inputs[CODE_HASH] = bundleFolder(path.resolve(news.codeFolder as string), { name: news.name as string, envs }).hash;
     } catch (error) {
       failures.push({ property: "codeFolder", reason: `codeFolder: ${(error as Error).message}` });
     }
-  } else if (news.codeFolder === resource.unknown && resource.unknown !== undefined) {
+  } else if (resource.unknown !== undefined && (news.codeFolder === resource.unknown || !envs)) {
     inputs[CODE_HASH] = resource.unknown;
   }
   return { inputs, failures };
 }
 
-/** The spec as the SDK's push takes it. */
+/**
+ * The spec as the SDK's push takes it: the environment in the bundle's config and the env flags the push's default
+ * (the service client's), so that client finds the same deployment (docs/service-facts.md#deployments-by-name).
+ */
 function pushSpec(spec: DeploymentSpec): PushSpec {
   const scaling = Object.fromEntries(TARGET_NAMES.filter((key) => spec[key] !== undefined).map((key) => [ENDPOINT_TARGETS[key][0], spec[key]]));
-  const env = Object.entries(spec.environment ?? {}).map(([key, value]) => `-e ${key}=${/[\s"'\\]/.test(value) ? JSON.stringify(value) : value}`).join(" ");
   return {
     name: spec.name, tag: spec.tag, codeFolder: path.resolve(spec.codeFolder), image: spec.image, searchParams: spec.searchParams, storage: spec.storage,
-    ...(env && { env }), scaling,
+    setup: { envs: envsOf(spec.environment)! }, scaling,
   };
+}
+
+/** The environment as the bundle's config lists it, by name; undefined while a value is unknown (at preview). */
+function envsOf(environment: unknown, unknown?: unknown): [string, string][] | undefined {
+  if (unknown !== undefined && environment === unknown) return undefined;
+  const entries = Object.entries((environment ?? {}) as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (entries.some(([, value]) => typeof value !== "string" || (unknown !== undefined && value === unknown))) return undefined;
+  return entries as [string, string][];
 }
 
 /** Pushes the spec onto deployment `id` (a new version where the code or what runs it changed); its outputs. */
@@ -158,13 +174,4 @@ async function outputsOf(op: Operation, found: Deployment, hash: string): Promis
     currentVersionId: found.current_version_id ?? 0,
     ...(found.last_healthy_version_id != null && { lastHealthyVersionId: found.last_healthy_version_id }), codeHash: hash,
   };
-}
-
-/** The `-e K=V` variables of docker flags (the worker port's `-p` is the service's own). */
-function environmentOf(flags: string): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const match of flags.matchAll(/-e\s+([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
-    found[match[1]] = match[2].startsWith('"') ? JSON.parse(match[2]) : match[2];
-  }
-  return found;
 }

@@ -3,6 +3,7 @@ import { Clock, REAL_TIME } from "../clock";
 import { BundleConfig, bundleFolder } from "../deployment-bundle";
 import { BadRequestError, GpuRentalError, ServerError } from "../errors";
 import { Deployment, DeploymentAction, DeploymentScaling, DeploymentVersion, PutDeploymentRequest, PutDeploymentResponse } from "../schemas";
+import { remoteClientCriteria, remoteClientEnv, ServiceUrls } from "./remote-client";
 import { WaitTimeoutError } from "./wait";
 
 /** A deployment as code: its Python package (a folder), the image it runs on, and how it scales. */
@@ -12,9 +13,12 @@ export interface DeploymentSpec {
   /** The folder of its Python package (imported as `deployment` on the workers; it declares a deployment of `name`). */
   codeFolder: string;
   image: string;
-  /** Docker flags of its workers (`-e K=V`). */
+  /**
+   * Docker flags of its workers. Default: those the service's remote-function client compiles when given the API's
+   * URL (remote-client.ts); a client given an autoscaler of another host compiles others: give them here.
+   */
   env?: string;
-  /** Offer criteria of its workers, the CLI's text. */
+  /** Offer criteria of its workers, the CLI's text, sent after the remote-function client's defaults. */
   searchParams?: string;
   /** Disk of each worker, GB. */
   storage?: number;
@@ -55,10 +59,14 @@ export class DeploymentVersionFailedError extends GpuRentalError {
   }
 }
 
-/** What a spec puts (the bundle's hash and size with it). */
-export function putRequest(spec: DeploymentSpec, bundle: { hash: string; size: number }): PutDeploymentRequest {
+/**
+ * What a spec puts (the bundle's hash and size with it): the env flags and criteria the service's remote-function
+ * client sends to the same service, so that a program of that client with the same code and settings finds this
+ * deployment unchanged (docs/service-facts.md#deployments-by-name).
+ */
+export function putRequest(spec: DeploymentSpec, bundle: { hash: string; size: number }, urls: ServiceUrls): PutDeploymentRequest {
   return PutDeploymentRequest.parse({
-    name: spec.name, tag: spec.tag, image: spec.image, env: spec.env, search_params: spec.searchParams, storage: spec.storage, ttl: spec.ttl,
+    name: spec.name, tag: spec.tag, image: spec.image, env: spec.env ?? remoteClientEnv(urls), search_params: remoteClientCriteria(spec.searchParams), storage: spec.storage, ttl: spec.ttl,
     version_label: spec.versionLabel, file_hash: bundle.hash, file_size: bundle.size, ...spec.scaling,
   });
 }
@@ -73,7 +81,7 @@ export async function pushDeployment(client: GpuRentalClient, spec: DeploymentSp
   const say = options.onProgress ?? (() => undefined);
   const bundle = bundleFolder(spec.codeFolder, { name: spec.name, ...spec.setup });
   say(`deployment ${spec.name}: bundle of ${spec.codeFolder} made (${bundle.size} bytes, hash ${bundle.hash.slice(0, 12)})`);
-  const answer = await client.deployments.put(putRequest(spec, bundle));
+  const answer = await client.deployments.put(putRequest(spec, bundle, { apiUrl: client.apiUrl }));
   if (answer.upload_url && answer.upload_fields) {
     await uploadBundle(answer, bundle.bytes);
     say(`deployment ${spec.name}: bundle uploaded`);

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { pulumi } from "../../cli/pulumi";
 import { makeVirtualEnv } from "../../cli/python-env";
 import { Clock } from "../../emulator";
-import { pushDeployment } from "../../sdk";
+import { pushDeployment, remoteClientEnv } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
 import { UserProgram } from "../helpers/user-program";
@@ -66,7 +66,7 @@ describe("a Deployment in Python through the plugin", () => {
     const client = emu.client();
     expect(await stack.ok("up", "--yes")).toMatch(/\+ 2 created/);
     const first = await stack.outputs();
-    expect(await client.deployments.get(first.deployment_id)).toMatchObject({ name: "py-square", env: "-e NOTE=python", current_version_id: first.current_version_id });
+    expect(await client.deployments.get(first.deployment_id)).toMatchObject({ name: "py-square", env: remoteClientEnv({ apiUrl: emu.url }), current_version_id: first.current_version_id });
     await stack.ok("up", "--yes", "--skip-preview=false", "--expect-no-changes");
 
     fs.appendFileSync(path.join(program.dir, "code", "__init__.py"), "\n\n@app.remote\nasync def cube(x):\n    return x * x * x\n");
@@ -80,6 +80,8 @@ describe("a Deployment in Python through the plugin", () => {
     const state = JSON.parse(await stack.ok("stack", "export"));
     const imported = state.deployment.resources.find((r: any) => r.type === "gpu-rental:index:Deployment" && r.id === String(hand.deployment.id));
     expect(imported.outputs).toMatchObject({ name: "by-hand", tag: "default", image: "vastai/base-image:latest", deploymentId: hand.deployment.id, maxWorkers: 1 });
+    // The criteria the push sent are only the service client's defaults: the imported inputs name none.
+    expect(imported.inputs).not.toHaveProperty("searchParams");
 
     await stack.ok("destroy", "--yes");
     expect(await client.deployments.list()).toEqual([]);
