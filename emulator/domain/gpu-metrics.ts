@@ -51,25 +51,23 @@ export function currentMetrics(rows: MarketRow[], filter: MetricsFilter = {}) {
   });
 }
 
-/** A GPU model's counts and price percentiles ($/GPU-hour) at one time: what the history shows of it. */
-interface ModelSample {
-  rented_verified: number;
-  avail_verified: number;
-  rented_unverified: number;
-  avail_unverified: number;
-  total: number;
-  rented_p10: number | null;
-  rented_median: number | null;
-  rented_p90: number | null;
-  avail_p10: number | null;
-  avail_median: number | null;
-  avail_p90: number | null;
-}
+/** A GPU model's counts and price percentiles ($/GPU-hour) at one time, in this order: what the history shows of it. */
+const FIELDS = [
+  "rented_verified", "avail_verified", "rented_unverified", "avail_unverified", "total",
+  "rented_p10", "rented_median", "rented_p90", "avail_p10", "avail_median", "avail_p90",
+] as const;
+type Field = (typeof FIELDS)[number];
 
-/** One sample of the market, per GPU model, for the history: its figures only, not the offers' prices. */
-export interface MetricsSample {
+/**
+ * One sample of the market for the history: its figures only, not the offers' prices. Kept as numbers in a row
+ * (a model's FIELDS one after the other, NaN for a percentile of no offers) rather than an object per model: the
+ * history holds many samples, and an object per model and sample cost the emulator more than its offers.
+ */
+interface MetricsSample {
   at: number;
-  byModel: Record<string, ModelSample>;
+  /** The models sampled, in order; consecutive samples of the same models share one list. */
+  models: readonly string[];
+  figures: number[];
 }
 
 /** Samples kept: the oldest go first (a long run's history thins out at its start). */
@@ -81,34 +79,16 @@ const MAX_SAMPLES = 2000;
  */
 export class MarketHistory {
   private readonly samples: MetricsSample[] = [];
-  /** The last sample's figures as text, to tell a change of the market from none. */
-  private lastKey = "";
 
   /** Takes a sample at `now` (epoch ms) unless the market is as the last one saw it. */
   sample(now: number, rows: MarketRow[]): void {
-    const prices: Record<string, { rented: number[]; avail: number[] }> = {};
-    const counts: Record<string, Pick<ModelSample, "rented_verified" | "avail_verified" | "rented_unverified" | "avail_unverified" | "total">> = {};
-    for (const { offer, rented } of rows) {
-      const count = (counts[offer.gpu_name] ??= { rented_verified: 0, avail_verified: 0, rented_unverified: 0, avail_unverified: 0, total: 0 });
-      count.total++;
-      count[`${rented ? "rented" : "avail"}_${isVerified(offer) ? "verified" : "unverified"}`]++;
-      const price = (prices[offer.gpu_name] ??= { rented: [], avail: [] });
-      (rented ? price.rented : price.avail).push(perGpuHour(offer));
-    }
-    const byModel: Record<string, ModelSample> = {};
-    for (const [name, count] of Object.entries(counts)) {
-      const [rented, avail] = [sorted(prices[name].rented), sorted(prices[name].avail)];
-      byModel[name] = {
-        ...count,
-        rented_p10: percentile(rented, 0.1), rented_median: percentile(rented, 0.5), rented_p90: percentile(rented, 0.9),
-        avail_p10: percentile(avail, 0.1), avail_median: percentile(avail, 0.5), avail_p90: percentile(avail, 0.9),
-      };
-    }
-    const key = JSON.stringify(byModel);
-    if (key === this.lastKey) return;
-    this.lastKey = key;
-    if (this.samples.at(-1)?.at === now) this.samples.pop();
-    this.samples.push({ at: now, byModel });
+    const { models, figures } = figuresOf(rows);
+    const last = this.samples.at(-1);
+    if (last && sameList(last.models, models) && sameList(last.figures, figures)) return;
+    // The history is asked at whole seconds: a sample with no whole second between it and the next is never shown.
+    if (last && Math.ceil(last.at / 1000) === Math.ceil(now / 1000)) this.samples.pop();
+    const previous = this.samples.at(-1);
+    this.samples.push({ at: now, models: previous && sameList(previous.models, models) ? previous.models : models, figures });
     if (this.samples.length > MAX_SAMPLES) this.samples.splice(0, this.samples.length - MAX_SAMPLES);
   }
 
@@ -120,11 +100,11 @@ export class MarketHistory {
     const times: number[] = [];
     for (let t = range.start; t <= range.end && times.length < MAX_POINTS; t += range.step) times.push(t);
     const at = times.map((t) => this.at(t * 1000));
-    const names = models ?? [...new Set(at.flatMap((s) => Object.keys(s?.byModel ?? {})))].sort();
+    const names = models ?? [...new Set(at.flatMap((s) => s?.models ?? []))].sort();
     const gpus: Record<string, unknown> = {};
     for (const name of names) {
-      const points = at.map((s) => s?.byModel[name]);
-      const series = (field: keyof ModelSample) => points.map((p) => (p ? p[field] : null));
+      const points = at.map((s) => ({ sample: s, row: s ? s.models.indexOf(name) : -1 }));
+      const series = (field: Field) => points.map(({ sample, row }) => (sample && row >= 0 ? figureOrNull(sample.figures[row * FIELDS.length + FIELDS.indexOf(field)]) : null));
       gpus[name] = {
         supply_demand: {
           timestamps: times,
@@ -183,6 +163,32 @@ const PLACES: Record<string, { latitude: number; longitude: number }> = {
   KR: { latitude: 35.9, longitude: 127.8 }, SG: { latitude: 1.35, longitude: 103.8 }, AU: { latitude: -25.3, longitude: 133.8 },
   PL: { latitude: 51.9, longitude: 19.1 }, NO: { latitude: 60.5, longitude: 8.5 }, CZ: { latitude: 49.8, longitude: 15.5 },
 };
+
+/** The market's figures per GPU model (in the order the offers name them), FIELDS after FIELDS. */
+function figuresOf(rows: MarketRow[]): { models: string[]; figures: number[] } {
+  const byModel = new Map<string, { counts: number[]; rented: number[]; avail: number[] }>();
+  for (const { offer, rented } of rows) {
+    let model = byModel.get(offer.gpu_name);
+    if (!model) byModel.set(offer.gpu_name, (model = { counts: [0, 0, 0, 0, 0], rented: [], avail: [] }));
+    // counts: rented verified, available verified, rented unverified, available unverified, total (FIELDS' order).
+    model.counts[(rented ? 0 : 1) + (isVerified(offer) ? 0 : 2)]++;
+    model.counts[4]++;
+    (rented ? model.rented : model.avail).push(perGpuHour(offer));
+  }
+  const figures: number[] = [];
+  for (const { counts, rented, avail } of byModel.values()) {
+    figures.push(...counts);
+    for (const prices of [sorted(rented), sorted(avail)]) for (const p of [0.1, 0.5, 0.9]) figures.push(percentile(prices, p) ?? NaN);
+  }
+  return { models: [...byModel.keys()], figures };
+}
+
+const figureOrNull = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? null : value);
+
+/** Whether two lists hold the same values (NaN the same as NaN). */
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+}
 
 function keeps(offer: Offer, filter: MetricsFilter): boolean {
   if (filter.verified === "yes" && !isVerified(offer)) return false;
