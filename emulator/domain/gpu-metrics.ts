@@ -74,21 +74,48 @@ interface MetricsSample {
 const MAX_SAMPLES = 2000;
 
 /**
- * The market over the emulator's clock: a sample whenever the market changes (an offer rented or given back) and
- * at each look, so that the history answers what the market was at any time since the start. Not saved.
+ * The market over the emulator's clock: sampled as it was before each change (an offer rented or given back) and
+ * at each look, so that the history answers what the market was at any time since the start. Not saved. A change
+ * is only marked: the market is read when a later change or a look needs the figures, once per whole second at
+ * most (the history is asked at whole seconds), not at every rental.
  */
 export class MarketHistory {
   private readonly samples: MetricsSample[] = [];
+  /** When the market last changed (epoch ms), if no sample holds it yet. */
+  private changedAt?: number;
 
-  /** Takes a sample at `now` (epoch ms) unless the market is as the last one saw it. */
-  sample(now: number, rows: MarketRow[]): void {
-    const { models, figures } = figuresOf(rows);
+  constructor(private readonly rows: () => MarketRow[]) {}
+
+  /** The market is about to change at `now`: as it is now, it is what the history shows since it last changed. */
+  changing(now: number): void {
+    if (this.changedAt !== undefined && wholeSecond(this.changedAt) !== wholeSecond(now)) this.flush();
+  }
+
+  /** The market changed at `now`. */
+  changed(now: number): void {
+    this.changedAt = now;
+  }
+
+  /** A look at the market at `now` (the history asked, the market restored): it is sampled. */
+  sample(now: number): void {
+    this.flush();
+    this.take(now, figuresOf(this.rows()));
+  }
+
+  private flush(): void {
+    if (this.changedAt === undefined) return;
+    this.take(this.changedAt, figuresOf(this.rows()));
+    this.changedAt = undefined;
+  }
+
+  /** Keeps the figures as the market's at `at` (epoch ms) unless the last sample has the same. */
+  private take(at: number, { models, figures }: { models: string[]; figures: number[] }): void {
     const last = this.samples.at(-1);
     if (last && sameList(last.models, models) && sameList(last.figures, figures)) return;
-    // The history is asked at whole seconds: a sample with no whole second between it and the next is never shown.
-    if (last && Math.ceil(last.at / 1000) === Math.ceil(now / 1000)) this.samples.pop();
+    // A sample with no whole second between it and the next is never shown.
+    if (last && wholeSecond(last.at) === wholeSecond(at)) this.samples.pop();
     const previous = this.samples.at(-1);
-    this.samples.push({ at: now, models: previous && sameList(previous.models, models) ? previous.models : models, figures });
+    this.samples.push({ at, models: previous && sameList(previous.models, models) ? previous.models : models, figures });
     if (this.samples.length > MAX_SAMPLES) this.samples.splice(0, this.samples.length - MAX_SAMPLES);
   }
 
@@ -182,6 +209,9 @@ function figuresOf(rows: MarketRow[]): { models: string[]; figures: number[] } {
   }
   return { models: [...byModel.keys()], figures };
 }
+
+/** The first whole second (epoch s) at or after `ms`: the history's first point that can show a sample taken then. */
+const wholeSecond = (ms: number) => Math.ceil(ms / 1000);
 
 const figureOrNull = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? null : value);
 

@@ -119,7 +119,7 @@ export class Marketplace {
   /** The emulated machines' side of that work (set by the machines' runner); undefined without machines. */
   machineWork?: MachineWork;
   /** The market over the clock, for the GPU metrics' history: sampled as offers are rented and given back. */
-  readonly marketHistory = new MarketHistory();
+  readonly marketHistory = new MarketHistory(() => this.marketRows());
   /** The folder of the cloud connections' buckets (emulator/domain/cloud.ts): set where the emulator keeps files. */
   cloudRoot?: string;
   /** Deployments (emulator/DEPLOYMENTS.md): code served by an endpoint and a group made for it. */
@@ -185,16 +185,9 @@ export class Marketplace {
     this.instances = new Instances({
       now,
       lifecycle: () => this.lifecycle,
-      takeOffer: (offerId, instanceId) => {
-        const offer = this.market.take(offerId, { kind: "instance", instanceId });
-        this.sampleMarket();
-        return offer;
-      },
+      takeOffer: (offerId, instanceId) => this.changeMarket(() => this.market.take(offerId, { kind: "instance", instanceId })),
       findOffer: (offerId) => this.market.offer(offerId),
-      releaseOffer: (offerId) => {
-        this.market.release(offerId);
-        this.sampleMarket();
-      },
+      releaseOffer: (offerId) => this.changeMarket(() => this.market.release(offerId)),
       issueInstanceKey: (ownerId, instanceId) => {
         const key = this.accounts.issueKey(ownerId, { name: `instance ${instanceId}`, instanceId });
         return { id: key.id, key: key.key };
@@ -269,7 +262,16 @@ export class Marketplace {
 
   /** A sample of the market for the metrics' history, at the clock's time. */
   sampleMarket(): void {
-    this.marketHistory.sample(this.clock.now(), this.marketRows());
+    this.marketHistory.sample(this.clock.now());
+  }
+
+  /** Rents or gives back an offer, telling the metrics' history (which keeps the market as it was before). */
+  private changeMarket<T>(change: () => T): T {
+    const now = this.clock.now();
+    this.marketHistory.changing(now);
+    const result = change();
+    this.marketHistory.changed(now);
+    return result;
   }
 
   /** Where committed state goes (set by `--data-dir`); without it, state lives in memory only. */
