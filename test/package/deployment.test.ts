@@ -1,15 +1,11 @@
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { pulumi } from "../../cli/pulumi";
-import { makeVirtualEnv } from "../../cli/python-env";
 import { Clock } from "../../emulator";
 import { pushDeployment, remoteClientEnv } from "../../sdk";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
+import { pythonPluginProgram } from "./python-plugin-program";
 import { UserProgram } from "../helpers/user-program";
-import { pluginDir, pluginExecutable } from "../plugin/helpers";
-import { TYPESCRIPT_PROGRAM } from "./own-program";
 
 /**
  * A Deployment in Python through the plugin (the packed package's plugin folder named in Pulumi.yaml, the Python SDK
@@ -29,30 +25,13 @@ pulumi.export("current_version_id", square.current_version_id)
 `;
 const CODE = 'from vastai.serverless.remote import Deployment\n\napp = Deployment(name="py-square")\n\n\n@app.remote(benchmark_dataset=[{"x": 3}])\nasync def square(x):\n    return x * x\n';
 
-async function pythonProgram(): Promise<UserProgram> {
-  const project = `name: py-deployment\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n`;
-  const program = await UserProgram.create("py-deployment", { "Pulumi.yaml": project, "__main__.py": PROGRAM, "code/__init__.py": CODE }, TYPESCRIPT_PROGRAM.packages);
-  fs.appendFileSync(path.join(program.dir, "Pulumi.yaml"), `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${JSON.stringify(pluginDir(program))}\n`);
-  const sdks = path.join(program.dir, "sdks");
-  const gen = new TestStack("py-deployment-gen-sdk", {}, program.dir);
-  try {
-    await pulumi(gen.ws, ["package", "gen-sdk", pluginExecutable(program), "--language", "python", "--out", sdks]);
-  } finally {
-    fs.rmSync(gen.ws.stateDir, { recursive: true, force: true });
-  }
-  const venv = makeVirtualEnv(program.dir, { name: "python", options: { virtualenv: "venv" } })!;
-  const pip = spawnSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", path.join(sdks, "python")], { encoding: "utf8" });
-  if (pip.status !== 0) throw new Error(`pip install of the generated SDK failed: ${pip.stderr}`);
-  return program;
-}
-
 describe("a Deployment in Python through the plugin", () => {
   let emu: TestEmulator;
   let program: UserProgram;
   let stack: TestStack;
 
   beforeAll(async () => {
-    [emu, program] = await Promise.all([emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 50 } }), pythonProgram()]);
+    [emu, program] = await Promise.all([emulator({ clock: new Clock("running"), lifecycle: { provisioningMs: 50, loadingMs: 50 } }), pythonPluginProgram("py-deployment", { "__main__.py": PROGRAM, "code/__init__.py": CODE })]);
     stack = new TestStack(`py-deployment-${process.pid}`, {}, program.dir);
     await stack.init({ "gpu-rental:apiUrl": emu.url }, { "gpu-rental:apiKey": emu.apiKey });
   }, 600_000);

@@ -124,6 +124,8 @@ const SETTINGS: Record<string, Setting> = {
   "docs/workflows.md": { program: "readme", before: `${RUNNER}\npulumi stack init prod` },
   // "In an example's folder after its npm install".
   "examples/README.md": { program: { example: "instance-from-image" } },
+  // "In this folder, after npm install": the example's folder with its package installed.
+  "examples/interruptible-job/README.md": { program: { example: "interruptible-job" } },
 };
 
 /** A page's blocks as the steps of one shell: terminals (a block run in a terminal of its own) where they are. */
@@ -181,6 +183,8 @@ describe("every page's commands run as printed", () => {
     // A stack per pull request: made, deployed, its outputs read, destroyed and removed.
     "docs/team.md": [/Created stack 'pr-7'/, /\+ 2 created/, /- 2 deleted/, /Stack 'pr-7' has been removed/],
     "examples/README.md": [/\+ \d+ created/, /- \d+ deleted/],
+    // The six emulated hours, outbids and restarts included, to the job's end.
+    "examples/interruptible-job/README.md": [/^job train-demo \(.*\): succeeded$/m],
   };
 
   it.concurrent.each(Object.keys(SETTINGS))("%s", async (page) => {

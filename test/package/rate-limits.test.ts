@@ -1,14 +1,9 @@
-import { spawnSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as path from "node:path";
-import { pulumi } from "../../cli/pulumi";
-import { makeVirtualEnv } from "../../cli/python-env";
 import { Clock } from "../../emulator";
 import { emulator, TestEmulator } from "../helpers/emulator";
 import { TestStack } from "../helpers/pulumi-stack";
+import { pythonPluginProgram } from "./python-plugin-program";
 import { UserProgram } from "../helpers/user-program";
-import { pluginDir, pluginExecutable } from "../plugin/helpers";
-import { typescriptProgram, TYPESCRIPT_PROGRAM } from "./own-program";
+import { typescriptProgram } from "./own-program";
 
 /**
  * Many rentals in one `pulumi up` under the live service's own rate limits, per key: instance creation one call per
@@ -49,28 +44,6 @@ interface Run {
   program: UserProgram;
 }
 
-/**
- * A Python program through the plugin, as docs/plugin.md has a user set it up: the packed package's plugin folder
- * named in Pulumi.yaml, the Python SDK generated from it (`pulumi package gen-sdk`) and pip-installed into the
- * program's virtual environment (with pulumi from the cached environment, as `gpu-rental test` makes it).
- */
-async function pythonProgram(): Promise<UserProgram> {
-  const project = `name: py-many\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n`;
-  const program = await UserProgram.create("py-many", { "Pulumi.yaml": project, "__main__.py": PY_INSTANCES }, TYPESCRIPT_PROGRAM.packages);
-  fs.appendFileSync(path.join(program.dir, "Pulumi.yaml"), `plugins:\n  providers:\n    - name: gpu-rental\n      path: ${JSON.stringify(pluginDir(program))}\n`);
-  const sdks = path.join(program.dir, "sdks");
-  const gen = new TestStack("py-gen-sdk", {}, program.dir);
-  try {
-    await pulumi(gen.ws, ["package", "gen-sdk", pluginExecutable(program), "--language", "python", "--out", sdks]);
-  } finally {
-    fs.rmSync(gen.ws.stateDir, { recursive: true, force: true });
-  }
-  const venv = makeVirtualEnv(program.dir, { name: "python", options: { virtualenv: "venv" } })!;
-  const pip = spawnSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", path.join(sdks, "python")], { encoding: "utf8" });
-  if (pip.status !== 0) throw new Error(`pip install of the generated SDK failed: ${pip.stderr}`);
-  return program;
-}
-
 async function start(name: string, program: Promise<UserProgram>): Promise<Run> {
   const [emu, made] = await Promise.all([emulator(EMULATOR), program]);
   const stack = new TestStack(`${name}-${process.pid}`, {}, made.dir);
@@ -86,7 +59,7 @@ describe(`${COUNT} rentals in one pulumi up under the service's rate limits (cre
   beforeAll(async () => {
     runs = await Promise.all([
       start("ts-instances", typescriptProgram("ts-many", TS_INSTANCES)),
-      start("py-instances", pythonProgram()),
+      start("py-instances", pythonPluginProgram("py-many", { "__main__.py": PY_INSTANCES })),
       start("ts-fleet", typescriptProgram("ts-fleet", TS_FLEET)),
     ]);
   }, 600_000);
