@@ -19,9 +19,7 @@ export interface MetricsFilter {
  * from the emulator's own offers, so the prices move as offers are rented: the cheap ones go first.
  */
 export function currentMetrics(rows: MarketRow[], filter: MetricsFilter = {}) {
-  const byModel = new Map<string, MarketRow[]>();
-  for (const row of rows.filter((r) => keeps(r.offer, filter))) byModel.set(row.offer.gpu_name, [...(byModel.get(row.offer.gpu_name) ?? []), row]);
-  return [...byModel.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([gpuName, group]) => {
+  return [...byModel(rows.filter((r) => keeps(r.offer, filter))).entries()].sort(([a], [b]) => a.localeCompare(b)).map(([gpuName, group]) => {
     const count = (rented: boolean, verified: boolean) => group.filter((r) => r.rented === rented && isVerified(r.offer) === verified).length;
     const available = group.filter((r) => !r.rented);
     const prices = sorted(available.map((r) => perGpuHour(r.offer)));
@@ -57,6 +55,9 @@ const FIELDS = [
   "rented_p10", "rented_median", "rented_p90", "avail_p10", "avail_median", "avail_p90",
 ] as const;
 type Field = (typeof FIELDS)[number];
+/** The counts (the history's `supply_demand`) and the percentiles (its `pricing`). */
+const SUPPLY_FIELDS = FIELDS.slice(0, 5);
+const PRICE_FIELDS = FIELDS.slice(5);
 
 /**
  * One sample of the market for the history: its figures only, not the offers' prices. Kept as numbers in a row
@@ -132,25 +133,8 @@ export class MarketHistory {
     for (const name of names) {
       const points = at.map((s) => ({ sample: s, row: s ? s.models.indexOf(name) : -1 }));
       const series = (field: Field) => points.map(({ sample, row }) => (sample && row >= 0 ? figureOrNull(sample.figures[row * FIELDS.length + FIELDS.indexOf(field)]) : null));
-      gpus[name] = {
-        supply_demand: {
-          timestamps: times,
-          rented_verified: series("rented_verified"),
-          avail_verified: series("avail_verified"),
-          rented_unverified: series("rented_unverified"),
-          avail_unverified: series("avail_unverified"),
-          total: series("total"),
-        },
-        pricing: {
-          timestamps: times,
-          rented_p10: series("rented_p10"),
-          rented_median: series("rented_median"),
-          rented_p90: series("rented_p90"),
-          avail_p10: series("avail_p10"),
-          avail_median: series("avail_median"),
-          avail_p90: series("avail_p90"),
-        },
-      };
+      const part = (fields: readonly Field[]) => ({ timestamps: times, ...Object.fromEntries(fields.map((field) => [field, series(field)])) });
+      gpus[name] = { supply_demand: part(SUPPLY_FIELDS), pricing: part(PRICE_FIELDS) };
     }
     return gpus;
   }
@@ -193,21 +177,31 @@ const PLACES: Record<string, { latitude: number; longitude: number }> = {
 
 /** The market's figures per GPU model (in the order the offers name them), FIELDS after FIELDS. */
 function figuresOf(rows: MarketRow[]): { models: string[]; figures: number[] } {
-  const byModel = new Map<string, { counts: number[]; rented: number[]; avail: number[] }>();
-  for (const { offer, rented } of rows) {
-    let model = byModel.get(offer.gpu_name);
-    if (!model) byModel.set(offer.gpu_name, (model = { counts: [0, 0, 0, 0, 0], rented: [], avail: [] }));
-    // counts: rented verified, available verified, rented unverified, available unverified, total (FIELDS' order).
-    model.counts[(rented ? 0 : 1) + (isVerified(offer) ? 0 : 2)]++;
-    model.counts[4]++;
-    (rented ? model.rented : model.avail).push(perGpuHour(offer));
-  }
+  const groups = byModel(rows);
   const figures: number[] = [];
-  for (const { counts, rented, avail } of byModel.values()) {
+  for (const group of groups.values()) {
+    // counts: rented verified, available verified, rented unverified, available unverified, total (FIELDS' order).
+    const counts = [0, 0, 0, 0, group.length];
+    const prices: [number[], number[]] = [[], []];
+    for (const { offer, rented } of group) {
+      counts[(rented ? 0 : 1) + (isVerified(offer) ? 0 : 2)]++;
+      prices[rented ? 0 : 1].push(perGpuHour(offer));
+    }
     figures.push(...counts);
-    for (const prices of [sorted(rented), sorted(avail)]) for (const p of [0.1, 0.5, 0.9]) figures.push(percentile(prices, p) ?? NaN);
+    for (const side of prices.map(sorted)) for (const p of [0.1, 0.5, 0.9]) figures.push(percentile(side, p) ?? NaN);
   }
-  return { models: [...byModel.keys()], figures };
+  return { models: [...groups.keys()], figures };
+}
+
+/** The rows by GPU model, in the order the offers name the models. */
+function byModel(rows: MarketRow[]): Map<string, MarketRow[]> {
+  const groups = new Map<string, MarketRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.offer.gpu_name);
+    if (group) group.push(row);
+    else groups.set(row.offer.gpu_name, [row]);
+  }
+  return groups;
 }
 
 /** The first whole second (epoch s) at or after `ms`: the history's first point that can show a sample taken then. */
